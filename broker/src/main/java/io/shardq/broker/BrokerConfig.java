@@ -1,0 +1,123 @@
+package io.shardq.broker;
+
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Resolved, immutable settings. Values come from {@link Builder#set}, then system properties,
+ * then environment variables, then {@link BrokerProperty#defaultValue()}.
+ */
+public final class BrokerConfig {
+    private final Map<BrokerProperty, String> values;
+
+    private BrokerConfig(Map<BrokerProperty, String> values) {
+        this.values = values;
+    }
+
+    /** Settings from system properties and the environment only. */
+    public static BrokerConfig fromEnvironment() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder(System::getenv, System::getProperty);
+    }
+
+    public String get(BrokerProperty property) {
+        return values.get(property);
+    }
+
+    public int getInt(BrokerProperty property) {
+        String raw = get(property);
+        try {
+            return Integer.parseInt(raw.trim());
+        } catch (NumberFormatException e) {
+            throw new ShardQException(
+                    ErrorKind.CONFIGURATION,
+                    "setting " + property.key() + " (" + property.envName() + ") is \"" + raw
+                            + "\": expected a whole number");
+        }
+    }
+
+    public boolean getBoolean(BrokerProperty property) {
+        String raw = get(property).trim().toLowerCase(java.util.Locale.ROOT);
+        return switch (raw) {
+            case "true", "on", "yes", "1" -> true;
+            case "false", "off", "no", "0" -> false;
+            default ->
+                throw new ShardQException(
+                        ErrorKind.CONFIGURATION,
+                        "setting " + property.key() + " (" + property.envName() + ") is \"" + raw
+                                + "\": expected true or false");
+        };
+    }
+
+    /** A path setting with a leading {@code ~} expanded to the user's home. */
+    public Path getPath(BrokerProperty property) {
+        String raw = get(property).trim();
+        if (raw.equals("~") || raw.startsWith("~/")) {
+            raw = System.getProperty("user.home") + raw.substring(1);
+        }
+        return Path.of(raw).toAbsolutePath();
+    }
+
+    /** True when no JDBC URL is configured: the embedded PostgreSQL is used. */
+    public boolean embedded() {
+        return get(BrokerProperty.JDBC_URL).isBlank();
+    }
+
+    @Override
+    public String toString() {
+        Map<BrokerProperty, String> shown = new EnumMap<>(values);
+        if (!shown.get(BrokerProperty.JDBC_PASSWORD).isEmpty()) {
+            shown.put(BrokerProperty.JDBC_PASSWORD, "***");
+        }
+        shown.put(BrokerProperty.JDBC_URL, JdbcUrls.mask(shown.get(BrokerProperty.JDBC_URL)));
+        return "BrokerConfig" + shown;
+    }
+
+    /** Collects explicit values; anything not set falls back to system property, env, default. */
+    public static final class Builder {
+        private final Map<BrokerProperty, String> explicit = new EnumMap<>(BrokerProperty.class);
+        private final Function<String, String> env;
+        private final Function<String, String> sysprops;
+
+        Builder(Function<String, String> env, Function<String, String> sysprops) {
+            this.env = env;
+            this.sysprops = sysprops;
+        }
+
+        public Builder set(BrokerProperty property, Object value) {
+            explicit.put(property, String.valueOf(Objects.requireNonNull(value, property.key())));
+            return this;
+        }
+
+        /** Ignores the process environment and system properties (tests, embedding). */
+        public Builder isolated() {
+            return new Builder(k -> null, k -> null).copyFrom(this);
+        }
+
+        private Builder copyFrom(Builder other) {
+            explicit.putAll(other.explicit);
+            return this;
+        }
+
+        public BrokerConfig build() {
+            Map<BrokerProperty, String> resolved = new EnumMap<>(BrokerProperty.class);
+            for (BrokerProperty p : BrokerProperty.values()) {
+                String v = explicit.get(p);
+                if (v == null) {
+                    v = sysprops.apply(p.key());
+                }
+                if (v == null) {
+                    v = env.apply(p.envName());
+                }
+                resolved.put(p, v == null ? p.defaultValue() : v);
+            }
+            return new BrokerConfig(Map.copyOf(resolved));
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package io.shardq.broker;
+
+/** What went wrong, in terms a caller can act on; the JMS layer maps each to an exception type. */
+public enum ErrorKind {
+    /** A setting has a value that cannot be used. */
+    CONFIGURATION,
+    /** The database cannot be reached, or the connection was lost. */
+    CONNECTION,
+    /** A name (queue, topic, subscription) is not acceptable. */
+    INVALID_NAME,
+    /** The named destination does not exist. */
+    UNKNOWN_DESTINATION,
+    /** The destination exists already. */
+    DESTINATION_EXISTS,
+    /** A selector expression cannot be parsed. */
+    INVALID_SELECTOR,
+    /** An operation is not allowed in the object's current state (closed, stopped, ...). */
+    ILLEGAL_STATE,
+    /** A transaction was rolled back by the database (serialisation, deadlock, lost lease). */
+    ROLLED_BACK,
+    /** A value is out of range or malformed. */
+    INVALID_ARGUMENT,
+    /** Anything else the database refused. */
+    DATABASE
+}

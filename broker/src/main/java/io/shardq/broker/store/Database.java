@@ -1,0 +1,100 @@
+package io.shardq.broker.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.shardq.broker.BrokerConfig;
+import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.JdbcUrls;
+import io.shardq.broker.ShardQException;
+import javax.sql.DataSource;
+
+/**
+ * The connection pool of one broker (one per connection factory): HikariCP on the configured
+ * JDBC URL, or on the embedded PostgreSQL when none is configured. Opening fails fast with one
+ * message that names the URL (password masked) and the cause.
+ */
+public final class Database implements AutoCloseable {
+    private final HikariDataSource pool;
+    private final EmbeddedServer embedded;
+    private final String displayUrl;
+
+    private Database(HikariDataSource pool, EmbeddedServer embedded, String displayUrl) {
+        this.pool = pool;
+        this.embedded = embedded;
+        this.displayUrl = displayUrl;
+    }
+
+    /** Opens the pool named {@code poolName} (used in thread names). */
+    public static Database open(BrokerConfig config, String poolName) {
+        EmbeddedServer embedded = null;
+        String url = config.get(BrokerProperty.JDBC_URL).trim();
+        String user = config.get(BrokerProperty.JDBC_USER);
+        String password = config.get(BrokerProperty.JDBC_PASSWORD);
+        if (config.embedded()) {
+            embedded = EmbeddedServer.acquire(
+                    config.getPath(BrokerProperty.EMBEDDED_DATA_DIR),
+                    config.getInt(BrokerProperty.EMBEDDED_PORT),
+                    config.getBoolean(BrokerProperty.EMBEDDED_DURABLE));
+            url = embedded.jdbcUrl();
+            user = "postgres";
+            password = "";
+        } else if (!url.startsWith("jdbc:postgresql:")) {
+            throw new ShardQException(
+                    ErrorKind.CONFIGURATION,
+                    "JDBC URL " + JdbcUrls.mask(url)
+                            + " is not a PostgreSQL URL: expected jdbc:postgresql://host:port/db");
+        }
+        String displayUrl = JdbcUrls.mask(url);
+        int timeoutMs = config.getInt(BrokerProperty.CONNECT_TIMEOUT_MS);
+
+        HikariConfig hc = new HikariConfig();
+        hc.setPoolName(poolName);
+        hc.setJdbcUrl(url);
+        hc.setUsername(user);
+        if (!password.isEmpty()) {
+            hc.setPassword(password);
+        }
+        hc.setMaximumPoolSize(config.getInt(BrokerProperty.POOL_SIZE));
+        hc.setMinimumIdle(1);
+        hc.setConnectionTimeout(Math.max(250, timeoutMs));
+        hc.setInitializationFailTimeout(1);
+        hc.setAutoCommit(true);
+        hc.addDataSourceProperty("connectTimeout", Math.max(1, timeoutMs / 1000));
+        hc.addDataSourceProperty("ApplicationName", poolName);
+        hc.addDataSourceProperty("reWriteBatchedInserts", "true");
+        try {
+            return new Database(new HikariDataSource(hc), embedded, displayUrl);
+        } catch (RuntimeException e) {
+            if (embedded != null) {
+                embedded.release();
+            }
+            throw new ShardQException(
+                    ErrorKind.CONNECTION,
+                    "cannot connect to PostgreSQL at " + displayUrl + " as user \"" + user + "\": "
+                            + EmbeddedServer.rootMessage(e),
+                    e);
+        }
+    }
+
+    public DataSource dataSource() {
+        return pool;
+    }
+
+    /** The URL with its password masked, for messages and status output. */
+    public String displayUrl() {
+        return displayUrl;
+    }
+
+    public boolean isEmbedded() {
+        return embedded != null;
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+        if (embedded != null) {
+            embedded.release();
+        }
+    }
+}

