@@ -30,26 +30,30 @@ CREATE TABLE shardq.destination (
 
 -- next_seq is the gapless per-shard sequence: an enqueue transaction reserves its range
 -- with UPDATE ... RETURNING and holds the row lock until it commits (see architecture.md,
--- "visibility rule"). fillfactor leaves room for HOT updates.
+-- "visibility rule"). waiter = an instance whose consumers wait on this shard and want a
+-- NOTIFY; the next enqueue clears it and notifies. fillfactor leaves room for HOT updates.
 CREATE TABLE shardq.shard (
     destination_id  integer NOT NULL REFERENCES shardq.destination (id) ON DELETE CASCADE,
     shard_no        integer NOT NULL,
     next_seq        bigint  NOT NULL DEFAULT 1,
     owner_instance  bigint,
+    waiter          bigint,
     PRIMARY KEY (destination_id, shard_no)
 ) WITH (fillfactor = 50);
 
--- A slot is one leaf partition of a shard. It holds slice slice_no (sequence numbers
--- slice_no*slice_size+1 .. (slice_no+1)*slice_size) or nothing (slice_no IS NULL: free,
--- truncated, ready for reuse).
+-- A slot is one leaf partition of a shard (table shardq.m_<destination>_<shard>_<slot>). It
+-- holds one slice, the sequence numbers first_seq..last_seq, or nothing (first_seq IS NULL:
+-- truncated and ready for reuse). Slices of a shard are contiguous and never overlap.
 CREATE TABLE shardq.slice (
     destination_id  integer NOT NULL,
     shard_no        integer NOT NULL,
     slot            integer NOT NULL,
-    slice_no        bigint,
+    first_seq       bigint,
+    last_seq        bigint,
     assigned_at     timestamptz,
     PRIMARY KEY (destination_id, shard_no, slot),
-    UNIQUE (destination_id, shard_no, slice_no),
+    UNIQUE (destination_id, shard_no, first_seq),
+    CHECK ((first_seq IS NULL) = (last_seq IS NULL) AND (first_seq IS NULL OR last_seq >= first_seq)),
     FOREIGN KEY (destination_id, shard_no) REFERENCES shardq.shard ON DELETE CASCADE
 ) WITH (fillfactor = 70);
 

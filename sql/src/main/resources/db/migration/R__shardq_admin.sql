@@ -1,0 +1,248 @@
+-- R__shardq_admin: administration as SQL functions, like Oracle's DBMS_AQADM, so psql users
+-- can administer ShardQ too:  select shardq.create_queue('orders', shards => 8);
+-- Repeatable migration: Flyway re-applies it whenever this file changes, so every function
+-- here is CREATE OR REPLACE and must stay backward compatible in its signature.
+-- Names are validated by shardq.check_name and never reach SQL text: message tables are named
+-- from numeric ids (shardq.m_<destination>_<shard>_<slot>) and still quoted with %I.
+
+CREATE OR REPLACE FUNCTION shardq.check_name(p_name text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+    IF p_name IS NULL OR p_name !~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' THEN
+        RAISE EXCEPTION 'destination name "%" is invalid: expected 1 to 64 characters from [A-Za-z0-9_.-], starting with a letter or digit', p_name
+            USING ERRCODE = '22023';
+    END IF;
+END $$;
+
+CREATE OR REPLACE FUNCTION shardq.destination_id(p_name text) RETURNS integer
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    v_id integer;
+BEGIN
+    SELECT id INTO v_id FROM shardq.destination WHERE name = p_name;
+    IF v_id IS NULL THEN
+        RAISE EXCEPTION 'destination "%" does not exist', p_name USING ERRCODE = '42704';
+    END IF;
+    RETURN v_id;
+END $$;
+
+-- Adds one leaf partition (slot) to a shard and returns its slot number. DDL: called at
+-- creation, by the background slice preparer, and by enqueue only when no free slot is left.
+CREATE OR REPLACE FUNCTION shardq.add_slot(p_destination integer, p_shard integer) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_slot integer;
+BEGIN
+    SELECT coalesce(max(slot) + 1, 0) INTO v_slot
+      FROM shardq.slice WHERE destination_id = p_destination AND shard_no = p_shard;
+    EXECUTE format('CREATE TABLE shardq.%I PARTITION OF shardq.%I (PRIMARY KEY (seq)) FOR VALUES IN (%s)'
+                   ' WITH (autovacuum_enabled = false, toast.autovacuum_enabled = false)',
+                   'm_' || p_destination || '_' || p_shard || '_' || v_slot,
+                   'm_' || p_destination || '_' || p_shard, v_slot);
+    INSERT INTO shardq.slice (destination_id, shard_no, slot) VALUES (p_destination, p_shard, v_slot);
+    RETURN v_slot;
+END $$;
+
+CREATE OR REPLACE FUNCTION shardq.add_shard(p_destination integer, p_shard integer, p_slots integer DEFAULT 3)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    v_sub record;
+BEGIN
+    INSERT INTO shardq.shard (destination_id, shard_no) VALUES (p_destination, p_shard);
+    EXECUTE format('CREATE TABLE shardq.%I PARTITION OF shardq.%I FOR VALUES IN (%s) PARTITION BY LIST (slot)',
+                   'm_' || p_destination || '_' || p_shard, 'm_' || p_destination, p_shard);
+    FOR i IN 1..p_slots LOOP
+        PERFORM shardq.add_slot(p_destination, p_shard);
+    END LOOP;
+    FOR v_sub IN SELECT id FROM shardq.subscription WHERE destination_id = p_destination LOOP
+        INSERT INTO shardq.cursor (subscription_id, destination_id, shard_no) VALUES (v_sub.id, p_destination, p_shard);
+    END LOOP;
+END $$;
+
+-- Creates a queue (or, with kind => 'topic', a topic) and returns its id. With
+-- if_not_exists => true an existing destination of the same kind is returned instead.
+CREATE OR REPLACE FUNCTION shardq.create_queue(
+    name text,
+    shards integer DEFAULT 4,
+    slice_size integer DEFAULT 20000,
+    max_attempts integer DEFAULT 5,
+    kind text DEFAULT 'queue',
+    if_not_exists boolean DEFAULT false)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+    v_id integer;
+    v_kind text;
+    v_sub bigint;
+BEGIN
+    PERFORM shardq.check_name(name);
+    IF shards IS NULL OR shards < 1 OR shards > 256 THEN
+        RAISE EXCEPTION 'shard count % is invalid: expected 1 to 256', shards USING ERRCODE = '22023';
+    END IF;
+    IF slice_size IS NULL OR slice_size < 16 OR slice_size > 100000000 THEN
+        RAISE EXCEPTION 'slice size % is invalid: expected 16 to 100000000 messages', slice_size USING ERRCODE = '22023';
+    END IF;
+    IF max_attempts IS NULL OR max_attempts < 1 THEN
+        RAISE EXCEPTION 'max attempts % is invalid: expected 1 or more', max_attempts USING ERRCODE = '22023';
+    END IF;
+    IF kind NOT IN ('queue', 'topic') THEN
+        RAISE EXCEPTION 'kind "%" is invalid: expected queue or topic', kind USING ERRCODE = '22023';
+    END IF;
+    -- serialise concurrent creators of the same name (auto-create from several sessions)
+    PERFORM pg_advisory_xact_lock(hashtext('shardq.create_queue'), hashtext(create_queue.name));
+    SELECT d.id, d.kind INTO v_id, v_kind FROM shardq.destination d WHERE d.name = create_queue.name;
+    IF v_id IS NOT NULL THEN
+        IF if_not_exists AND v_kind = kind THEN
+            RETURN v_id;
+        END IF;
+        RAISE EXCEPTION '% "%" already exists', v_kind, name USING ERRCODE = '42710';
+    END IF;
+    INSERT INTO shardq.destination (name, kind, shard_count, slice_size, max_attempts)
+         VALUES (create_queue.name, create_queue.kind, create_queue.shards, create_queue.slice_size, create_queue.max_attempts)
+      RETURNING id INTO v_id;
+    EXECUTE format('CREATE TABLE shardq.%I ('
+                   ' shard_no integer NOT NULL, slot integer NOT NULL, seq bigint NOT NULL,'
+                   ' enqueued_at bigint NOT NULL, deliver_at bigint NOT NULL, expires_at bigint NOT NULL,'
+                   ' priority smallint NOT NULL, subscribers bytea, header bytea NOT NULL, body bytea NOT NULL)'
+                   ' PARTITION BY LIST (shard_no)', 'm_' || v_id);
+    EXECUTE format('COMMENT ON TABLE shardq.%I IS %L', 'm_' || v_id, 'messages of ' || kind || ' ' || name);
+    IF kind = 'queue' THEN
+        INSERT INTO shardq.subscription (destination_id, name, bit) VALUES (v_id, '', 0) RETURNING id INTO v_sub;
+    END IF;
+    FOR s IN 0..shards - 1 LOOP
+        PERFORM shardq.add_shard(v_id, s);
+    END LOOP;
+    RETURN v_id;
+END $$;
+
+-- Messages waiting: per shard, committed sequence numbers beyond the slowest cursor.
+CREATE OR REPLACE FUNCTION shardq.backlog(p_name text) RETURNS bigint
+LANGUAGE sql STABLE AS $$
+    SELECT coalesce(sum(s.next_seq - 1 - coalesce(c.min_position, s.next_seq - 1)), 0)::bigint
+      FROM shardq.shard s
+      LEFT JOIN (SELECT destination_id, shard_no, min(position) AS min_position
+                   FROM shardq.cursor GROUP BY destination_id, shard_no) c
+             ON c.destination_id = s.destination_id AND c.shard_no = s.shard_no
+     WHERE s.destination_id = shardq.destination_id(p_name)
+$$;
+
+CREATE OR REPLACE FUNCTION shardq.drop_queue(name text, force boolean DEFAULT false) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_id integer := shardq.destination_id(name);
+    v_backlog bigint := shardq.backlog(name);
+BEGIN
+    IF v_backlog > 0 AND NOT force THEN
+        RAISE EXCEPTION 'queue "%" is not empty: % message(s) waiting; drop it with force => true', name, v_backlog
+            USING ERRCODE = '55000';
+    END IF;
+    EXECUTE format('DROP TABLE shardq.%I CASCADE', 'm_' || v_id);
+    DELETE FROM shardq.destination WHERE id = v_id;
+END $$;
+
+CREATE OR REPLACE FUNCTION shardq.alter_queue(
+    name text,
+    shards integer DEFAULT NULL,
+    slice_size integer DEFAULT NULL,
+    max_attempts integer DEFAULT NULL,
+    dead_letter_name text DEFAULT NULL)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    v_id integer := shardq.destination_id(name);
+    v_shards integer;
+BEGIN
+    SELECT shard_count INTO v_shards FROM shardq.destination WHERE id = v_id FOR UPDATE;
+    IF shards IS NOT NULL THEN
+        IF shards < v_shards THEN
+            RAISE EXCEPTION 'cannot reduce the shard count of "%" from % to %: shards hold ordered messages; drain and recreate the queue instead',
+                name, v_shards, shards USING ERRCODE = '22023';
+        ELSIF shards > 256 THEN
+            RAISE EXCEPTION 'shard count % is invalid: expected 1 to 256', shards USING ERRCODE = '22023';
+        END IF;
+        FOR s IN v_shards..shards - 1 LOOP
+            PERFORM shardq.add_shard(v_id, s);
+        END LOOP;
+        UPDATE shardq.destination SET shard_count = shards WHERE id = v_id;
+    END IF;
+    IF slice_size IS NOT NULL THEN
+        IF slice_size < 16 OR slice_size > 100000000 THEN
+            RAISE EXCEPTION 'slice size % is invalid: expected 16 to 100000000 messages', slice_size USING ERRCODE = '22023';
+        END IF;
+        UPDATE shardq.destination d SET slice_size = alter_queue.slice_size WHERE d.id = v_id;
+    END IF;
+    IF max_attempts IS NOT NULL THEN
+        IF max_attempts < 1 THEN
+            RAISE EXCEPTION 'max attempts % is invalid: expected 1 or more', max_attempts USING ERRCODE = '22023';
+        END IF;
+        UPDATE shardq.destination d SET max_attempts = alter_queue.max_attempts WHERE d.id = v_id;
+    END IF;
+    IF dead_letter_name IS NOT NULL THEN
+        PERFORM shardq.check_name(dead_letter_name);
+        UPDATE shardq.destination d SET dead_letter_name = alter_queue.dead_letter_name WHERE d.id = v_id;
+    END IF;
+END $$;
+
+CREATE OR REPLACE FUNCTION shardq.start_queue(name text, enqueue boolean DEFAULT true, dequeue boolean DEFAULT true)
+RETURNS void LANGUAGE sql AS $$
+    UPDATE shardq.destination d
+       SET enqueue_enabled = d.enqueue_enabled OR start_queue.enqueue,
+           dequeue_enabled = d.dequeue_enabled OR start_queue.dequeue
+     WHERE d.id = shardq.destination_id(start_queue.name)
+$$;
+
+CREATE OR REPLACE FUNCTION shardq.stop_queue(name text, enqueue boolean DEFAULT true, dequeue boolean DEFAULT true)
+RETURNS void LANGUAGE sql AS $$
+    UPDATE shardq.destination d
+       SET enqueue_enabled = d.enqueue_enabled AND NOT stop_queue.enqueue,
+           dequeue_enabled = d.dequeue_enabled AND NOT stop_queue.dequeue
+     WHERE d.id = shardq.destination_id(stop_queue.name)
+$$;
+
+-- Discards every waiting message: cursors jump to the head of each shard (leases are revoked
+-- so instances reload them), then every slice is truncated and the consumed ones freed.
+-- Returns how many messages were discarded.
+CREATE OR REPLACE FUNCTION shardq.purge_queue(name text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_id integer := shardq.destination_id(name);
+    v_purged bigint := shardq.backlog(name);
+    v_slice record;
+BEGIN
+    PERFORM 1 FROM shardq.shard WHERE destination_id = v_id ORDER BY shard_no FOR UPDATE;
+    UPDATE shardq.cursor c
+       SET position = s.next_seq - 1, lease_instance = NULL, lease_until = NULL
+      FROM shardq.shard s
+     WHERE s.destination_id = v_id AND c.destination_id = v_id AND c.shard_no = s.shard_no;
+    DELETE FROM shardq.delivery_attempt a USING shardq.subscription sub
+     WHERE sub.id = a.subscription_id AND sub.destination_id = v_id;
+    FOR v_slice IN SELECT * FROM shardq.slice WHERE destination_id = v_id AND first_seq IS NOT NULL LOOP
+        EXECUTE format('TRUNCATE shardq.%I', 'm_' || v_id || '_' || v_slice.shard_no || '_' || v_slice.slot);
+    END LOOP;
+    UPDATE shardq.slice sl SET first_seq = NULL, last_seq = NULL, assigned_at = NULL
+      FROM shardq.shard s
+     WHERE sl.destination_id = v_id AND s.destination_id = v_id AND s.shard_no = sl.shard_no
+       AND sl.last_seq < s.next_seq;
+    RETURN v_purged;
+END $$;
+
+-- Gives the slice that starts at p_first_seq a slot: a free one if any, else a new one.
+-- Called by enqueue while it holds the shard row lock, so slices never overlap.
+CREATE OR REPLACE FUNCTION shardq.assign_slice(p_destination integer, p_shard integer, p_first_seq bigint, p_size integer)
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+    v_slot integer;
+BEGIN
+    SELECT slot INTO v_slot FROM shardq.slice
+     WHERE destination_id = p_destination AND shard_no = p_shard AND first_seq = p_first_seq;
+    IF v_slot IS NOT NULL THEN
+        RETURN v_slot;
+    END IF;
+    SELECT slot INTO v_slot FROM shardq.slice
+     WHERE destination_id = p_destination AND shard_no = p_shard AND first_seq IS NULL
+     ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED;
+    IF v_slot IS NULL THEN
+        v_slot := shardq.add_slot(p_destination, p_shard);
+    END IF;
+    UPDATE shardq.slice SET first_seq = p_first_seq, last_seq = p_first_seq + p_size - 1, assigned_at = now()
+     WHERE destination_id = p_destination AND shard_no = p_shard AND slot = v_slot;
+    RETURN v_slot;
+END $$;
