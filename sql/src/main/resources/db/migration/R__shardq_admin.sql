@@ -33,6 +33,8 @@ LANGUAGE plpgsql AS $$
 DECLARE
     v_slot integer;
 BEGIN
+    -- two instances preparing spare slots for the same shard must not pick the same number
+    PERFORM pg_advisory_xact_lock(hashtext('shardq.add_slot'), p_destination * 1024 + p_shard);
     SELECT coalesce(max(slot) + 1, 0) INTO v_slot
       FROM shardq.slice WHERE destination_id = p_destination AND shard_no = p_shard;
     EXECUTE format('CREATE TABLE shardq.%I PARTITION OF shardq.%I (PRIMARY KEY (seq)) FOR VALUES IN (%s)'

@@ -9,7 +9,10 @@ CREATE TABLE shardq.instance (
     name          text        NOT NULL,
     started_at    timestamptz NOT NULL DEFAULT now(),
     heartbeat_at  timestamptz NOT NULL DEFAULT now(),
-    stopped_at    timestamptz
+    stopped_at    timestamptz,
+    -- destinations whose consumers here are waiting while other instances hold the leases:
+    -- lease holders over their fair share give shards back when they see this
+    hungry_for    integer[]   NOT NULL DEFAULT '{}'
 );
 COMMENT ON TABLE shardq.instance IS
     'One row per JVM connection factory (the analogue of an Oracle RAC instance); alive while heartbeat_at is recent';

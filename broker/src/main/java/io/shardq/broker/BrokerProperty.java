@@ -15,7 +15,7 @@ public enum BrokerProperty {
             "JDBC URL of the PostgreSQL server; empty starts the embedded PostgreSQL"),
     JDBC_USER("shardq.jdbc.user", "SHARDQ_USER", "postgres", "database user"),
     JDBC_PASSWORD("shardq.jdbc.password", "SHARDQ_PASSWORD", "", "database password (never logged)"),
-    POOL_SIZE("shardq.pool.size", "SHARDQ_POOL_SIZE", "16", "maximum JDBC connections per connection factory"),
+    POOL_SIZE("shardq.pool.size", "SHARDQ_POOL_SIZE", "24", "maximum JDBC connections per connection factory"),
     CONNECT_TIMEOUT_MS(
             "shardq.jdbc.connect-timeout-ms",
             "SHARDQ_CONNECT_TIMEOUT_MS",
@@ -41,7 +41,53 @@ public enum BrokerProperty {
             "SHARDQ_EMBEDDED_DURABLE",
             "true",
             "run the embedded PostgreSQL with fsync=on and synchronous_commit=on; false trades "
-                    + "durability for speed");
+                    + "durability for speed"),
+    AUTO_CREATE_DESTINATIONS(
+            "shardq.auto-create-destinations",
+            "SHARDQ_AUTO_CREATE_DESTINATIONS",
+            "true",
+            "create a queue with the default settings the first time it is used"),
+    DEFAULT_SHARDS("shardq.default.shards", "SHARDQ_DEFAULT_SHARDS", "4", "shards of an auto-created queue"),
+    CACHE_MAX_BYTES(
+            "shardq.cache.max-bytes",
+            "SHARDQ_CACHE_MAX_BYTES",
+            "67108864",
+            "bound of the per-instance message cache in bytes"),
+    CACHE_LARGE_PAYLOAD_BYTES(
+            "shardq.cache.large-payload-bytes",
+            "SHARDQ_CACHE_LARGE_PAYLOAD_BYTES",
+            "65536",
+            "bodies larger than this are not cached; consumers read them from PostgreSQL"),
+    READ_AHEAD(
+            "shardq.dequeue.read-ahead",
+            "SHARDQ_DEQUEUE_READ_AHEAD",
+            "500",
+            "messages read in one SELECT when the cache misses"),
+    POLL_MAX_MS(
+            "shardq.dequeue.poll-max-ms",
+            "SHARDQ_DEQUEUE_POLL_MAX_MS",
+            "1000",
+            "longest interval of the fallback poll while consumers wait (wake-ups normally come by NOTIFY)"),
+    ENQUEUE_MAX_BATCH(
+            "shardq.enqueue.max-batch",
+            "SHARDQ_ENQUEUE_MAX_BATCH",
+            "1000",
+            "messages a transacted session buffers per shard before writing them ahead of commit"),
+    HEARTBEAT_MS(
+            "shardq.instance.heartbeat-ms",
+            "SHARDQ_INSTANCE_HEARTBEAT_MS",
+            "1000",
+            "how often an instance renews its heartbeat and leases, and retires slices"),
+    LEASE_TTL_MS(
+            "shardq.lease.ttl-ms",
+            "SHARDQ_LEASE_TTL_MS",
+            "10000",
+            "a dequeue lease not renewed for this long passes to another instance"),
+    INSTANCE_NAME(
+            "shardq.instance.name",
+            "SHARDQ_INSTANCE_NAME",
+            "",
+            "label of this instance in shardq.instance; empty uses host and process id");
 
     private final String key;
     private final String envName;

@@ -53,8 +53,18 @@ public record BrokerMessage(
         Map<String, Object> p = new LinkedHashMap<>(properties);
         p.put(name, value);
         return new BrokerMessage(
-                messageId, bodyType, timestamp, correlationId, type, replyTo, priority, expiration, deliverAt,
-                persistent, p, body);
+                messageId,
+                bodyType,
+                timestamp,
+                correlationId,
+                type,
+                replyTo,
+                priority,
+                expiration,
+                deliverAt,
+                persistent,
+                p,
+                body);
     }
 
     /** Approximate heap footprint, used to bound the message cache in bytes. */

@@ -1,0 +1,26 @@
+package io.shardq.broker;
+
+import io.shardq.broker.catalog.DestinationInfo;
+import java.util.List;
+
+/**
+ * A point-in-time view of one queue, read from the catalog and PostgreSQL's statistics.
+ *
+ * @param oldestMessageAgeMillis age of the oldest waiting message, -1 when none waits
+ */
+public record QueueStats(
+        DestinationInfo destination,
+        long backlog,
+        long enqueued,
+        long oldestMessageAgeMillis,
+        List<ShardStats> shards,
+        int slicesInUse,
+        int slicesFree,
+        long tableBytes,
+        long deadTuples) {
+
+    /**
+     * @param leaseInstance instance holding the dequeue lease, 0 when none
+     */
+    public record ShardStats(int shardNo, long nextSeq, long position, long backlog, long leaseInstance) {}
+}

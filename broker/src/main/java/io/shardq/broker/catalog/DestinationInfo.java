@@ -1,0 +1,32 @@
+package io.shardq.broker.catalog;
+
+/**
+ * One destination as the catalog describes it: an immutable snapshot.
+ *
+ * @param queueSubscription id of the single subscription of a queue (0 for topics)
+ */
+public record DestinationInfo(
+        int id,
+        String name,
+        String kind,
+        int shardCount,
+        int sliceSize,
+        int maxAttempts,
+        String deadLetterName,
+        boolean enqueueEnabled,
+        boolean dequeueEnabled,
+        long queueSubscription) {
+
+    public boolean isQueue() {
+        return kind.equals("queue");
+    }
+
+    /** The queue dead letters go to: the configured one, else {@code <name>.DLQ}. */
+    public String deadLetterQueue() {
+        if (deadLetterName != null) {
+            return deadLetterName;
+        }
+        String base = name.length() > 60 ? name.substring(0, 60) : name;
+        return base + ".DLQ";
+    }
+}

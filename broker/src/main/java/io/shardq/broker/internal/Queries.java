@@ -1,0 +1,76 @@
+package io.shardq.broker.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The named runtime queries of {@code io/shardq/broker/sql/queries.sql}. A {@code /* TEMPLATE:
+ * leaf *\/} slot takes only identifiers built from numeric catalog ids, always quoted.
+ */
+public final class Queries {
+    private static final Map<String, String> QUERIES = load();
+
+    private Queries() {}
+
+    public static String get(String name) {
+        String sql = QUERIES.get(name);
+        if (sql == null) {
+            throw new IllegalArgumentException("no query named " + name);
+        }
+        return sql;
+    }
+
+    public static Map<String, String> all() {
+        return QUERIES;
+    }
+
+    /** Quoted name of the leaf table holding one slot of one shard. */
+    public static String leafTable(int destinationId, int shardNo, int slot) {
+        return "shardq.\"m_" + destinationId + "_" + shardNo + "_" + slot + "\"";
+    }
+
+    /** Quoted name of a destination's partitioned parent table. */
+    public static String parentTable(int destinationId) {
+        return "shardq.\"m_" + destinationId + "\"";
+    }
+
+    public static String withLeaf(String name, int destinationId, int shardNo, int slot) {
+        return get(name).replace("/* TEMPLATE: leaf */", leafTable(destinationId, shardNo, slot));
+    }
+
+    public static String withParent(String name, int destinationId) {
+        return get(name).replace("/* TEMPLATE: parent */", parentTable(destinationId));
+    }
+
+    private static Map<String, String> load() {
+        try (InputStream in = Queries.class.getResourceAsStream("/io/shardq/broker/sql/queries.sql")) {
+            if (in == null) {
+                throw new IllegalStateException("queries.sql missing from the class path");
+            }
+            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            Map<String, String> out = new LinkedHashMap<>();
+            String name = null;
+            StringBuilder sql = new StringBuilder();
+            for (String line : text.split("\n")) {
+                if (line.startsWith("-- name: ")) {
+                    if (name != null) {
+                        out.put(name, sql.toString().strip());
+                    }
+                    name = line.substring("-- name: ".length()).strip();
+                    sql.setLength(0);
+                } else if (name != null && !line.startsWith("--")) {
+                    sql.append(line).append('\n');
+                }
+            }
+            if (name != null) {
+                out.put(name, sql.toString().strip());
+            }
+            return Map.copyOf(out);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read queries.sql", e);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+-- Named runtime queries of the broker. One block per query: "-- name: <table>_<verb>_<qualifier>".
+-- /* TEMPLATE: leaf */ and /* TEMPLATE: parent */ are replaced by quoted identifiers built from
+-- numeric catalog ids only; every value is a bind parameter. QueriesTest PREPAREs each block.
+
+-- name: instance_insert
+INSERT INTO shardq.instance (name) VALUES (?) RETURNING id
+
+-- name: instance_heartbeat
+UPDATE shardq.instance SET heartbeat_at = now(), hungry_for = ? WHERE id = ?
+
+-- name: instance_stop
+UPDATE shardq.instance SET stopped_at = now(), hungry_for = '{}' WHERE id = ?
+
+-- name: instance_select_hungry
+SELECT d, count(*) FROM (
+    SELECT unnest(hungry_for) AS d FROM shardq.instance
+     WHERE id <> ? AND stopped_at IS NULL AND heartbeat_at > now() - make_interval(secs => ?)) h
+ GROUP BY d
+
+-- name: instance_count_alive
+SELECT count(*) FROM shardq.instance WHERE stopped_at IS NULL AND heartbeat_at > now() - make_interval(secs => ?)
+
+-- name: destination_select_by_name
+SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead_letter_name,
+       d.enqueue_enabled, d.dequeue_enabled,
+       (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription
+  FROM shardq.destination d WHERE d.name = ?
+
+-- name: destination_select_all
+SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead_letter_name,
+       d.enqueue_enabled, d.dequeue_enabled,
+       (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription
+  FROM shardq.destination d ORDER BY d.name
+
+-- name: shard_reserve
+-- Reserves ? sequence numbers and keeps the row locked until commit (the visibility rule);
+-- returns the first reserved number and the instance that asked to be woken, clearing it.
+UPDATE shardq.shard s
+   SET next_seq = s.next_seq + ?, waiter = NULL
+  FROM (SELECT waiter FROM shardq.shard WHERE destination_id = ? AND shard_no = ? FOR UPDATE) old
+ WHERE s.destination_id = ? AND s.shard_no = ?
+RETURNING s.next_seq - ?, old.waiter
+
+-- name: shard_select_heads
+SELECT shard_no, next_seq FROM shardq.shard WHERE destination_id = ?
+
+-- name: shard_set_waiter
+UPDATE shardq.shard SET waiter = ?
+ WHERE destination_id = ? AND shard_no = ANY(?) AND waiter IS DISTINCT FROM ?
+RETURNING shard_no, next_seq
+
+-- name: slice_select_assigned
+SELECT shard_no, slot, first_seq, last_seq FROM shardq.slice
+ WHERE destination_id = ? AND first_seq IS NOT NULL
+
+-- name: slice_assign
+SELECT shardq.assign_slice(?, ?, ?, ?)
+
+-- name: slice_select_retirable
+SELECT sl.shard_no, sl.slot, sl.first_seq, sl.last_seq
+  FROM shardq.slice sl
+  JOIN (SELECT shard_no, min(position) AS p FROM shardq.cursor WHERE destination_id = ? GROUP BY shard_no) c
+    ON c.shard_no = sl.shard_no
+ WHERE sl.destination_id = ? AND sl.last_seq <= c.p
+
+-- name: slice_lock_for_retire
+SELECT 1 FROM shardq.slice
+ WHERE destination_id = ? AND shard_no = ? AND slot = ? AND first_seq = ?
+   FOR UPDATE SKIP LOCKED
+
+-- name: slice_free
+UPDATE shardq.slice SET first_seq = NULL, last_seq = NULL, assigned_at = NULL
+ WHERE destination_id = ? AND shard_no = ? AND slot = ?
+
+-- name: slice_count_free
+SELECT sh.shard_no, count(sl.slot) FILTER (WHERE sl.first_seq IS NULL)
+  FROM shardq.shard sh LEFT JOIN shardq.slice sl USING (destination_id, shard_no)
+ WHERE sh.destination_id = ? GROUP BY sh.shard_no
+
+-- name: slice_add
+SELECT shardq.add_slot(?, ?)
+
+-- name: slice_select_lock_holders
+SELECT a.pid, extract(epoch FROM now() - coalesce(a.xact_start, a.backend_start))::bigint, a.state, left(a.query, 200)
+  FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+ WHERE l.relation = ?::regclass AND l.granted AND a.pid <> pg_backend_pid()
+
+-- name: cursor_lease_acquire
+UPDATE shardq.cursor c
+   SET lease_instance = ?, lease_until = now() + make_interval(secs => ?)
+  FROM shardq.shard s
+ WHERE c.subscription_id = ? AND c.shard_no = ANY(?)
+   AND s.destination_id = c.destination_id AND s.shard_no = c.shard_no
+   AND (c.lease_instance IS NULL OR c.lease_instance = ? OR c.lease_until < now())
+RETURNING c.shard_no, c.position, s.next_seq
+
+-- name: cursor_lease_renew
+UPDATE shardq.cursor SET lease_until = now() + make_interval(secs => ?)
+ WHERE lease_instance = ?
+RETURNING subscription_id, shard_no
+
+-- name: cursor_lease_release
+UPDATE shardq.cursor SET lease_instance = NULL, lease_until = NULL
+ WHERE subscription_id = ? AND shard_no = ANY(?) AND lease_instance = ?
+
+-- name: cursor_lease_release_all
+UPDATE shardq.cursor SET lease_instance = NULL, lease_until = NULL WHERE lease_instance = ?
+
+-- name: cursor_select_candidates
+-- shards with backlog whose lease is free, expired or ours
+SELECT c.shard_no, c.position, s.next_seq
+  FROM shardq.cursor c JOIN shardq.shard s ON s.destination_id = c.destination_id AND s.shard_no = c.shard_no
+ WHERE c.subscription_id = ?
+   AND (c.lease_instance IS NULL OR c.lease_instance = ? OR c.lease_until < now())
+
+-- name: cursor_advance
+UPDATE shardq.cursor SET position = ?
+ WHERE subscription_id = ? AND shard_no = ? AND position = ? AND lease_instance = ?
+
+-- name: cursor_select_by_destination
+SELECT c.shard_no, c.position, c.lease_instance, c.lease_until, s.next_seq
+  FROM shardq.cursor c JOIN shardq.shard s ON s.destination_id = c.destination_id AND s.shard_no = c.shard_no
+ WHERE c.subscription_id = ? ORDER BY c.shard_no
+
+-- name: delivery_attempt_increment
+INSERT INTO shardq.delivery_attempt (subscription_id, shard_no, seq, attempts)
+SELECT ?, ?, unnest(?::bigint[]), 1
+ON CONFLICT (subscription_id, shard_no, seq) DO UPDATE SET attempts = shardq.delivery_attempt.attempts + 1
+
+-- name: delivery_attempt_select
+SELECT seq, attempts FROM shardq.delivery_attempt WHERE subscription_id = ? AND shard_no = ? AND seq > ?
+
+-- name: delivery_attempt_delete_upto
+DELETE FROM shardq.delivery_attempt WHERE subscription_id = ? AND shard_no = ? AND seq <= ?
+
+-- name: message_insert
+INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+
+-- name: message_select_range
+SELECT seq, enqueued_at, deliver_at, expires_at, priority, header, body
+  FROM /* TEMPLATE: leaf */ WHERE seq BETWEEN ? AND ? ORDER BY seq
+
+-- name: message_browse
+SELECT m.shard_no, m.seq, m.enqueued_at, m.deliver_at, m.expires_at, m.priority, m.header, m.body
+  FROM /* TEMPLATE: parent */ m
+  JOIN shardq.cursor c ON c.subscription_id = ? AND c.shard_no = m.shard_no
+ WHERE m.seq > c.position
+ ORDER BY m.enqueued_at, m.shard_no, m.seq
+ LIMIT ?

@@ -1,0 +1,40 @@
+package io.shardq.broker.testing;
+
+import io.shardq.broker.message.BrokerMessage;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** Message factories for engine tests. */
+public final class Messages {
+    private Messages() {}
+
+    public static BrokerMessage text(String text) {
+        return text(text, Map.of());
+    }
+
+    public static BrokerMessage text(String text, Map<String, Object> properties) {
+        return new BrokerMessage(
+                "ID:" + java.util.UUID.randomUUID(),
+                BrokerMessage.BodyType.TEXT,
+                System.currentTimeMillis(),
+                null,
+                null,
+                null,
+                4,
+                0,
+                0,
+                true,
+                properties,
+                text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public static BrokerMessage nonPersistent(String text) {
+        BrokerMessage m = text(text);
+        return new BrokerMessage(
+                m.messageId(), m.bodyType(), m.timestamp(), null, null, null, 4, 0, 0, false, Map.of(), m.body());
+    }
+
+    public static String body(BrokerMessage m) {
+        return new String(m.body(), StandardCharsets.UTF_8);
+    }
+}
