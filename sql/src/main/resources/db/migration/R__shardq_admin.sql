@@ -33,8 +33,10 @@ LANGUAGE plpgsql AS $$
 DECLARE
     v_slot integer;
 BEGIN
-    -- two instances preparing spare slots for the same shard must not pick the same number
-    PERFORM pg_advisory_xact_lock(hashtext('shardq.add_slot'), p_destination * 1024 + p_shard);
+    -- CREATE TABLE ... PARTITION OF needs this lock anyway; taking it first serialises slot
+    -- creation per shard (two instances never pick the same number) without a second lock
+    -- that could deadlock against an enqueue transaction already reading the shard's tables.
+    EXECUTE format('LOCK TABLE shardq.%I IN ACCESS EXCLUSIVE MODE', 'm_' || p_destination || '_' || p_shard);
     SELECT coalesce(max(slot) + 1, 0) INTO v_slot
       FROM shardq.slice WHERE destination_id = p_destination AND shard_no = p_shard;
     EXECUTE format('CREATE TABLE shardq.%I PARTITION OF shardq.%I (PRIMARY KEY (seq)) FOR VALUES IN (%s)'

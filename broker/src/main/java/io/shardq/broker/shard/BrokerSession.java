@@ -50,7 +50,12 @@ public final class BrokerSession implements AutoCloseable {
     private final Map<DestinationRuntime, Integer> pinned = new HashMap<>();
     private final List<Claim> claims = new ArrayList<>();
     private final List<NpMessage> deliveredNp = new ArrayList<>();
+    /** Slices this transaction looked up or assigned: published to the SliceMap after commit. */
+    private final List<TentativeSlice> tentativeSlices = new ArrayList<>();
+
     private boolean closed;
+
+    private record TentativeSlice(DestinationRuntime rt, int shard, SliceMap.Slice slice) {}
 
     private static final class Batch {
         final DestinationRuntime rt;
@@ -166,7 +171,7 @@ public final class BrokerSession implements AutoCloseable {
         long seq = first;
         int i = 0;
         while (i < n) {
-            SliceMap.Slice slice = b.rt.slices.forEnqueue(c, b.shard, seq, d.sliceSize());
+            SliceMap.Slice slice = sliceForEnqueue(c, b, seq, d.sliceSize());
             int count = (int) Math.min(n - i, slice.last() - seq + 1);
             try (PreparedStatement ps =
                     c.prepareStatement(Queries.withLeaf("message_insert", d.id(), b.shard, slice.slot()))) {
@@ -196,6 +201,21 @@ public final class BrokerSession implements AutoCloseable {
             }
             engine.stats().notifiesSent.increment();
         }
+    }
+
+    private SliceMap.Slice sliceForEnqueue(Connection c, Batch b, long seq, int sliceSize) throws SQLException {
+        SliceMap.Slice known = b.rt.slices.find(b.shard, seq);
+        if (known != null) {
+            return known;
+        }
+        for (TentativeSlice t : tentativeSlices) {
+            if (t.rt == b.rt && t.shard == b.shard && t.slice.first() <= seq && t.slice.last() >= seq) {
+                return t.slice;
+            }
+        }
+        SliceMap.Slice s = b.rt.slices.forEnqueue(c, b.shard, seq, sliceSize);
+        tentativeSlices.add(new TentativeSlice(b.rt, b.shard, s));
+        return s;
     }
 
     // ---------------------------------------------------------------- receive
@@ -516,6 +536,10 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     private void afterCommit(List<Batch> batches, boolean sends, boolean consume, long[] newPositions) {
+        for (TentativeSlice t : tentativeSlices) {
+            t.rt.slices.put(t.shard, t.slice);
+        }
+        tentativeSlices.clear();
         for (Batch b : batches) {
             int n = b.messages.size();
             engine.stats().enqueued.add(n);
@@ -579,6 +603,7 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     private void afterFailedCommit() {
+        tentativeSlices.clear();
         pending.clear();
         written.clear();
         pendingNp.clear();
@@ -590,6 +615,7 @@ public final class BrokerSession implements AutoCloseable {
             rollbackQuietly(txConnection);
             releaseConnection(txConnection, false);
         }
+        tentativeSlices.clear();
         pending.clear();
         written.clear();
         pendingNp.clear();

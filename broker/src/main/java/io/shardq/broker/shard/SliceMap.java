@@ -53,13 +53,22 @@ public final class SliceMap {
     }
 
     /**
-     * The slice for {@code seq} when enqueueing: known, else reloaded, else newly assigned. The
-     * caller holds the shard row lock.
+     * The slice for {@code seq} when enqueueing, inside the enqueuing transaction (which holds
+     * the shard row lock): an existing one, else a newly assigned one. Nothing is cached here:
+     * the assignment rolls back with the transaction, so the caller publishes it with {@link
+     * #put} only after the commit.
      */
     public Slice forEnqueue(Connection c, int shard, long seq, int sliceSize) throws SQLException {
-        Slice s = findOrReload(c, shard, seq);
-        if (s != null) {
-            return s;
+        try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_select_containing"))) {
+            ps.setInt(1, destinationId);
+            ps.setInt(2, shard);
+            ps.setLong(3, seq);
+            ps.setLong(4, seq);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    return new Slice(rs.getInt(1), rs.getLong(2), rs.getLong(3));
+                }
+            }
         }
         try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_assign"))) {
             ps.setInt(1, destinationId);
@@ -68,9 +77,7 @@ public final class SliceMap {
             ps.setInt(4, sliceSize);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                Slice assigned = new Slice(rs.getInt(1), seq, seq + sliceSize - 1);
-                put(shard, assigned);
-                return assigned;
+                return new Slice(rs.getInt(1), seq, seq + sliceSize - 1);
             }
         }
     }

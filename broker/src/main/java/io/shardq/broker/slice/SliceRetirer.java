@@ -154,10 +154,24 @@ public final class SliceRetirer {
         }
         for (int[] s : shortOf) {
             for (int i = 0; i < s[1]; i++) {
-                try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_add"))) {
+                // DDL takes ACCESS EXCLUSIVE on the shard's table: never queue behind a long
+                // transaction (that would stall every enqueue and dequeue queued behind us)
+                c.setAutoCommit(false);
+                try (Statement st = c.createStatement();
+                        PreparedStatement ps = c.prepareStatement(Queries.get("slice_add"))) {
+                    st.execute("set local lock_timeout = '100ms'");
                     ps.setInt(1, d.id());
                     ps.setInt(2, s[0]);
                     ps.execute();
+                    c.commit();
+                } catch (SQLException e) {
+                    c.rollback();
+                    if (!"55P03".equals(e.getSQLState())) {
+                        throw e;
+                    }
+                    return; // busy: next round
+                } finally {
+                    c.setAutoCommit(true);
                 }
             }
         }
