@@ -61,6 +61,7 @@ public final class ObjectMessageAllowList {
                     "java.util.TreeSet",
                     "java.util.Arrays$ArrayList",
                     "java.util.CollSer", // the serial form of List.of, Set.of, Map.of
+                    "java.util.Map$Entry", // only as an array type: HashMap checks its table size with it
                     "java.util.Date",
                     "java.util.UUID"),
             List.of("java.util.Collections$", "java.util.ImmutableCollections$"),

@@ -138,6 +138,7 @@ public class ShardQMapMessage extends ShardQMessage implements MapMessage {
 
     @Override
     public void setBytes(String name, byte[] value, int offset, int length) throws JMSException {
+        checkBodyWritable();
         if (offset < 0 || length < 0 || offset > value.length - length) {
             throw new IndexOutOfBoundsException("offset " + offset + " and length " + length
                     + " are out of range for an array of " + value.length + " bytes");

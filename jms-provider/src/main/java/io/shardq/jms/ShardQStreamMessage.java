@@ -224,6 +224,7 @@ public class ShardQStreamMessage extends ShardQMessage implements StreamMessage 
 
     @Override
     public void writeBytes(byte[] value, int offset, int length) throws JMSException {
+        checkBodyWritable();
         if (offset < 0 || length < 0 || offset > value.length - length) {
             throw new IndexOutOfBoundsException("offset " + offset + " and length " + length
                     + " are out of range for an array of " + value.length + " bytes");
