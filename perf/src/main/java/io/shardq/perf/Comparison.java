@@ -1,0 +1,59 @@
+package io.shardq.perf;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * The ratios of a run, between systems measured at the same threads value: enqueue rate against
+ * the ceiling's, dequeue rate against the naive queue's.
+ */
+final class Comparison {
+    private final List<StepResult> results;
+    private final Map<String, StepResult> byKey = new LinkedHashMap<>();
+
+    Comparison(List<StepResult> results) {
+        this.results = List.copyOf(results);
+        for (StepResult r : results) {
+            byKey.put(key(r.system(), r.threads()), r);
+        }
+    }
+
+    List<StepResult> results() {
+        return results;
+    }
+
+    /** This system's enqueue rate divided by the ceiling's at the same threads; NaN without one. */
+    double enqueueVsCeiling(StepResult r) {
+        StepResult ceiling = byKey.get(key(CeilingSystem.NAME, r.threads()));
+        return ceiling == null ? Double.NaN : Rates.ratio(r.enqueueRate(), ceiling.enqueueRate());
+    }
+
+    /** This system's dequeue rate divided by the naive queue's at the same threads; NaN without one. */
+    double dequeueVsNaive(StepResult r) {
+        StepResult naive = byKey.get(key(NaiveSkipLockedSystem.NAME, r.threads()));
+        return naive == null || !r.consumes() ? Double.NaN : Rates.ratio(r.dequeueRate(), naive.dequeueRate());
+    }
+
+    /** The threads values, ascending. */
+    List<Integer> threadValues() {
+        TreeSet<Integer> t = new TreeSet<>();
+        results.forEach(r -> t.add(r.threads()));
+        return List.copyOf(t);
+    }
+
+    /** The systems, in the order they first ran. */
+    List<String> systems() {
+        return results.stream().map(StepResult::system).distinct().toList();
+    }
+
+    /** The result of one system at one threads value, or null. */
+    StepResult get(String system, int threads) {
+        return byKey.get(key(system, threads));
+    }
+
+    private static String key(String system, int threads) {
+        return system + "@" + threads;
+    }
+}

@@ -1,0 +1,183 @@
+package io.shardq.perf;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * results.html: one self-contained page (inline CSS and SVG, no script, nothing fetched): the
+ * UNSAFE banner when durability was off, the settings, three charts against threads (enqueue
+ * rate, dequeue rate, p99 latency; one line per system) and the results table.
+ */
+final class HtmlReport {
+    private static final Map<String, String> COLORS = Map.of(
+            CeilingSystem.NAME, "#6b7280", NaiveSkipLockedSystem.NAME, "#d95f02", SystemRegistry.SHARDQ, "#1f6fd1");
+    private static final List<String> PALETTE = List.of("#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf");
+
+    private HtmlReport() {}
+
+    static String render(RunReport report) {
+        Environment env = report.environment();
+        Comparison run = report.run();
+        StringBuilder sb = new StringBuilder();
+        sb.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+                .append("<title>ShardQ benchmark: queue</title>\n<style>\n")
+                .append("body{font-family:sans-serif;margin:24px;color:#111827}")
+                .append("table{border-collapse:collapse;margin:8px 0 20px}")
+                .append("td,th{padding:3px 10px;border-bottom:1px solid #e5e7eb;text-align:right}")
+                .append("td.l,th.l{text-align:left}th{background:#f3f4f6}")
+                .append(".unsafe{background:#b91c1c;color:#fff;font-weight:bold;font-size:20px;padding:12px}")
+                .append(".charts{display:flex;flex-wrap:wrap;gap:12px}")
+                .append(".charts svg{border:1px solid #e5e7eb}.note{color:#4b5563;font-size:13px}")
+                .append(".summary{color:#374151}\n")
+                .append("</style>\n</head>\n<body>\n");
+        if (!env.unsafeBanner().isEmpty()) {
+            sb.append("<div class=\"unsafe\">").append(esc(env.unsafeBanner())).append("</div>\n");
+        }
+        sb.append("<h1>ShardQ benchmark: queue</h1>\n<p class=\"summary\">")
+                .append(esc(summary(env, report.scenario())))
+                .append("</p>\n");
+        sb.append("<div class=\"charts\">\n");
+        List<String> categories =
+                run.threadValues().stream().map(String::valueOf).toList();
+        sb.append(SvgChart.render(
+                "Enqueue rate",
+                "producer threads",
+                "messages enqueued per second",
+                categories,
+                series(run, false, StepResult::enqueueRate),
+                SvgChart::compact));
+        sb.append(SvgChart.render(
+                "Dequeue rate",
+                "consumer threads (as many producers)",
+                "messages dequeued per second",
+                categories,
+                series(run, true, StepResult::dequeueRate),
+                SvgChart::compact));
+        sb.append(SvgChart.render(
+                "p99 end-to-end latency",
+                "threads (producers = consumers)",
+                "p99 latency, ms",
+                categories,
+                series(run, true, r -> r.latency().millis(r.latency().p99())),
+                Numbers::millis));
+        sb.append("</div>\n<h2>Results</h2>\n<table>\n<tr>");
+        String[] head = {
+            "threads",
+            "system",
+            "enqueue/s",
+            "dequeue/s",
+            "enq/ceiling",
+            "deq/naive",
+            "backlog",
+            "p50 ms",
+            "p90 ms",
+            "p99 ms",
+            "p99.9 ms",
+            "WAL B/msg",
+            "reads/msg",
+            "JVM cpu s",
+            "PG cpu s",
+            "table MB",
+            "dead tuples",
+            "errors"
+        };
+        for (String h : head) {
+            sb.append(h.equals("system") ? "<th class=\"l\">" : "<th>")
+                    .append(esc(h))
+                    .append("</th>");
+        }
+        sb.append("</tr>\n");
+        for (StepResult r : run.results()) {
+            LatencyStats l = r.latency();
+            String[] cells = {
+                Integer.toString(r.threads()),
+                r.system(),
+                Numbers.rate(r.enqueueRate()),
+                Numbers.rate(r.dequeueRate()),
+                Numbers.ratio(run.enqueueVsCeiling(r)),
+                Numbers.ratio(run.dequeueVsNaive(r)),
+                Numbers.count(r.backlog()),
+                Numbers.millis(l.millis(l.p50())),
+                Numbers.millis(l.millis(l.p90())),
+                Numbers.millis(l.millis(l.p99())),
+                Numbers.millis(l.millis(l.p999())),
+                Numbers.decimal(r.walBytesPerMessage(), 0),
+                Numbers.decimal(r.sqlReadsPerMessage(), 3),
+                Numbers.decimal(r.jvmCpuSeconds(), 1),
+                Numbers.decimal(r.pgCpuSeconds(), 1),
+                Numbers.megabytes(r.tableBytes()),
+                Numbers.count(r.deadTuples()),
+                Numbers.count(r.errors())
+            };
+            sb.append("<tr>");
+            for (int i = 0; i < cells.length; i++) {
+                sb.append(i == 1 ? "<td class=\"l\">" : "<td>")
+                        .append(esc(cells[i]))
+                        .append("</td>");
+            }
+            sb.append("</tr>\n");
+        }
+        sb.append("</table>\n<p class=\"note\">")
+                .append("enq/ceiling: enqueue rate divided by the ceiling's (a plain multi-row INSERT) at the same"
+                        + " threads. deq/naive: dequeue rate divided by the naive FOR UPDATE SKIP LOCKED queue's."
+                        + " Latency: from the payload stamp just before sendBatch to receiveBatch returning after"
+                        + " its commit. WAL B/msg: WAL of the whole server in the window per message enqueued.")
+                .append("</p>\n");
+        for (StepResult r : run.results()) {
+            if (r.firstError() != null) {
+                sb.append("<p class=\"note\">")
+                        .append(esc(r.system() + " x" + r.threads() + ": " + r.errors() + " failed calls; first: "
+                                + r.firstError()))
+                        .append("</p>\n");
+            }
+        }
+        sb.append("<h2>Settings</h2>\n<table>\n");
+        List<String[]> facts = new ArrayList<>(env.facts());
+        facts.addAll(report.scenario().facts());
+        for (String[] f : facts) {
+            sb.append("<tr><th class=\"l\">")
+                    .append(esc(f[0]))
+                    .append("</th><td class=\"l\">")
+                    .append(esc(f[1]))
+                    .append("</td></tr>\n");
+        }
+        return sb.append("</table>\n</body>\n</html>\n").toString();
+    }
+
+    /** The settings that matter most, in one line under the title. */
+    static String summary(Environment env, Scenario sc) {
+        Settings b = sc.base();
+        return "PostgreSQL " + env.serverVersion() + ", fsync " + env.fsync() + ", synchronous_commit "
+                + env.synchronousCommit() + ", shared_buffers " + env.sharedBuffers() + ", " + env.cores()
+                + " cores | payload " + b.payloadBytes() + " B, batch " + b.batchSize() + ", "
+                + (b.persistent() ? "persistent" : "non-persistent") + ", threads " + sc.threads() + ", "
+                + sc.duration().toSeconds() + " s measured after " + sc.warmup().toSeconds() + " s warm-up";
+    }
+
+    private static List<SvgChart.Series> series(
+            Comparison run, boolean consumersOnly, ToDoubleFunction<StepResult> metric) {
+        List<SvgChart.Series> out = new ArrayList<>();
+        List<Integer> threads = run.threadValues();
+        int other = 0;
+        for (String system : run.systems()) {
+            double[] values = new double[threads.size()];
+            boolean any = false;
+            for (int i = 0; i < threads.size(); i++) {
+                StepResult r = run.get(system, threads.get(i));
+                values[i] = r == null || (consumersOnly && !r.consumes()) ? Double.NaN : metric.applyAsDouble(r);
+                any |= r != null && (!consumersOnly || r.consumes());
+            }
+            if (any) {
+                String color = COLORS.containsKey(system) ? COLORS.get(system) : PALETTE.get(other++ % PALETTE.size());
+                out.add(new SvgChart.Series(system, color, values));
+            }
+        }
+        return out;
+    }
+
+    private static String esc(String s) {
+        return SvgChart.escape(s);
+    }
+}

@@ -1,0 +1,61 @@
+package io.shardq.perf;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The benchmark command line. {@code queue} is the one scenario so far; the others are listed as
+ * coming in the help and are not commands yet, so nobody runs a half-built benchmark.
+ *
+ * <pre>{@code
+ * java -cp ... io.shardq.perf.PerfCommand queue --threads 1,2,4 --duration 20 --out target/perf
+ * }</pre>
+ */
+@Command(
+        name = "perf",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Measure ShardQ against references run in the same process on the same PostgreSQL:",
+            "the ceiling (a plain multi-row INSERT) and the naive FOR UPDATE SKIP LOCKED queue."
+        },
+        subcommands = {QueueCommand.class, CommandLine.HelpCommand.class},
+        footer = {
+            "",
+            "Scenarios:",
+            "  queue          producers and consumers on one queue (available)",
+            "  mixed          coming: not implemented yet",
+            "  topic          coming: not implemented yet",
+            "  cache-putall   coming: not implemented yet",
+            "  cache-read     coming: not implemented yet",
+            "",
+            "With SHARDQ_JDBC_URL unset, the embedded PostgreSQL is started (durable: fsync and",
+            "synchronous_commit on)."
+        })
+public final class PerfCommand implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    public static void main(String[] args) {
+        System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the command line with the given streams and returns the exit code. */
+    public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cli = new CommandLine(new PerfCommand());
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            commandLine.getErr().println("perf: " + Runner.describe(e));
+            commandLine.getErr().flush();
+            return 2;
+        });
+        return cli.execute(args);
+    }
+}

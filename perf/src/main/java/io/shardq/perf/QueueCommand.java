@@ -1,0 +1,177 @@
+package io.shardq.perf;
+
+import io.shardq.broker.BrokerConfig;
+import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.store.Database;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.Callable;
+import javax.sql.DataSource;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code perf queue}: producers and consumers on one queue, for each system and threads value. */
+@Command(
+        name = "queue",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = "P producer threads send batches and P consumer threads receive them, for each P of"
+                + " --threads and each system; the ceiling only enqueues. Prints the settings first, a progress"
+                + " line while running, and a table with ratios against the references at the end.")
+final class QueueCommand implements Callable<Integer> {
+
+    @Option(
+            names = "--threads",
+            split = ",",
+            paramLabel = "N[,N...]",
+            defaultValue = "4",
+            description = "producer threads, and as many consumer threads; a list sweeps (default: ${DEFAULT-VALUE})")
+    List<Integer> threads;
+
+    @Option(
+            names = "--payload",
+            paramLabel = "BYTES",
+            defaultValue = "512",
+            description = "payload size (default: ${DEFAULT-VALUE})")
+    int payload;
+
+    @Option(
+            names = "--batch",
+            paramLabel = "N",
+            defaultValue = "10",
+            description = "messages per commit, sending and receiving (default: ${DEFAULT-VALUE})")
+    int batch;
+
+    @Option(
+            names = "--shards",
+            paramLabel = "N",
+            defaultValue = "8",
+            description = "shards per queue, for systems that shard (default: ${DEFAULT-VALUE})")
+    int shards;
+
+    @Option(
+            names = "--warmup",
+            paramLabel = "SECONDS",
+            defaultValue = "5",
+            description = "warm-up per step, not measured (default: ${DEFAULT-VALUE})")
+    int warmup;
+
+    @Option(
+            names = "--duration",
+            paramLabel = "SECONDS",
+            defaultValue = "20",
+            description = "measured time per step (default: ${DEFAULT-VALUE})")
+    int duration;
+
+    @Option(
+            names = "--non-persistent",
+            description = "non-persistent delivery; the reference tables are UNLOGGED to match")
+    boolean nonPersistent;
+
+    @Option(
+            names = "--unsafe",
+            description = "synchronous_commit=off in the run's sessions; the report says so on its first line")
+    boolean unsafe;
+
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            description = "also write results.json, results.csv and results.html here")
+    Path out;
+
+    @Option(
+            names = "--systems",
+            split = ",",
+            paramLabel = "NAME[,NAME...]",
+            defaultValue = "shardq,ceiling,naive",
+            description = "systems to run, in this order (default: ${DEFAULT-VALUE})")
+    List<String> systems;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    private final SystemRegistry registry;
+
+    QueueCommand() {
+        this(SystemRegistry.standard());
+    }
+
+    QueueCommand(SystemRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter stdout = spec.commandLine().getOut();
+        Scenario scenario = scenario(stdout);
+        if (scenario.systems().isEmpty()) {
+            spec.commandLine().getErr().println("perf: none of the systems asked for is available: " + systems);
+            return 2;
+        }
+        try (Database db = Database.open(config(Collections.max(scenario.threads())), "perf")) {
+            DataSource ds = unsafe
+                    ? new SessionSettingDataSource(db.dataSource(), "synchronous_commit", "off")
+                    : db.dataSource();
+            ServerProbe probe = new ServerProbe(ds);
+            Environment env = probe.environment(db.displayUrl(), db.isEmbedded());
+            stdout.println(TextReport.header(env, scenario));
+            stdout.flush();
+            Runner runner = new Runner(ds, registry, MicroClock.system(), Progress.forTerminal(stdout));
+            Comparison run = new Comparison(runner.run(scenario));
+            stdout.println();
+            stdout.print(TextReport.render(env, scenario, run));
+            if (out != null) {
+                for (Path p : new RunReport(env, scenario, run).writeTo(out)) {
+                    stdout.println("wrote " + p.toAbsolutePath());
+                }
+            }
+            stdout.flush();
+            return run.results().stream().anyMatch(r -> r.errors() > 0) ? 1 : 0;
+        }
+    }
+
+    /** The scenario from the options; systems not available yet are announced and left out. */
+    Scenario scenario(PrintWriter stdout) {
+        List<String> runnable = new ArrayList<>();
+        for (String raw : systems) {
+            String name = raw.trim();
+            if (registry.isRegistered(name)) {
+                if (!runnable.contains(name)) {
+                    runnable.add(name);
+                }
+            } else if (registry.isComing(name)) {
+                stdout.println(name + ": not available yet (no QueueSystem registered under that name in"
+                        + " SystemRegistry); running the others");
+            } else {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--systems " + name + " is unknown: expected one of "
+                                + String.join(", ", registry.knownNames()));
+            }
+        }
+        try {
+            Settings base = new Settings(threads.get(0), payload, batch, shards, !nonPersistent, unsafe);
+            return new Scenario(threads, runnable, Duration.ofSeconds(warmup), Duration.ofSeconds(duration), base);
+        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    /**
+     * The environment's settings, with a pool large enough for every producer and consumer to hold
+     * a connection at once plus the harness's own probes.
+     */
+    static BrokerConfig config(int maxThreads) {
+        BrokerConfig config = BrokerConfig.fromEnvironment();
+        int needed = 2 * maxThreads + 4;
+        if (config.getInt(BrokerProperty.POOL_SIZE) >= needed) {
+            return config;
+        }
+        return BrokerConfig.builder().set(BrokerProperty.POOL_SIZE, needed).build();
+    }
+}

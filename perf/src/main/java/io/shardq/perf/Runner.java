@@ -1,0 +1,186 @@
+package io.shardq.perf;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Runs a {@link Scenario}: for each threads value, for each system, one step.
+ *
+ * <p>A step: {@code setUp} (fresh tables), a checkpoint, P producer and P consumer threads
+ * started, the warm-up, a snapshot, the measured window, a snapshot, the workers stopped, a
+ * pause for the server's table statistics to flush, end-of-step figures, {@code tearDown}. The
+ * references run in the same process against the same server with the same settings as ShardQ,
+ * so their rates are comparable with it even where absolute numbers are not.
+ *
+ * <p>Only this thread talks to the system object; workers use their own producer or consumer.
+ */
+final class Runner {
+    /** Backends flush table statistics at most once a second; wait a little longer than that. */
+    static final Duration STATS_FLUSH_WAIT = Duration.ofMillis(1200);
+
+    private static final long TICK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final DataSource dataSource;
+    private final SystemRegistry registry;
+    private final MicroClock clock;
+    private final Progress progress;
+    private final ServerProbe probe;
+    private final CpuMeter cpu;
+
+    Runner(DataSource dataSource, SystemRegistry registry, MicroClock clock, Progress progress) {
+        this.dataSource = dataSource;
+        this.registry = registry;
+        this.clock = clock;
+        this.progress = progress;
+        this.probe = new ServerProbe(dataSource);
+        this.cpu = CpuMeter.probe(probe);
+    }
+
+    List<StepResult> run(Scenario scenario) throws Exception {
+        List<StepResult> results = new ArrayList<>();
+        for (int threads : scenario.threads()) {
+            for (String name : scenario.systems()) {
+                QueueSystem system = registry.create(name);
+                try {
+                    results.add(step(system, scenario.settingsFor(threads), scenario.warmup(), scenario.duration()));
+                } catch (Exception e) {
+                    if (Thread.currentThread().isInterrupted()) {
+                        throw e;
+                    }
+                    progress.note(name + " x" + threads + " failed: " + describe(e));
+                    results.add(StepResult.failed(name, threads, system.consumes(), describe(e)));
+                }
+            }
+        }
+        return results;
+    }
+
+    /** One system at one threads value. */
+    StepResult step(QueueSystem system, Settings settings, Duration warmup, Duration duration) throws Exception {
+        Load load = new Load(system, settings, clock);
+        try {
+            system.setUp(dataSource, settings);
+            probe.checkpoint();
+            progress.begin(system.name() + " x" + settings.threads(), System.nanoTime());
+            load.start();
+            pace(load, system, "warm-up", System.nanoTime(), warmup);
+            load.takeLatencies(); // the warm-up's latencies are dropped
+            Snapshot start = snapshot(load, system, List.of());
+            pace(load, system, "measure", start.nanos(), duration);
+            Snapshot end = snapshot(load, system, start.serverTicks().keySet());
+            Histogram latencies = load.takeLatencies();
+            progress.end();
+            load.stop();
+            sleep(STATS_FLUSH_WAIT);
+            ServerProbe.TableStats tables = probe.tableStats(system.tables());
+            return result(system, settings, load, start, end, latencies, system.backlog(), tables);
+        } finally {
+            load.stop();
+            progress.end();
+            system.tearDown();
+        }
+    }
+
+    /** Waits until {@code begin + length}, ticking the progress line every second. */
+    private void pace(Load load, QueueSystem system, String phase, long begin, Duration length) {
+        long deadline = begin + length.toNanos();
+        long now = System.nanoTime();
+        while (now < deadline) {
+            sleep(Duration.ofNanos(Math.min(TICK_NANOS - (now - begin) % TICK_NANOS, deadline - now)));
+            now = System.nanoTime();
+            progress.tick(phase, now - begin, load.enqueued(), load.dequeued(), system.consumes(), now);
+        }
+    }
+
+    private Snapshot snapshot(Load load, QueueSystem system, Iterable<Integer> alsoPids) {
+        long nanos = System.nanoTime();
+        long enqueued = load.enqueued();
+        long dequeued = load.dequeued();
+        OptionalLong reads = system.sqlReads();
+        long jvm = CpuMeter.jvmNanos();
+        Optional<String> lsn = probe.currentWalLsn();
+        Map<Integer, Long> ticks = cpu.serverTicks(alsoPids);
+        return new Snapshot(nanos, enqueued, dequeued, reads, lsn, jvm, ticks);
+    }
+
+    private StepResult result(
+            QueueSystem system,
+            Settings settings,
+            Load load,
+            Snapshot a,
+            Snapshot b,
+            Histogram latencies,
+            long backlog,
+            ServerProbe.TableStats tables) {
+        long nanos = b.nanos() - a.nanos();
+        long enqueued = b.enqueued() - a.enqueued();
+        long dequeued = b.dequeued() - a.dequeued();
+        boolean consumes = system.consumes();
+        double wal = a.walLsn().isPresent() && b.walLsn().isPresent()
+                ? WalDelta.between(a.walLsn().get(), b.walLsn().get()).bytesPerMessage(enqueued)
+                : Double.NaN;
+        double reads = a.reads().isPresent() && b.reads().isPresent()
+                ? Rates.perMessage(b.reads().getAsLong() - a.reads().getAsLong(), dequeued)
+                : Double.NaN;
+        double jvm = a.jvmNanos() < 0 ? Double.NaN : Rates.seconds(b.jvmNanos() - a.jvmNanos());
+        long pg = cpu.serverNanosBetween(a.serverTicks(), b.serverTicks());
+        Throwable error = load.firstError();
+        return new StepResult(
+                system.name(),
+                settings.threads(),
+                consumes,
+                Rates.seconds(nanos),
+                enqueued,
+                consumes ? dequeued : 0,
+                Rates.perSecond(enqueued, nanos),
+                consumes ? Rates.perSecond(dequeued, nanos) : Double.NaN,
+                backlog,
+                consumes ? LatencyStats.of(latencies) : LatencyStats.EMPTY,
+                wal,
+                reads,
+                tables.bytes(),
+                tables.deadTuples(),
+                jvm,
+                pg < 0 ? Double.NaN : Rates.seconds(pg),
+                load.errors(),
+                error == null ? null : describe(error));
+    }
+
+    /** The message of a failure with its root cause, for reports. */
+    static String describe(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String msg = e.getMessage() == null ? e.toString() : e.getMessage();
+        return root != e && root.getMessage() != null && !msg.contains(root.getMessage())
+                ? msg + ": " + root.getMessage()
+                : msg;
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(Math.max(1, d.toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("benchmark interrupted", e);
+        }
+    }
+
+    /** Cumulative figures at one instant; a window is the difference of two. */
+    private record Snapshot(
+            long nanos,
+            long enqueued,
+            long dequeued,
+            OptionalLong reads,
+            Optional<String> walLsn,
+            long jvmNanos,
+            Map<Integer, Long> serverTicks) {}
+}

@@ -1,0 +1,46 @@
+package io.shardq.perf;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * One run of the {@code queue} scenario: each threads value of the sweep, for each system.
+ *
+ * @param threads the sweep, in the order run
+ * @param systems the systems that will run, in the order run (unregistered ones already removed)
+ * @param base payload, batch, shards and durability, shared by every step
+ */
+record Scenario(List<Integer> threads, List<String> systems, Duration warmup, Duration duration, Settings base) {
+
+    Scenario {
+        threads = List.copyOf(threads);
+        systems = List.copyOf(systems);
+        if (threads.isEmpty() || threads.stream().anyMatch(t -> t < 1)) {
+            throw new IllegalArgumentException("threads " + threads + " is invalid: expected values of at least 1");
+        }
+        if (warmup.isNegative() || duration.isZero() || duration.isNegative()) {
+            throw new IllegalArgumentException("warm-up " + warmup + " and duration " + duration
+                    + " are invalid: expected warm-up >= 0 and duration > 0");
+        }
+    }
+
+    Settings settingsFor(int threadCount) {
+        return base.withThreads(threadCount);
+    }
+
+    /** {@code name  value} lines of the scenario, printed after the environment. */
+    List<String[]> facts() {
+        return List.of(
+                new String[] {"scenario", "queue"},
+                new String[] {"systems", String.join(", ", systems)},
+                new String[] {"threads", threads + " producers, and as many consumers (ceiling: producers only)"},
+                new String[] {"payload", base.payloadBytes() + " bytes"},
+                new String[] {"batch", base.batchSize() + " messages per commit (send and receive)"},
+                new String[] {"shards", Integer.toString(base.shards())},
+                new String[] {
+                    "delivery", base.persistent() ? "persistent" : "non-persistent (reference tables UNLOGGED)"
+                },
+                new String[] {"warm-up", warmup.toSeconds() + " s"},
+                new String[] {"measured", duration.toSeconds() + " s per step"});
+    }
+}

@@ -1,0 +1,110 @@
+package io.shardq.perf;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The human report: the settings first (with the UNSAFE banner as the very first line when
+ * durability is off), then the results with their ratios, then what the columns mean.
+ */
+final class TextReport {
+    private TextReport() {}
+
+    /** The banner (if any) and the settings, printed before the run starts and atop the report. */
+    static String header(Environment env, Scenario scenario) {
+        StringBuilder sb = new StringBuilder();
+        if (!env.unsafeBanner().isEmpty()) {
+            sb.append(env.unsafeBanner()).append('\n');
+        }
+        sb.append("ShardQ benchmark: queue\n");
+        for (String[] f : concat(env.facts(), scenario.facts())) {
+            sb.append(String.format(Locale.ROOT, "  %-19s %s%n", f[0], f[1]));
+        }
+        return sb.toString();
+    }
+
+    static String render(Environment env, Scenario scenario, Comparison run) {
+        StringBuilder sb = new StringBuilder(header(env, scenario)).append('\n');
+        TextTable speed = new TextTable(
+                "threads",
+                "<system",
+                "enqueue/s",
+                "dequeue/s",
+                "enq/ceiling",
+                "deq/naive",
+                "backlog",
+                "p50 ms",
+                "p90 ms",
+                "p99 ms",
+                "p99.9 ms");
+        TextTable cost = new TextTable(
+                "threads",
+                "<system",
+                "WAL B/msg",
+                "reads/msg",
+                "JVM cpu s",
+                "PG cpu s",
+                "table MB",
+                "dead tuples",
+                "errors");
+        for (StepResult r : run.results()) {
+            LatencyStats l = r.latency();
+            speed.row(
+                    Integer.toString(r.threads()),
+                    r.system(),
+                    Numbers.rate(r.enqueueRate()),
+                    Numbers.rate(r.dequeueRate()),
+                    Numbers.ratio(run.enqueueVsCeiling(r)),
+                    Numbers.ratio(run.dequeueVsNaive(r)),
+                    Numbers.count(r.backlog()),
+                    Numbers.millis(l.millis(l.p50())),
+                    Numbers.millis(l.millis(l.p90())),
+                    Numbers.millis(l.millis(l.p99())),
+                    Numbers.millis(l.millis(l.p999())));
+            cost.row(
+                    Integer.toString(r.threads()),
+                    r.system(),
+                    Numbers.decimal(r.walBytesPerMessage(), 0),
+                    Numbers.decimal(r.sqlReadsPerMessage(), 3),
+                    Numbers.decimal(r.jvmCpuSeconds(), 1),
+                    Numbers.decimal(r.pgCpuSeconds(), 1),
+                    Numbers.megabytes(r.tableBytes()),
+                    Numbers.count(r.deadTuples()),
+                    Numbers.count(r.errors()));
+        }
+        sb.append("Throughput and end-to-end latency, measured window\n")
+                .append(speed.render())
+                .append('\n')
+                .append("Cost in the window, and the tables at the end\n")
+                .append(cost.render());
+        for (StepResult r : run.results()) {
+            if (r.firstError() != null) {
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "%n%s x%d: %,d failed calls; first: %s",
+                        r.system(),
+                        r.threads(),
+                        r.errors(),
+                        r.firstError()));
+            }
+        }
+        sb.append('\n').append(NOTES);
+        return sb.toString();
+    }
+
+    private static final String NOTES =
+            """
+
+            enq/ceiling  enqueue rate / the ceiling's (plain multi-row INSERT) at the same threads
+            deq/naive    dequeue rate / the naive SKIP LOCKED queue's at the same threads
+            latency      payload stamped before sendBatch -> receiveBatch returned after its commit
+            WAL B/msg    WAL of the whole server in the window / messages enqueued (dequeues included)
+            reads/msg    statements reading queue rows / messages dequeued, empty polls included
+            cpu s        CPU seconds in the window: the JVM (harness included), the PostgreSQL processes
+            backlog      rows left after the workers stopped (ceiling: every row it inserted)
+            """;
+
+    private static List<String[]> concat(List<String[]> a, List<String[]> b) {
+        return java.util.stream.Stream.concat(a.stream(), b.stream()).toList();
+    }
+}

@@ -1,0 +1,163 @@
+package io.shardq.perf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+
+class ReportWritersTest {
+
+    @Test
+    void csv_readsBackAsOneRowPerStep_withQuotedCellsIntact() {
+        String csv = CsvReport.render(Samples.report(false));
+        List<List<String>> rows = MiniCsv.parse(csv);
+
+        List<String> header = rows.get(0);
+        assertThat(header).startsWith("threads", "system").contains("enqueue_vs_ceiling", "p99_ms", "durable");
+        assertThat(rows).hasSize(6).allSatisfy(r -> assertThat(r).hasSameSizeAs(header));
+        Map<String, String> naive1 = row(header, rows.get(2));
+        assertThat(naive1.get("system")).isEqualTo("naive");
+        assertThat(Double.parseDouble(naive1.get("enqueue_per_s"))).isEqualTo(18_000);
+        assertThat(Double.parseDouble(naive1.get("enqueue_vs_ceiling"))).isCloseTo(0.9, within(1e-9));
+        assertThat(Double.parseDouble(naive1.get("dequeue_vs_naive"))).isEqualTo(1.0);
+        assertThat(Double.parseDouble(naive1.get("p99_ms"))).isCloseTo(9.9, within(0.01));
+        assertThat(Double.parseDouble(naive1.get("wal_bytes_per_msg"))).isEqualTo(780.25);
+        Map<String, String> ceiling1 = row(header, rows.get(1));
+        assertThat(ceiling1.get("dequeue_per_s")).as("not applicable: empty").isEmpty();
+        assertThat(ceiling1.get("p50_ms")).isEmpty();
+        Map<String, String> odd = row(header, rows.get(3));
+        assertThat(odd.get("first_error")).isEqualTo("boom, \"quoted\"\nsecond line <b>&</b>");
+        assertThat(odd.get("backlog")).isEmpty();
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void json_parsesBack_withNullForWhatWasNotMeasured() {
+        Object parsed = MiniJson.parse(JsonReport.render(Samples.report(false)));
+
+        Map<String, Object> root = (Map<String, Object>) parsed;
+        assertThat(root.get("unsafe")).isEqualTo(false);
+        assertThat(root.get("banner")).isNull();
+        Map<String, Object> env = (Map<String, Object>) root.get("environment");
+        assertThat(env).containsEntry("fsync", "on").containsEntry("synchronous_commit", "on");
+        Map<String, Object> scenario = (Map<String, Object>) root.get("scenario");
+        assertThat((List<Object>) scenario.get("threads")).containsExactly(1.0, 2.0);
+        assertThat(scenario.get("payload_bytes")).isEqualTo(512.0);
+        List<Map<String, Object>> results = (List<Map<String, Object>>) root.get("results");
+        assertThat(results).hasSize(5);
+        Map<String, Object> naive2 = results.get(4);
+        assertThat(naive2).containsEntry("system", "naive").containsEntry("threads", 2.0);
+        assertThat((Double) naive2.get("dequeue_per_s")).isEqualTo(6_000.0);
+        assertThat((Double) naive2.get("enqueue_vs_ceiling")).isCloseTo(8_000 / 30_000.0, within(1e-6));
+        assertThat(naive2.get("pg_cpu_s")).isNull();
+        assertThat(results.get(0).get("dequeue_per_s")).isNull();
+        assertThat(results.get(2).get("first_error")).isEqualTo("boom, \"quoted\"\nsecond line <b>&</b>");
+        assertThat(results.get(0).keySet())
+                .containsExactlyElementsOf(
+                        RunReport.COLUMNS.stream().map(RunReport.Column::name).toList());
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void json_carriesTheBanner_whenDurabilityIsOff() {
+        Map<String, Object> root = (Map<String, Object>) MiniJson.parse(JsonReport.render(Samples.report(true)));
+        assertThat(root.get("unsafe")).isEqualTo(true);
+        assertThat((String) root.get("banner")).contains("UNSAFE: durability off");
+    }
+
+    @Test
+    void text_saysUnsafeOnItsFirstLine_whenSynchronousCommitIsOff() {
+        RunReport r = Samples.report(true);
+        String text = TextReport.render(r.environment(), r.scenario(), r.run());
+        assertThat(text.lines().findFirst().orElseThrow())
+                .startsWith("!!! UNSAFE: durability off")
+                .contains("synchronous_commit=off");
+        assertThat(TextReport.header(r.environment(), r.scenario())
+                        .lines()
+                        .findFirst()
+                        .orElseThrow())
+                .startsWith("!!! UNSAFE: durability off");
+    }
+
+    @Test
+    void text_startsWithTheSettings_andShowsRatios_whenDurable() {
+        RunReport r = Samples.report(false);
+        String text = TextReport.render(r.environment(), r.scenario(), r.run());
+        assertThat(text.lines().findFirst().orElseThrow()).isEqualTo("ShardQ benchmark: queue");
+        assertThat(text).doesNotContain("UNSAFE");
+        assertThat(text).contains("synchronous_commit  on").contains("payload             512 bytes");
+        String naive2 = text.lines()
+                .filter(l -> l.matches("\\s+2\\s+naive\\s+8,000.*"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(naive2).contains("0.27x").contains("1.00x");
+        assertThat(text).contains("odd x1: 1 failed calls; first: boom");
+    }
+
+    @Test
+    void html_isSelfContained_withWellFormedSvgCharts(@TempDir Path dir) throws Exception {
+        List<Path> written = Samples.report(true).writeTo(dir.resolve("out"));
+        assertThat(written)
+                .extracting(p -> p.getFileName().toString())
+                .containsExactly("results.json", "results.csv", "results.html");
+        String html = Files.readString(dir.resolve("out/results.html"));
+
+        assertThat(html)
+                .contains("UNSAFE: durability off")
+                .doesNotContain("<script")
+                .doesNotContain("href=");
+        assertThat(html.replace("http://www.w3.org/2000/svg", "")).doesNotContain("http");
+        assertThat(html).contains("&lt;b&gt;&amp;&lt;/b&gt;").doesNotContain("<b>&</b>");
+        int from = 0;
+        int charts = 0;
+        while ((from = html.indexOf("<svg", from)) >= 0) {
+            int end = html.indexOf("</svg>", from) + "</svg>".length();
+            Document svg = DocumentBuilderFactory.newInstance()
+                    .newDocumentBuilder()
+                    .parse(new ByteArrayInputStream(html.substring(from, end).getBytes(StandardCharsets.UTF_8)));
+            assertThat(svg.getDocumentElement().getTagName()).isEqualTo("svg");
+            assertThat(svg.getElementsByTagName("path").getLength()).isPositive();
+            from = end;
+            charts++;
+        }
+        assertThat(charts).isEqualTo(3);
+        assertThat(html).contains(">Enqueue rate<").contains(">Dequeue rate<").contains(">p99 end-to-end latency<");
+        assertThat(html).contains(">producer threads<").contains(">messages enqueued per second<");
+        assertThat(html).contains(">ceiling<").contains(">naive<");
+    }
+
+    @Test
+    void niceTicks_endOnARoundNumberAtOrAboveTheMaximum() {
+        assertThat(SvgChart.niceTicks(32_855)).containsExactly(0, 10_000, 20_000, 30_000, 40_000);
+        assertThat(SvgChart.niceTicks(9.9)).containsExactly(0, 2, 4, 6, 8, 10);
+        assertThat(SvgChart.niceTicks(0)).containsExactly(0, 1);
+        assertThat(SvgChart.compact(32_500)).isEqualTo("32.5k");
+        assertThat(SvgChart.compact(1_200_000)).isEqualTo("1.2M");
+        assertThat(SvgChart.compact(0)).isEqualTo("0");
+    }
+
+    @Test
+    void plainNumbers_haveNoExponentAndNoTrailingZeros() {
+        assertThat(Numbers.plain(19537.128)).isEqualTo("19537.13");
+        assertThat(Numbers.plain(0.000123456789)).isEqualTo("0.0001234568");
+        assertThat(Numbers.plain(3.0)).isEqualTo("3");
+        assertThat(Numbers.plain(123456789.0)).isEqualTo("123456800");
+    }
+
+    private static Map<String, String> row(List<String> header, List<String> cells) {
+        Map<String, String> m = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < header.size(); i++) {
+            m.put(header.get(i), cells.get(i));
+        }
+        return m;
+    }
+}
