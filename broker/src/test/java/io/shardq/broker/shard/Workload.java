@@ -1,0 +1,150 @@
+package io.shardq.broker.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.ShardQException;
+import io.shardq.broker.testing.Messages;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
+
+/**
+ * P producers and C consumers in transacted sessions, N messages in all, B per commit. Records
+ * what was committed on both sides so tests can assert exact accounting and per-producer order.
+ * Producers and consumers pick their broker with a function, so a test can spread them over
+ * instances and close one mid-run (sessions that fail then just stop).
+ */
+final class Workload {
+    final String queue;
+    final int producers;
+    final int consumers;
+    final int messages;
+    final int batch;
+    /** producer -> message numbers in commit order. */
+    final Map<Integer, List<Integer>> sent = new ConcurrentHashMap<>();
+    /** "p:n" -> how many times a committed receive saw it. */
+    final Map<String, Integer> received = new ConcurrentHashMap<>();
+    /** producer -> numbers in the order consumers committed them, per consumer session. */
+    final List<List<String>> receivedByConsumer = Collections.synchronizedList(new ArrayList<>());
+    final AtomicLong committedReceives = new AtomicLong();
+    final AtomicInteger failedProducers = new AtomicInteger();
+    final AtomicInteger failedConsumers = new AtomicInteger();
+
+    Workload(String queue, int producers, int consumers, int messages, int batch) {
+        this.queue = queue;
+        this.producers = producers;
+        this.consumers = consumers;
+        this.messages = messages;
+        this.batch = batch;
+    }
+
+    void run(IntFunction<Broker> producerBroker, IntFunction<Broker> consumerBroker, Runnable midRun)
+            throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(producers + consumers);
+        List<Future<?>> producing = new ArrayList<>();
+        int perProducer = messages / producers;
+        AtomicLong totalSent = new AtomicLong();
+        for (int p = 0; p < producers; p++) {
+            int producer = p;
+            producing.add(pool.submit(() -> {
+                List<Integer> mine = Collections.synchronizedList(new ArrayList<>());
+                sent.put(producer, mine);
+                try (BrokerSession s = producerBroker.apply(producer).openSession(BrokerSession.Mode.TRANSACTED)) {
+                    List<Integer> tx = new ArrayList<>();
+                    for (int n = 0; n < perProducer; n++) {
+                        s.send(queue, Messages.text(producer + ":" + n));
+                        tx.add(n);
+                        if (tx.size() == batch || n == perProducer - 1) {
+                            s.commit();
+                            mine.addAll(tx);
+                            totalSent.addAndGet(tx.size());
+                            tx.clear();
+                        }
+                    }
+                } catch (ShardQException e) {
+                    failedProducers.incrementAndGet();
+                }
+                return null;
+            }));
+        }
+        List<Future<?>> consuming = new ArrayList<>();
+        AtomicInteger producersDone = new AtomicInteger();
+        for (int c = 0; c < consumers; c++) {
+            int consumer = c;
+            consuming.add(pool.submit(() -> {
+                List<String> order = Collections.synchronizedList(new ArrayList<>());
+                receivedByConsumer.add(order);
+                try (BrokerSession s = consumerBroker.apply(consumer).openSession(BrokerSession.Mode.TRANSACTED)) {
+                    List<String> tx = new ArrayList<>();
+                    while (true) {
+                        Delivery d = s.receive(queue, 200, false);
+                        if (d != null) {
+                            tx.add(Messages.body(d.message()));
+                        }
+                        boolean idle = d == null;
+                        if (tx.size() == batch || (idle && !tx.isEmpty())) {
+                            s.commit();
+                            for (String id : tx) {
+                                received.merge(id, 1, Integer::sum);
+                            }
+                            order.addAll(tx);
+                            committedReceives.addAndGet(tx.size());
+                            tx.clear();
+                        }
+                        if (idle && producersDone.get() == producers && committedReceives.get() >= totalSent.get()) {
+                            return null;
+                        }
+                    }
+                } catch (ShardQException e) {
+                    failedConsumers.incrementAndGet();
+                }
+                return null;
+            }));
+        }
+        if (midRun != null) {
+            midRun.run();
+        }
+        for (Future<?> f : producing) {
+            f.get(10, TimeUnit.MINUTES);
+            producersDone.incrementAndGet();
+        }
+        for (Future<?> f : consuming) {
+            f.get(10, TimeUnit.MINUTES);
+        }
+        pool.shutdown();
+    }
+
+    /** Every committed send received exactly once; nothing else received. */
+    void assertExactlyOnce() {
+        Map<String, Integer> expected = new HashMap<>();
+        sent.forEach((p, ns) -> ns.forEach(n -> expected.put(p + ":" + n, 1)));
+        assertThat(received.keySet()).containsExactlyInAnyOrderElementsOf(expected.keySet());
+        assertThat(received.values()).allMatch(v -> v == 1, "received exactly once");
+    }
+
+    /** Within one consumer's committed stream, each producer's messages appear in send order. */
+    void assertPerProducerOrder() {
+        for (List<String> stream : receivedByConsumer) {
+            Map<String, Integer> last = new HashMap<>();
+            for (String id : stream) {
+                String[] parts = id.split(":");
+                int n = Integer.parseInt(parts[1]);
+                Integer prev = last.put(parts[0], n);
+                assertThat(prev == null || prev < n)
+                        .as("producer %s: %s after %s", parts[0], n, prev)
+                        .isTrue();
+            }
+        }
+    }
+}
