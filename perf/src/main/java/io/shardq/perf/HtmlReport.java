@@ -25,7 +25,8 @@ final class HtmlReport {
                 .append("<title>ShardQ benchmark: queue</title>\n<style>\n")
                 .append("body{font-family:sans-serif;margin:24px;color:#111827}")
                 .append("table{border-collapse:collapse;margin:8px 0 20px}")
-                .append("td,th{padding:3px 10px;border-bottom:1px solid #e5e7eb;text-align:right}")
+                .append("td,th{padding:3px 8px;border-bottom:1px solid #e5e7eb;text-align:right;white-space:nowrap}")
+                .append("table{font-size:13px}")
                 .append("td.l,th.l{text-align:left}th{background:#f3f4f6}")
                 .append(".unsafe{background:#b91c1c;color:#fff;font-weight:bold;font-size:20px;padding:12px}")
                 .append(".charts{display:flex;flex-wrap:wrap;gap:12px}")
@@ -61,8 +62,8 @@ final class HtmlReport {
                 "p99 latency, ms",
                 categories,
                 series(run, true, r -> r.latency().millis(r.latency().p99())),
-                Numbers::millis));
-        sb.append("</div>\n<h2>Results</h2>\n<table>\n<tr>");
+                v -> v == 0 ? "0" : Numbers.millis(v)));
+        sb.append("</div>\n<h2>Results</h2>\n<div style=\"overflow-x:auto\">\n<table>\n<tr>");
         String[] head = {
             "threads",
             "system",
@@ -119,7 +120,7 @@ final class HtmlReport {
             }
             sb.append("</tr>\n");
         }
-        sb.append("</table>\n<p class=\"note\">")
+        sb.append("</table>\n</div>\n<p class=\"note\">")
                 .append("enq/ceiling: enqueue rate divided by the ceiling's (a plain multi-row INSERT) at the same"
                         + " threads. deq/naive: dequeue rate divided by the naive FOR UPDATE SKIP LOCKED queue's."
                         + " Latency: from the payload stamp just before sendBatch to receiveBatch returning after"

@@ -108,8 +108,10 @@ final class QueueCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter stdout = spec.commandLine().getOut();
-        Scenario scenario = scenario(stdout);
+        List<String> notes = new ArrayList<>();
+        Scenario scenario = scenario(notes);
         if (scenario.systems().isEmpty()) {
+            notes.forEach(stdout::println);
             spec.commandLine().getErr().println("perf: none of the systems asked for is available: " + systems);
             return 2;
         }
@@ -119,7 +121,8 @@ final class QueueCommand implements Callable<Integer> {
                     : db.dataSource();
             ServerProbe probe = new ServerProbe(ds);
             Environment env = probe.environment(db.displayUrl(), db.isEmbedded());
-            stdout.println(TextReport.header(env, scenario));
+            stdout.println(TextReport.header(env, scenario)); // the UNSAFE banner, if any, comes first
+            notes.forEach(stdout::println);
             stdout.flush();
             Runner runner = new Runner(ds, registry, MicroClock.system(), Progress.forTerminal(stdout));
             Comparison run = new Comparison(runner.run(scenario));
@@ -135,8 +138,8 @@ final class QueueCommand implements Callable<Integer> {
         }
     }
 
-    /** The scenario from the options; systems not available yet are announced and left out. */
-    Scenario scenario(PrintWriter stdout) {
+    /** The scenario from the options; systems not available yet are left out, with a note. */
+    Scenario scenario(List<String> notes) {
         List<String> runnable = new ArrayList<>();
         for (String raw : systems) {
             String name = raw.trim();
@@ -145,7 +148,7 @@ final class QueueCommand implements Callable<Integer> {
                     runnable.add(name);
                 }
             } else if (registry.isComing(name)) {
-                stdout.println(name + ": not available yet (no QueueSystem registered under that name in"
+                notes.add(name + ": not available yet (no QueueSystem registered under that name in"
                         + " SystemRegistry); running the others");
             } else {
                 throw new CommandLine.ParameterException(
