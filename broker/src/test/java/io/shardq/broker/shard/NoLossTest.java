@@ -14,13 +14,16 @@ class NoLossTest {
 
     @Test
     void eightProducersEightConsumers_everyMessageExactlyOnce_inProducerOrder(TestDatabase db) throws Exception {
-        try (Broker broker = Broker.start(db.brokerConfig().set(BrokerProperty.POOL_SIZE, 24).build())) {
-            broker.admin().createQueue("noloss", QueueOptions.DEFAULTS.withShards(8).withSliceSize(5000));
+        try (Broker broker =
+                Broker.start(db.brokerConfig().set(BrokerProperty.POOL_SIZE, 24).build())) {
+            broker.admin()
+                    .createQueue("noloss", QueueOptions.DEFAULTS.withShards(8).withSliceSize(5000));
             Workload w = new Workload("noloss", 8, 8, 200_000, 10);
             w.run(p -> broker, c -> broker, null);
 
             assertThat(w.failedProducers.get() + w.failedConsumers.get()).isZero();
-            assertThat(w.sent.values().stream().mapToInt(java.util.List::size).sum()).isEqualTo(200_000);
+            assertThat(w.sent.values().stream().mapToInt(java.util.List::size).sum())
+                    .isEqualTo(200_000);
             w.assertExactlyOnce();
             w.assertPerProducerOrder();
             assertThat(broker.admin().backlog("noloss")).isZero();

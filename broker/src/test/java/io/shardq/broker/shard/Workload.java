@@ -37,6 +37,7 @@ final class Workload {
     final Map<String, Integer> received = new ConcurrentHashMap<>();
     /** producer -> numbers in the order consumers committed them, per consumer session. */
     final List<List<String>> receivedByConsumer = Collections.synchronizedList(new ArrayList<>());
+
     final AtomicLong committedReceives = new AtomicLong();
     final AtomicInteger failedProducers = new AtomicInteger();
     final AtomicInteger failedConsumers = new AtomicInteger();
@@ -49,8 +50,7 @@ final class Workload {
         this.batch = batch;
     }
 
-    void run(IntFunction<Broker> producerBroker, IntFunction<Broker> consumerBroker, Runnable midRun)
-            throws Exception {
+    void run(IntFunction<Broker> producerBroker, IntFunction<Broker> consumerBroker, Runnable midRun) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(producers + consumers);
         List<Future<?>> producing = new ArrayList<>();
         int perProducer = messages / producers;
