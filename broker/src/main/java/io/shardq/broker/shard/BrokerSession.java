@@ -244,10 +244,10 @@ public final class BrokerSession implements AutoCloseable {
                     return d;
                 }
                 if (!rt.awaitMessages(deadline)) {
-                    if ((mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE)
-                            && !deferAck
-                            && hasUncommittedWork()) {
-                        commitWork(true, true); // expired or dead-lettered messages skipped on the way
+                    if ((mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE) && hasUncommittedWork()) {
+                        // only expired or dead-lettered messages were passed over on the way (a deferred
+                        // acknowledgement is always made before the next receive): make that final
+                        commitWork(true, true);
                     }
                     return null;
                 }

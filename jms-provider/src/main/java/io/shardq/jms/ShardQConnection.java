@@ -1,0 +1,287 @@
+package io.shardq.jms;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.shard.BrokerSession;
+import jakarta.jms.ConnectionConsumer;
+import jakarta.jms.ConnectionMetaData;
+import jakarta.jms.Destination;
+import jakarta.jms.ExceptionListener;
+import jakarta.jms.IllegalStateException;
+import jakarta.jms.InvalidClientIDException;
+import jakarta.jms.JMSException;
+import jakarta.jms.Queue;
+import jakarta.jms.QueueConnection;
+import jakarta.jms.QueueSession;
+import jakarta.jms.ServerSessionPool;
+import jakarta.jms.Session;
+import jakarta.jms.Topic;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A JMS connection: a stop/start switch for delivery and a set of sessions on one ShardQ
+ * instance. Opening a connection costs nothing on the database; sessions borrow pooled JDBC
+ * connections only while they work.
+ */
+public final class ShardQConnection implements QueueConnection {
+    private static final Logger LOG = LoggerFactory.getLogger(ShardQConnection.class);
+
+    private final ShardQConnectionFactory factory;
+    private final Broker broker;
+    private final List<ShardQSession> sessions = new CopyOnWriteArrayList<>();
+    private final Object startLock = new Object();
+    private volatile boolean started;
+    private volatile boolean closed;
+    private volatile boolean clientIdFixed;
+    private String clientId;
+    private volatile ExceptionListener exceptionListener;
+
+    ShardQConnection(ShardQConnectionFactory factory, Broker broker) {
+        this.factory = factory;
+        this.broker = broker;
+    }
+
+    Broker broker() {
+        return broker;
+    }
+
+    ObjectMessageAllowList allowList() {
+        return factory.allowList();
+    }
+
+    @Override
+    public Session createSession(boolean transacted, int acknowledgeMode) throws JMSException {
+        return createSession(transacted ? Session.SESSION_TRANSACTED : acknowledgeMode);
+    }
+
+    @Override
+    public Session createSession(int sessionMode) throws JMSException {
+        checkOpen();
+        ThreadRules.checkNotInListener(this, "create a session");
+        BrokerSession.Mode mode =
+                switch (sessionMode) {
+                    case Session.SESSION_TRANSACTED -> BrokerSession.Mode.TRANSACTED;
+                    case Session.AUTO_ACKNOWLEDGE -> BrokerSession.Mode.AUTO_ACKNOWLEDGE;
+                    case Session.CLIENT_ACKNOWLEDGE -> BrokerSession.Mode.CLIENT_ACKNOWLEDGE;
+                    case Session.DUPS_OK_ACKNOWLEDGE -> BrokerSession.Mode.DUPS_OK_ACKNOWLEDGE;
+                    default ->
+                        throw new JMSException(
+                                "session mode " + sessionMode + " is invalid: expected"
+                                        + " SESSION_TRANSACTED (0), AUTO_ACKNOWLEDGE (1), CLIENT_ACKNOWLEDGE (2) or DUPS_OK_ACKNOWLEDGE (3)");
+                };
+        clientIdFixed = true;
+        ShardQSession s = new ShardQSession(this, broker.openSession(mode), sessionMode);
+        sessions.add(s);
+        return s;
+    }
+
+    @Override
+    public Session createSession() throws JMSException {
+        return createSession(Session.AUTO_ACKNOWLEDGE);
+    }
+
+    /**
+     * A transacted session inside a transaction the application manages on its own JDBC
+     * connection (e.g. Spring's): sends and receives are written into {@code connection}, and
+     * become durable when the application commits it. {@link Session#commit()} writes the
+     * session's buffered work into the connection without committing it.
+     */
+    public ShardQSession createSession(java.sql.Connection connection) throws JMSException {
+        checkOpen();
+        clientIdFixed = true;
+        ShardQSession s = new ShardQSession(this, broker.openSession(connection), Session.SESSION_TRANSACTED);
+        sessions.add(s);
+        return s;
+    }
+
+    @Override
+    public QueueSession createQueueSession(boolean transacted, int acknowledgeMode) throws JMSException {
+        return (QueueSession) createSession(transacted, acknowledgeMode);
+    }
+
+    void removed(ShardQSession s) {
+        sessions.remove(s);
+    }
+
+    @Override
+    public String getClientID() throws JMSException {
+        checkOpen();
+        return clientId;
+    }
+
+    @Override
+    public void setClientID(String clientID) throws JMSException {
+        checkOpen();
+        if (clientIdFixed || clientId != null) {
+            throw new IllegalStateException("the client id can only be set once, before the connection is used");
+        }
+        if (clientID == null || clientID.isBlank()) {
+            throw new InvalidClientIDException("client id must not be empty");
+        }
+        clientId = clientID;
+        clientIdFixed = true;
+    }
+
+    @Override
+    public ConnectionMetaData getMetaData() throws JMSException {
+        checkOpen();
+        return new ShardQConnectionMetaData();
+    }
+
+    @Override
+    public ExceptionListener getExceptionListener() throws JMSException {
+        checkOpen();
+        return exceptionListener;
+    }
+
+    @Override
+    public void setExceptionListener(ExceptionListener listener) throws JMSException {
+        checkOpen();
+        clientIdFixed = true;
+        this.exceptionListener = listener;
+    }
+
+    /** Database loss: tell the application's ExceptionListener, on a thread of its own. */
+    void onException(JMSException e) {
+        ExceptionListener l = exceptionListener;
+        if (l == null) {
+            return;
+        }
+        var executor = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "shardq-" + broker.instanceId() + "-exception-listener");
+            t.setDaemon(true);
+            return t;
+        });
+        executor.execute(() -> {
+            try {
+                l.onException(e);
+            } catch (RuntimeException ex) {
+                LOG.warn("ExceptionListener threw {}", ex.toString());
+            }
+        });
+        executor.shutdown();
+    }
+
+    @Override
+    public void start() throws JMSException {
+        checkOpen();
+        clientIdFixed = true;
+        synchronized (startLock) {
+            started = true;
+            startLock.notifyAll();
+        }
+        for (ShardQSession s : sessions) {
+            s.connectionStarted();
+        }
+    }
+
+    @Override
+    public void stop() throws JMSException {
+        checkOpen();
+        ThreadRules.checkNotInListener(this, "stop its own connection");
+        synchronized (startLock) {
+            started = false;
+        }
+        for (ShardQSession s : sessions) {
+            s.awaitListenersIdle();
+        }
+    }
+
+    boolean isStarted() {
+        return started;
+    }
+
+    /** Waits until the connection is started, the deadline passes or it closes. */
+    boolean awaitStarted(long deadlineNanos) throws InterruptedException {
+        synchronized (startLock) {
+            while (!started && !closed) {
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(startLock, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+            }
+            return started;
+        }
+    }
+
+    @Override
+    public void close() throws JMSException {
+        if (closed) {
+            return;
+        }
+        ThreadRules.checkNotInListener(this, "close its own connection");
+        synchronized (startLock) {
+            started = false;
+            closed = true;
+            startLock.notifyAll();
+        }
+        for (ShardQSession s : sessions) {
+            s.close();
+        }
+        sessions.clear();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    void checkOpen() throws IllegalStateException {
+        if (closed) {
+            throw Exceptions.closed("connection");
+        }
+        if (broker.isClosed()) {
+            throw new IllegalStateException("the connection factory (ShardQ instance) of this connection is closed");
+        }
+    }
+
+    @Override
+    public ConnectionConsumer createConnectionConsumer(
+            Destination destination, String messageSelector, ServerSessionPool sessionPool, int maxMessages)
+            throws JMSException {
+        throw new JMSException("connection consumers (application server facilities) are not supported by ShardQ");
+    }
+
+    @Override
+    public ConnectionConsumer createConnectionConsumer(
+            Queue queue, String messageSelector, ServerSessionPool sessionPool, int maxMessages) throws JMSException {
+        return createConnectionConsumer((Destination) queue, messageSelector, sessionPool, maxMessages);
+    }
+
+    @Override
+    public ConnectionConsumer createSharedConnectionConsumer(
+            Topic topic,
+            String subscriptionName,
+            String messageSelector,
+            ServerSessionPool sessionPool,
+            int maxMessages)
+            throws JMSException {
+        return createConnectionConsumer(topic, messageSelector, sessionPool, maxMessages);
+    }
+
+    @Override
+    public ConnectionConsumer createDurableConnectionConsumer(
+            Topic topic,
+            String subscriptionName,
+            String messageSelector,
+            ServerSessionPool sessionPool,
+            int maxMessages)
+            throws JMSException {
+        return createConnectionConsumer(topic, messageSelector, sessionPool, maxMessages);
+    }
+
+    @Override
+    public ConnectionConsumer createSharedDurableConnectionConsumer(
+            Topic topic,
+            String subscriptionName,
+            String messageSelector,
+            ServerSessionPool sessionPool,
+            int maxMessages)
+            throws JMSException {
+        return createConnectionConsumer(topic, messageSelector, sessionPool, maxMessages);
+    }
+}

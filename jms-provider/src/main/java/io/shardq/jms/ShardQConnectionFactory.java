@@ -1,0 +1,130 @@
+package io.shardq.jms;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.BrokerConfig;
+import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.ShardQException;
+import jakarta.jms.Connection;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSException;
+import jakarta.jms.JMSSecurityException;
+import jakarta.jms.QueueConnection;
+import jakarta.jms.QueueConnectionFactory;
+
+/**
+ * Entry point of the ShardQ JMS provider. Each factory is one ShardQ instance: one connection
+ * pool, one message cache, one row in {@code shardq.instance}. It starts on the first
+ * connection and stops on {@link #close()}.
+ *
+ * <pre>{@code
+ * try (var factory = new ShardQConnectionFactory();           // SHARDQ_JDBC_URL or embedded
+ *      var connection = factory.createConnection()) {
+ *     var session = connection.createSession(true, Session.SESSION_TRANSACTED);
+ *     session.createProducer(session.createQueue("orders")).send(session.createTextMessage("hi"));
+ *     session.commit();
+ * }
+ * }</pre>
+ */
+public final class ShardQConnectionFactory implements ConnectionFactory, QueueConnectionFactory, AutoCloseable {
+    private final BrokerConfig config;
+    private volatile ObjectMessageAllowList allowList = ObjectMessageAllowList.defaults();
+    private Broker broker;
+
+    /** Settings from system properties and the environment (see README, Configuration). */
+    public ShardQConnectionFactory() {
+        this(BrokerConfig.fromEnvironment());
+    }
+
+    public ShardQConnectionFactory(BrokerConfig config) {
+        this.config = config;
+    }
+
+    /** Settings from the environment, with this JDBC URL. */
+    public ShardQConnectionFactory(String jdbcUrl) {
+        this(BrokerConfig.builder().set(BrokerProperty.JDBC_URL, jdbcUrl).build());
+    }
+
+    /** Classes an ObjectMessage may deserialise, beyond nothing: see {@link ObjectMessageAllowList}. */
+    public void setObjectMessageAllowList(ObjectMessageAllowList allowList) {
+        this.allowList = allowList;
+    }
+
+    ObjectMessageAllowList allowList() {
+        return allowList;
+    }
+
+    /** The engine of this instance, started on first use. */
+    public synchronized Broker broker() throws JMSException {
+        if (broker == null || broker.isClosed()) {
+            try {
+                broker = Broker.start(config);
+            } catch (ShardQException e) {
+                throw Exceptions.translate(e);
+            }
+        }
+        return broker;
+    }
+
+    @Override
+    public Connection createConnection() throws JMSException {
+        return new ShardQConnection(this, broker());
+    }
+
+    @Override
+    public Connection createConnection(String userName, String password) throws JMSException {
+        if (userName != null && !userName.equals(config.get(BrokerProperty.JDBC_USER))) {
+            throw new JMSSecurityException(
+                    "ShardQ connects as the configured database user \"" + config.get(BrokerProperty.JDBC_USER)
+                            + "\"; set shardq.jdbc.user/SHARDQ_USER to connect as \"" + userName + "\"");
+        }
+        return createConnection();
+    }
+
+    @Override
+    public QueueConnection createQueueConnection() throws JMSException {
+        return (QueueConnection) createConnection();
+    }
+
+    @Override
+    public QueueConnection createQueueConnection(String userName, String password) throws JMSException {
+        return (QueueConnection) createConnection(userName, password);
+    }
+
+    @Override
+    public JMSContext createContext() {
+        return createContext(JMSContext.AUTO_ACKNOWLEDGE);
+    }
+
+    @Override
+    public JMSContext createContext(String userName, String password) {
+        return createContext(userName, password, JMSContext.AUTO_ACKNOWLEDGE);
+    }
+
+    @Override
+    public JMSContext createContext(String userName, String password, int sessionMode) {
+        try {
+            return new ShardQJMSContext((ShardQConnection) createConnection(userName, password), sessionMode, true);
+        } catch (JMSException e) {
+            throw Exceptions.unchecked(e);
+        }
+    }
+
+    @Override
+    public JMSContext createContext(int sessionMode) {
+        try {
+            return new ShardQJMSContext((ShardQConnection) createConnection(), sessionMode, true);
+        } catch (JMSException e) {
+            throw Exceptions.unchecked(e);
+        }
+    }
+
+    /** Stops this instance: gives back its leases and closes its pool. Safe twice. */
+    @Override
+    public synchronized void close() {
+        if (broker != null) {
+            broker.close();
+            broker = null;
+        }
+    }
+}

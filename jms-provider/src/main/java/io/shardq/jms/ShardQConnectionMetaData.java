@@ -1,0 +1,51 @@
+package io.shardq.jms;
+
+import jakarta.jms.ConnectionMetaData;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
+
+/** What a ShardQ connection is: JMS 3.1, provider ShardQ, and the JMSX properties it supports. */
+final class ShardQConnectionMetaData implements ConnectionMetaData {
+    static final String PROVIDER_VERSION = "0.1";
+
+    @Override
+    public String getJMSVersion() {
+        return "3.1";
+    }
+
+    @Override
+    public int getJMSMajorVersion() {
+        return 3;
+    }
+
+    @Override
+    public int getJMSMinorVersion() {
+        return 1;
+    }
+
+    @Override
+    public String getJMSProviderName() {
+        return "ShardQ";
+    }
+
+    @Override
+    public String getProviderVersion() {
+        return PROVIDER_VERSION;
+    }
+
+    @Override
+    public int getProviderMajorVersion() {
+        return 0;
+    }
+
+    @Override
+    public int getProviderMinorVersion() {
+        return 1;
+    }
+
+    @Override
+    public Enumeration<String> getJMSXPropertyNames() {
+        return Collections.enumeration(List.of("JMSXDeliveryCount", "JMSXGroupID", "JMSXGroupSeq"));
+    }
+}

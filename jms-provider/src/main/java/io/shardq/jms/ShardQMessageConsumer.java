@@ -1,0 +1,131 @@
+package io.shardq.jms;
+
+import io.shardq.broker.shard.Delivery;
+import jakarta.jms.IllegalStateException;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.MessageListener;
+import jakarta.jms.Queue;
+import jakarta.jms.QueueReceiver;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Receives from one queue through its session. A blocking receive waits in slices of at most
+ * {@link #SLICE_MILLIS}, so close() from another thread and connection stop take effect promptly.
+ */
+final class ShardQMessageConsumer implements QueueReceiver {
+    static final long SLICE_MILLIS = 200;
+
+    private final ShardQSession session;
+    private final ShardQQueue queue;
+    private volatile MessageListener listener;
+    private volatile boolean closed;
+
+    ShardQMessageConsumer(ShardQSession session, ShardQQueue queue) {
+        this.session = session;
+        this.queue = queue;
+    }
+
+    ShardQQueue queueDestination() {
+        return queue;
+    }
+
+    MessageListener listener() {
+        return closed ? null : listener;
+    }
+
+    @Override
+    public Queue getQueue() throws JMSException {
+        checkOpen();
+        return queue;
+    }
+
+    @Override
+    public String getMessageSelector() throws JMSException {
+        checkOpen();
+        return null;
+    }
+
+    @Override
+    public MessageListener getMessageListener() throws JMSException {
+        checkOpen();
+        return listener;
+    }
+
+    @Override
+    public void setMessageListener(MessageListener listener) throws JMSException {
+        checkOpen();
+        this.listener = listener;
+        session.listenersChanged();
+    }
+
+    @Override
+    public Message receive() throws JMSException {
+        return receiveUntil(Long.MAX_VALUE);
+    }
+
+    @Override
+    public Message receive(long timeout) throws JMSException {
+        return receiveUntil(timeout == 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout));
+    }
+
+    @Override
+    public Message receiveNoWait() throws JMSException {
+        checkOpen();
+        checkNoListener();
+        if (!session.connection().isStarted()) {
+            return null;
+        }
+        Delivery d = session.call(s -> s.receive(queue.getQueueName(), -1, false));
+        return d == null ? null : session.toJms(d, queue);
+    }
+
+    private Message receiveUntil(long deadlineNanos) throws JMSException {
+        checkOpen();
+        checkNoListener();
+        try {
+            while (!closed && !session.isClosed()) {
+                if (!session.connection().awaitStarted(deadlineNanos)) {
+                    return null;
+                }
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                long slice = Math.max(1, Math.min(SLICE_MILLIS, TimeUnit.NANOSECONDS.toMillis(left)));
+                Delivery d = session.call(s -> s.receive(queue.getQueueName(), slice, false));
+                if (d != null) {
+                    return session.toJms(d, queue);
+                }
+            }
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    private void checkNoListener() throws IllegalStateException {
+        if (listener != null) {
+            throw new IllegalStateException("receive() cannot be used while a MessageListener is set on the consumer");
+        }
+    }
+
+    @Override
+    public void close() throws JMSException {
+        closed = true;
+        listener = null;
+        session.removed(this);
+    }
+
+    void closedBySession() {
+        closed = true;
+        listener = null;
+    }
+
+    private void checkOpen() throws IllegalStateException {
+        if (closed || session.isClosed()) {
+            throw Exceptions.closed("consumer");
+        }
+    }
+}

@@ -1,0 +1,292 @@
+package io.shardq.jms;
+
+import io.shardq.broker.message.BrokerMessage;
+import jakarta.jms.CompletionListener;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.Destination;
+import jakarta.jms.IllegalStateException;
+import jakarta.jms.InvalidDestinationException;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.Queue;
+import jakarta.jms.QueueSender;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * Sends through its session. The session's engine pins the first send to a destination to one
+ * shard for the session's life, so messages of one session arrive in send order.
+ */
+final class ShardQMessageProducer implements QueueSender {
+    private final ShardQSession session;
+    private final ShardQQueue destination;
+    private int deliveryMode = DeliveryMode.PERSISTENT;
+    private int priority = Message.DEFAULT_PRIORITY;
+    private long timeToLive = Message.DEFAULT_TIME_TO_LIVE;
+    private boolean disableMessageId;
+    private boolean disableTimestamp;
+    private volatile boolean closed;
+    private ExecutorService completions;
+
+    ShardQMessageProducer(ShardQSession session, ShardQQueue destination) {
+        this.session = session;
+        this.destination = destination;
+    }
+
+    @Override
+    public void setDisableMessageID(boolean value) throws JMSException {
+        checkOpen();
+        disableMessageId = value;
+    }
+
+    @Override
+    public boolean getDisableMessageID() throws JMSException {
+        checkOpen();
+        return disableMessageId;
+    }
+
+    @Override
+    public void setDisableMessageTimestamp(boolean value) throws JMSException {
+        checkOpen();
+        disableTimestamp = value;
+    }
+
+    @Override
+    public boolean getDisableMessageTimestamp() throws JMSException {
+        checkOpen();
+        return disableTimestamp;
+    }
+
+    @Override
+    public void setDeliveryMode(int deliveryMode) throws JMSException {
+        checkOpen();
+        checkDeliveryMode(deliveryMode);
+        this.deliveryMode = deliveryMode;
+    }
+
+    @Override
+    public int getDeliveryMode() throws JMSException {
+        checkOpen();
+        return deliveryMode;
+    }
+
+    @Override
+    public void setPriority(int defaultPriority) throws JMSException {
+        checkOpen();
+        checkPriority(defaultPriority);
+        this.priority = defaultPriority;
+    }
+
+    @Override
+    public int getPriority() throws JMSException {
+        checkOpen();
+        return priority;
+    }
+
+    @Override
+    public void setTimeToLive(long timeToLive) throws JMSException {
+        checkOpen();
+        this.timeToLive = timeToLive;
+    }
+
+    @Override
+    public long getTimeToLive() throws JMSException {
+        checkOpen();
+        return timeToLive;
+    }
+
+    @Override
+    public void setDeliveryDelay(long deliveryDelay) throws JMSException {
+        checkOpen();
+        if (deliveryDelay != 0) {
+            throw new JMSException("delivery delay is not available in ShardQ "
+                    + ShardQConnectionMetaData.PROVIDER_VERSION + " yet: only 0 is accepted");
+        }
+    }
+
+    @Override
+    public long getDeliveryDelay() throws JMSException {
+        checkOpen();
+        return 0;
+    }
+
+    @Override
+    public Destination getDestination() throws JMSException {
+        checkOpen();
+        return destination;
+    }
+
+    @Override
+    public Queue getQueue() throws JMSException {
+        checkOpen();
+        return destination;
+    }
+
+    @Override
+    public void send(Message message) throws JMSException {
+        send(message, deliveryMode, priority, timeToLive);
+    }
+
+    @Override
+    public void send(Message message, int deliveryMode, int priority, long timeToLive) throws JMSException {
+        checkOpen();
+        if (destination == null) {
+            throw new UnsupportedOperationException("this producer has no destination: use send(destination, message)");
+        }
+        doSend(destination, message, deliveryMode, priority, timeToLive);
+    }
+
+    @Override
+    public void send(Destination destination, Message message) throws JMSException {
+        send(destination, message, deliveryMode, priority, timeToLive);
+    }
+
+    @Override
+    public void send(Destination destination, Message message, int deliveryMode, int priority, long timeToLive)
+            throws JMSException {
+        checkOpen();
+        if (this.destination != null) {
+            throw new UnsupportedOperationException("this producer sends to " + this.destination
+                    + "; create one without a destination to choose per send");
+        }
+        if (destination == null) {
+            throw new InvalidDestinationException("destination must not be null");
+        }
+        doSend(ShardQSession.queueOf(destination), message, deliveryMode, priority, timeToLive);
+    }
+
+    @Override
+    public void send(Queue queue, Message message) throws JMSException {
+        send((Destination) queue, message);
+    }
+
+    @Override
+    public void send(Queue queue, Message message, int deliveryMode, int priority, long timeToLive)
+            throws JMSException {
+        send((Destination) queue, message, deliveryMode, priority, timeToLive);
+    }
+
+    void doSend(ShardQQueue target, Message message, int mode, int prio, long ttl) throws JMSException {
+        if (message == null) {
+            throw new jakarta.jms.MessageFormatException("message must not be null");
+        }
+        checkDeliveryMode(mode);
+        checkPriority(prio);
+        long now = System.currentTimeMillis();
+        message.setJMSDestination(target);
+        message.setJMSDeliveryMode(mode);
+        message.setJMSPriority(prio);
+        message.setJMSTimestamp(disableTimestamp ? 0 : now);
+        message.setJMSExpiration(ttl > 0 ? now + ttl : 0);
+        message.setJMSDeliveryTime(now);
+        message.setJMSMessageID(disableMessageId ? null : session.nextMessageId());
+        BrokerMessage bm = MessageCodec.toBroker(message);
+        session.call(s -> {
+            s.send(target.getQueueName(), bm);
+            return null;
+        });
+    }
+
+    // ---- asynchronous send: sent at once, the listener is told on another thread
+
+    @Override
+    public void send(Message message, CompletionListener completionListener) throws JMSException {
+        send(message, deliveryMode, priority, timeToLive, completionListener);
+    }
+
+    @Override
+    public void send(Message message, int deliveryMode, int priority, long timeToLive, CompletionListener listener)
+            throws JMSException {
+        checkListener(listener);
+        complete(message, listener, () -> send(message, deliveryMode, priority, timeToLive));
+    }
+
+    @Override
+    public void send(Destination destination, Message message, CompletionListener completionListener)
+            throws JMSException {
+        send(destination, message, deliveryMode, priority, timeToLive, completionListener);
+    }
+
+    @Override
+    public void send(
+            Destination destination,
+            Message message,
+            int deliveryMode,
+            int priority,
+            long timeToLive,
+            CompletionListener listener)
+            throws JMSException {
+        checkListener(listener);
+        complete(message, listener, () -> send(destination, message, deliveryMode, priority, timeToLive));
+    }
+
+    private interface Send {
+        void run() throws JMSException;
+    }
+
+    private void complete(Message message, CompletionListener listener, Send send) throws JMSException {
+        JMSException failure = null;
+        try {
+            send.run();
+        } catch (JMSException e) {
+            failure = e;
+        }
+        JMSException f = failure;
+        synchronized (this) {
+            if (completions == null) {
+                completions = Executors.newSingleThreadExecutor(r -> {
+                    Thread t = new Thread(r, "shardq-completion");
+                    t.setDaemon(true);
+                    return t;
+                });
+            }
+        }
+        completions.execute(() -> {
+            if (f == null) {
+                listener.onCompletion(message);
+            } else {
+                listener.onException(message, f);
+            }
+        });
+    }
+
+    private static void checkListener(CompletionListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("completion listener must not be null");
+        }
+    }
+
+    private static void checkDeliveryMode(int mode) throws JMSException {
+        if (mode != DeliveryMode.PERSISTENT && mode != DeliveryMode.NON_PERSISTENT) {
+            throw new JMSException(
+                    "delivery mode " + mode + " is invalid: expected PERSISTENT (2) or NON_PERSISTENT (1)");
+        }
+    }
+
+    private static void checkPriority(int priority) throws JMSException {
+        if (priority < 0 || priority > 9) {
+            throw new JMSException("priority " + priority + " is invalid: expected 0..9");
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        session.removed(this);
+        synchronized (this) {
+            if (completions != null) {
+                completions.shutdown();
+            }
+        }
+    }
+
+    void closedBySession() {
+        closed = true;
+    }
+
+    private void checkOpen() throws IllegalStateException {
+        if (closed || session.isClosed()) {
+            throw Exceptions.closed("producer");
+        }
+    }
+}

@@ -1,0 +1,515 @@
+package io.shardq.jms;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.catalog.Names;
+import io.shardq.broker.shard.BrokerSession;
+import io.shardq.broker.shard.Delivery;
+import jakarta.jms.BytesMessage;
+import jakarta.jms.Destination;
+import jakarta.jms.IllegalStateException;
+import jakarta.jms.InvalidDestinationException;
+import jakarta.jms.JMSException;
+import jakarta.jms.MapMessage;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageListener;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.ObjectMessage;
+import jakarta.jms.Queue;
+import jakarta.jms.QueueBrowser;
+import jakarta.jms.QueueReceiver;
+import jakarta.jms.QueueSender;
+import jakarta.jms.QueueSession;
+import jakarta.jms.Session;
+import jakarta.jms.StreamMessage;
+import jakarta.jms.TemporaryQueue;
+import jakarta.jms.TemporaryTopic;
+import jakarta.jms.TextMessage;
+import jakarta.jms.Topic;
+import jakarta.jms.TopicSubscriber;
+import java.io.Serializable;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A JMS session over one engine {@link BrokerSession}. All engine calls go through {@link #lock},
+ * so the application thread and the session's listener thread never use it at once. Message
+ * listeners of a session run one at a time on the session's own thread, as JMS requires.
+ *
+ * <p>ShardQ extension: {@link #getConnection()} exposes the JDBC connection of a transacted
+ * session's current transaction, so the application's own SQL commits or rolls back with the
+ * messages.
+ */
+public final class ShardQSession implements QueueSession {
+    private static final AtomicLong SESSION_IDS = new AtomicLong();
+
+    private final ShardQConnection connection;
+    private final BrokerSession engine;
+    private final int sessionMode;
+    final ReentrantLock lock = new ReentrantLock();
+    private final List<ShardQMessageConsumer> consumers = new CopyOnWriteArrayList<>();
+    private final List<ShardQMessageProducer> producers = new CopyOnWriteArrayList<>();
+    private final List<ShardQQueueBrowser> browsers = new CopyOnWriteArrayList<>();
+    private final String idPrefix;
+    private final AtomicLong messageCounter = new AtomicLong();
+    private volatile boolean closed;
+    private volatile MessageListener sessionListener;
+    private ListenerDispatcher dispatcher;
+
+    ShardQSession(ShardQConnection connection, BrokerSession engine, int sessionMode) {
+        this.connection = connection;
+        this.engine = engine;
+        this.sessionMode = sessionMode;
+        this.idPrefix = "ID:" + connection.broker().instanceId() + "-" + SESSION_IDS.incrementAndGet() + "-";
+    }
+
+    ShardQConnection connection() {
+        return connection;
+    }
+
+    Broker broker() {
+        return connection.broker();
+    }
+
+    String nextMessageId() {
+        return idPrefix + messageCounter.incrementAndGet();
+    }
+
+    /** Runs an engine call under the session lock, translating its exceptions. */
+    <T> T call(EngineCall<T> work) throws JMSException {
+        lock.lock();
+        try {
+            return work.run(engine);
+        } catch (RuntimeException e) {
+            JMSException j = Exceptions.translate(e);
+            if (Exceptions.isConnectionLoss(e)) {
+                connection.onException(j);
+            }
+            throw j;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    interface EngineCall<T> {
+        T run(BrokerSession s) throws JMSException;
+    }
+
+    // ---------------------------------------------------------------- messages
+
+    @Override
+    public BytesMessage createBytesMessage() throws JMSException {
+        checkOpen();
+        return new ShardQBytesMessage();
+    }
+
+    @Override
+    public MapMessage createMapMessage() throws JMSException {
+        checkOpen();
+        return new ShardQMapMessage();
+    }
+
+    @Override
+    public Message createMessage() throws JMSException {
+        checkOpen();
+        return new ShardQMessage();
+    }
+
+    @Override
+    public ObjectMessage createObjectMessage() throws JMSException {
+        checkOpen();
+        ShardQObjectMessage m = new ShardQObjectMessage();
+        m.setAllowList(connection.allowList());
+        return m;
+    }
+
+    @Override
+    public ObjectMessage createObjectMessage(Serializable object) throws JMSException {
+        ObjectMessage m = createObjectMessage();
+        m.setObject(object);
+        return m;
+    }
+
+    @Override
+    public StreamMessage createStreamMessage() throws JMSException {
+        checkOpen();
+        return new ShardQStreamMessage();
+    }
+
+    @Override
+    public TextMessage createTextMessage() throws JMSException {
+        checkOpen();
+        return new ShardQTextMessage();
+    }
+
+    @Override
+    public TextMessage createTextMessage(String text) throws JMSException {
+        TextMessage m = createTextMessage();
+        m.setText(text);
+        return m;
+    }
+
+    /** The delivered message as the application sees it, with its acknowledger. */
+    Message toJms(Delivery d, ShardQDestination destination) throws JMSException {
+        ShardQMessage m = MessageCodec.fromBroker(d.message(), destination, d.deliveryCount(), connection.allowList());
+        if (sessionMode == Session.CLIENT_ACKNOWLEDGE) {
+            m.setAcknowledger(this::acknowledge);
+        }
+        return m;
+    }
+
+    // ---------------------------------------------------------------- transactions
+
+    @Override
+    public boolean getTransacted() throws JMSException {
+        checkOpen();
+        return sessionMode == Session.SESSION_TRANSACTED;
+    }
+
+    @Override
+    public int getAcknowledgeMode() throws JMSException {
+        checkOpen();
+        return sessionMode;
+    }
+
+    @Override
+    public void commit() throws JMSException {
+        checkOpen();
+        if (sessionMode != Session.SESSION_TRANSACTED) {
+            throw new IllegalStateException("commit() needs a transacted session");
+        }
+        call(s -> {
+            s.commit();
+            return null;
+        });
+    }
+
+    @Override
+    public void rollback() throws JMSException {
+        checkOpen();
+        if (sessionMode != Session.SESSION_TRANSACTED) {
+            throw new IllegalStateException("rollback() needs a transacted session");
+        }
+        call(s -> {
+            s.rollback();
+            return null;
+        });
+    }
+
+    @Override
+    public void recover() throws JMSException {
+        checkOpen();
+        if (sessionMode == Session.SESSION_TRANSACTED) {
+            throw new IllegalStateException("recover() is for non-transacted sessions; use rollback()");
+        }
+        call(s -> {
+            s.recover();
+            return null;
+        });
+    }
+
+    /** CLIENT_ACKNOWLEDGE: consumes every message delivered by this session so far. */
+    void acknowledge() throws JMSException {
+        if (closed) {
+            throw Exceptions.closed("session");
+        }
+        call(s -> {
+            s.acknowledge();
+            return null;
+        });
+    }
+
+    /**
+     * The JDBC connection of this transacted session's current transaction: run your own SQL
+     * on it and it commits or rolls back with the session's messages. Do not commit, roll back
+     * or close it yourself; use {@link #commit()} and {@link #rollback()}.
+     */
+    public java.sql.Connection getConnection() throws JMSException {
+        checkOpen();
+        return call(BrokerSession::connection);
+    }
+
+    // ---------------------------------------------------------------- destinations
+
+    @Override
+    public Queue createQueue(String queueName) throws JMSException {
+        checkOpen();
+        try {
+            Names.checkDestination(queueName);
+        } catch (RuntimeException e) {
+            throw Exceptions.translate(e);
+        }
+        return new ShardQQueue(queueName);
+    }
+
+    static ShardQQueue queueOf(Destination d) throws JMSException {
+        if (d == null) {
+            throw new InvalidDestinationException("destination must not be null");
+        }
+        if (d instanceof ShardQQueue q) {
+            return q;
+        }
+        if (d instanceof Queue q) {
+            return new ShardQQueue(q.getQueueName());
+        }
+        throw new InvalidDestinationException("destination " + d + " is not supported: ShardQ "
+                + ShardQConnectionMetaData.PROVIDER_VERSION + " has queues; topics are not available yet");
+    }
+
+    @Override
+    public Topic createTopic(String topicName) throws JMSException {
+        throw topicsNotYet();
+    }
+
+    private static JMSException topicsNotYet() {
+        return new JMSException("topics are not available in ShardQ " + ShardQConnectionMetaData.PROVIDER_VERSION
+                + " yet; use a queue");
+    }
+
+    @Override
+    public TemporaryQueue createTemporaryQueue() throws JMSException {
+        throw new JMSException("temporary queues are not available in ShardQ "
+                + ShardQConnectionMetaData.PROVIDER_VERSION + " yet; create a named queue");
+    }
+
+    @Override
+    public TemporaryTopic createTemporaryTopic() throws JMSException {
+        throw topicsNotYet();
+    }
+
+    // ---------------------------------------------------------------- producers, consumers, browsers
+
+    @Override
+    public MessageProducer createProducer(Destination destination) throws JMSException {
+        checkOpen();
+        ShardQMessageProducer p = new ShardQMessageProducer(this, destination == null ? null : queueOf(destination));
+        producers.add(p);
+        return p;
+    }
+
+    @Override
+    public QueueSender createSender(Queue queue) throws JMSException {
+        return (QueueSender) createProducer(queue);
+    }
+
+    @Override
+    public MessageConsumer createConsumer(Destination destination) throws JMSException {
+        return createConsumer(destination, null, false);
+    }
+
+    @Override
+    public MessageConsumer createConsumer(Destination destination, String messageSelector) throws JMSException {
+        return createConsumer(destination, messageSelector, false);
+    }
+
+    @Override
+    public MessageConsumer createConsumer(Destination destination, String messageSelector, boolean noLocal)
+            throws JMSException {
+        checkOpen();
+        ShardQQueue queue = queueOf(destination);
+        if (messageSelector != null && !messageSelector.isBlank()) {
+            try {
+                io.shardq.broker.selector.Selector.compile(messageSelector);
+            } catch (RuntimeException e) {
+                throw Exceptions.translate(e);
+            }
+            throw new JMSException("message selectors on queue consumers are not available in ShardQ "
+                    + ShardQConnectionMetaData.PROVIDER_VERSION + " yet (a QueueBrowser accepts them)");
+        }
+        call(s -> broker().runtime(queue.getQueueName(), true));
+        ShardQMessageConsumer c = new ShardQMessageConsumer(this, queue);
+        consumers.add(c);
+        return c;
+    }
+
+    @Override
+    public QueueReceiver createReceiver(Queue queue) throws JMSException {
+        return (QueueReceiver) createConsumer(queue);
+    }
+
+    @Override
+    public QueueReceiver createReceiver(Queue queue, String messageSelector) throws JMSException {
+        return (QueueReceiver) createConsumer(queue, messageSelector);
+    }
+
+    @Override
+    public QueueBrowser createBrowser(Queue queue) throws JMSException {
+        return createBrowser(queue, null);
+    }
+
+    @Override
+    public QueueBrowser createBrowser(Queue queue, String messageSelector) throws JMSException {
+        checkOpen();
+        ShardQQueue q = queueOf(queue);
+        io.shardq.broker.selector.Selector selector;
+        try {
+            selector = io.shardq.broker.selector.Selector.compile(messageSelector);
+            broker().runtime(q.getQueueName(), true);
+        } catch (RuntimeException e) {
+            throw Exceptions.translate(e);
+        }
+        ShardQQueueBrowser b = new ShardQQueueBrowser(this, q, messageSelector, selector);
+        browsers.add(b);
+        return b;
+    }
+
+    @Override
+    public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName) throws JMSException {
+        throw topicsNotYet();
+    }
+
+    @Override
+    public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName, String messageSelector)
+            throws JMSException {
+        throw topicsNotYet();
+    }
+
+    @Override
+    public TopicSubscriber createDurableSubscriber(Topic topic, String name) throws JMSException {
+        throw topicsNotYet();
+    }
+
+    @Override
+    public TopicSubscriber createDurableSubscriber(Topic topic, String name, String messageSelector, boolean noLocal)
+            throws JMSException {
+        throw topicsNotYet();
+    }
+
+    @Override
+    public MessageConsumer createDurableConsumer(Topic topic, String name) throws JMSException {
+        throw topicsNotYet();
+    }
+
+    @Override
+    public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal)
+            throws JMSException {
+        throw topicsNotYet();
+    }
+
+    @Override
+    public MessageConsumer createSharedDurableConsumer(Topic topic, String name) throws JMSException {
+        throw topicsNotYet();
+    }
+
+    @Override
+    public MessageConsumer createSharedDurableConsumer(Topic topic, String name, String messageSelector)
+            throws JMSException {
+        throw topicsNotYet();
+    }
+
+    @Override
+    public void unsubscribe(String name) throws JMSException {
+        throw topicsNotYet();
+    }
+
+    void removed(ShardQMessageConsumer c) {
+        consumers.remove(c);
+    }
+
+    void removed(ShardQMessageProducer p) {
+        producers.remove(p);
+    }
+
+    void removed(ShardQQueueBrowser b) {
+        browsers.remove(b);
+    }
+
+    // ---------------------------------------------------------------- listeners
+
+    @Override
+    public MessageListener getMessageListener() throws JMSException {
+        checkOpen();
+        return sessionListener;
+    }
+
+    @Override
+    public void setMessageListener(MessageListener listener) throws JMSException {
+        checkOpen();
+        sessionListener = listener;
+    }
+
+    @Override
+    public void run() {
+        // application-server facility (ServerSessionPool); ShardQ does not load sessions that way
+    }
+
+    /** A consumer got or lost a listener: start the session's dispatcher thread if needed. */
+    synchronized void listenersChanged() {
+        boolean any = consumers.stream().anyMatch(c -> c.listener() != null);
+        if (any && dispatcher == null) {
+            dispatcher = new ListenerDispatcher(this);
+            dispatcher.start();
+        }
+    }
+
+    List<ShardQMessageConsumer> consumers() {
+        return consumers;
+    }
+
+    void connectionStarted() {
+        ListenerDispatcher d = dispatcher;
+        if (d != null) {
+            d.wake();
+        }
+    }
+
+    void awaitListenersIdle() {
+        ListenerDispatcher d = dispatcher;
+        if (d != null && !ThreadRules.inListenerOf(this)) {
+            d.awaitIdle();
+        }
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    @Override
+    public void close() throws JMSException {
+        if (closed) {
+            return;
+        }
+        ThreadRules.checkNotInListener(this, "close its own session");
+        closed = true;
+        ListenerDispatcher d;
+        synchronized (this) {
+            d = dispatcher;
+            dispatcher = null;
+        }
+        if (d != null) {
+            d.stop();
+        }
+        for (ShardQMessageConsumer c : consumers) {
+            c.closedBySession();
+        }
+        for (ShardQQueueBrowser b : browsers) {
+            b.closedBySession();
+        }
+        for (ShardQMessageProducer p : producers) {
+            p.closedBySession();
+        }
+        lock.lock();
+        try {
+            engine.close(); // rolls back what is uncommitted
+        } catch (RuntimeException e) {
+            throw Exceptions.translate(e);
+        } finally {
+            lock.unlock();
+            connection.removed(this);
+        }
+    }
+
+    boolean isClosed() {
+        return closed || connection.isClosed();
+    }
+
+    void checkOpen() throws IllegalStateException {
+        if (isClosed()) {
+            throw Exceptions.closed("session");
+        }
+    }
+
+    int sessionMode() {
+        return sessionMode;
+    }
+}
