@@ -1,5 +1,6 @@
 package io.shardq.cli;
 
+import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.ErrorKind;
@@ -9,6 +10,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import picocli.CommandLine.Option;
 
 /**
@@ -33,6 +35,10 @@ public final class ConnectionOptions {
     Path passwordFile;
 
     BrokerConfig config() {
+        return builder().build();
+    }
+
+    private BrokerConfig.Builder builder() {
         BrokerConfig.Builder b = BrokerConfig.builder();
         if (jdbcUrl != null) {
             b.set(BrokerProperty.JDBC_URL, jdbcUrl);
@@ -50,10 +56,45 @@ public final class ConnectionOptions {
                         ErrorKind.CONFIGURATION, "cannot read password file " + passwordFile + ": " + e);
             }
         }
-        return b.build();
+        return b;
     }
 
     Database open() {
         return Database.open(config(), "shardq-cli");
+    }
+
+    /**
+     * Starts the engine for a queue command. Automatic creation of destinations is off, so a
+     * mistyped queue name is an error rather than a new queue; the instance is named after the
+     * CLI so {@code shardq status} elsewhere shows who is connected.
+     */
+    Broker startBroker(String command) {
+        BrokerConfig.Builder b = builder().set(BrokerProperty.AUTO_CREATE_DESTINATIONS, false);
+        if (b.build().get(BrokerProperty.INSTANCE_NAME).isBlank()) {
+            b.set(
+                    BrokerProperty.INSTANCE_NAME,
+                    "shardq-cli " + command + " (" + ProcessHandle.current().pid() + ")");
+        }
+        try {
+            return Broker.start(b.build());
+        } catch (ShardQException e) {
+            if (missingSchema(e)) {
+                throw new ShardQException(
+                        ErrorKind.CONFIGURATION,
+                        "the shardq schema is missing or incomplete in this database (run: shardq migrate)",
+                        e);
+            }
+            throw e;
+        }
+    }
+
+    /** Undefined table or schema: the user turned migrate-on-start off and never migrated. */
+    private static boolean missingSchema(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s && ("42P01".equals(s.getSQLState()) || "3F000".equals(s.getSQLState()))) {
+                return true;
+            }
+        }
+        return false;
     }
 }

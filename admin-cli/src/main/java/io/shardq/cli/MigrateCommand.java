@@ -12,6 +12,9 @@ import picocli.CommandLine.Mixin;
         description = "Create or upgrade the shardq schema. Safe to run again and from several machines at once.")
 final class MigrateCommand implements Callable<Integer> {
     @Mixin
+    HelpOption help;
+
+    @Mixin
     ConnectionOptions connection;
 
     @CommandLine.Spec

@@ -2,6 +2,13 @@ package io.shardq.cli;
 
 import io.shardq.broker.ShardQException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -13,10 +20,22 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         versionProvider = VersionCommand.Provider.class,
         description = "Administer ShardQ, the Jakarta Messaging provider stored in PostgreSQL.",
+        footer = {
+            "",
+            "Every command takes --help; read commands also take --json.",
+            "Connects to --jdbc-url, else $SHARDQ_JDBC_URL, else the embedded PostgreSQL",
+            "(data in $SHARDQ_EMBEDDED_DATA_DIR, default ~/.shardq/pgdata).",
+            "Exit codes: 0 done, 1 unexpected failure (file, I/O), 2 bad input or refused,",
+            "130 stopped by Ctrl-C after a complete batch.",
+            "Coming later: topic, subscriber and cache commands.",
+            "Shell completion: source <(shardq generate-completion)"
+        },
         subcommands = {
             VersionCommand.class,
             MigrateCommand.class,
             StatusCommand.class,
+            QueueCommand.class,
+            DlqCommand.class,
             AutoComplete.GenerateCompletion.class,
             CommandLine.HelpCommand.class
         })
@@ -35,7 +54,14 @@ public final class ShardqCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
+    /** Commands that are planned but not there yet: a clear answer instead of "unmatched argument". */
+    private static final Set<String> COMING = Set.of("topic", "subscriber", "cache");
+
+    /** True when stdout is the process's own (not a test's writer): drain may fsync it. */
+    static volatile boolean processStdout;
+
     public static void main(String[] args) {
+        processStdout = true;
         System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 
@@ -58,10 +84,57 @@ public final class ShardqCommand implements Runnable {
             commandLine.getErr().flush();
             return e instanceof ShardQException ? 2 : 1;
         });
+        cli.setParameterExceptionHandler((e, arguments) -> {
+            CommandLine c = e.getCommandLine();
+            c.getErr().println("shardq: " + usageProblem(e));
+            c.getErr().flush();
+            return c.getCommandSpec().exitCodeOnInvalidInput();
+        });
         return cli.execute(args);
     }
 
+    /** One line: what is wrong with the command line, and where to read more. */
+    private static String usageProblem(CommandLine.ParameterException e) {
+        CommandLine c = e.getCommandLine();
+        String command = c.getCommandSpec().qualifiedName();
+        if (e instanceof CommandLine.UnmatchedArgumentException u
+                && !u.getUnmatched().isEmpty()) {
+            String first = u.getUnmatched().get(0);
+            if (c.getCommandSpec().root() == c.getCommandSpec() && COMING.contains(first)) {
+                return "'" + first + "' is not a command yet: topic, subscriber and cache commands are coming"
+                        + " (see 'shardq --help')";
+            }
+            if (!c.getSubcommands().isEmpty() && !first.startsWith("-")) {
+                return "'" + first + "' is not a command of '" + command + "': expected one of "
+                        + String.join(", ", visibleSubcommands(c)) + " (see '" + command + " --help')";
+            }
+        }
+        return e.getMessage() + " (see '" + command + " --help')";
+    }
+
+    private static List<String> visibleSubcommands(CommandLine c) {
+        List<String> names = new ArrayList<>();
+        c.getSubcommands().forEach((name, sub) -> {
+            if (!sub.getCommandSpec().usageMessage().hidden() && !name.equals("help")) {
+                names.add(name);
+            }
+        });
+        return names;
+    }
+
     static String describe(Throwable e) {
+        if (e instanceof UncheckedIOException u) {
+            e = u.getCause();
+        }
+        if (e instanceof NoSuchFileException f) {
+            return "no such file or directory: " + f.getFile();
+        }
+        if (e instanceof AccessDeniedException f) {
+            return "permission denied: " + f.getFile();
+        }
+        if (e instanceof FileAlreadyExistsException f) {
+            return "file exists: " + f.getFile();
+        }
         if (e instanceof ShardQException || e.getCause() == null) {
             return e.getMessage() == null ? e.toString() : e.getMessage();
         }

@@ -3,9 +3,13 @@ package io.shardq.cli;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 
 @Command(name = "version", description = "Print the ShardQ and Java versions.")
 final class VersionCommand implements Callable<Integer> {
+    @Mixin
+    HelpOption help;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 

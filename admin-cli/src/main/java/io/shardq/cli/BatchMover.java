@@ -1,0 +1,173 @@
+package io.shardq.cli;
+
+import io.shardq.broker.Admin;
+import io.shardq.broker.Broker;
+import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.QueueOptions;
+import io.shardq.broker.ShardQException;
+import io.shardq.broker.catalog.DestinationInfo;
+import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.shard.BrokerSession;
+import io.shardq.broker.shard.Delivery;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The loop of {@code queue drain} and {@code dlq requeue}: receive up to a batch of messages of
+ * a queue in one transaction, hand them over, commit; repeat until the queue is empty, {@code
+ * --max} is reached, the user presses Ctrl-C, or nothing could be received for {@code --wait}
+ * seconds although messages wait (another instance holds their shards' dequeue leases).
+ *
+ * <p>At least once, never lost: the handler makes the batch durable elsewhere (fsynced to a
+ * file, or sent in the same transaction) before the receiving transaction commits. A crash
+ * before the commit leaves the batch in the queue, so at worst the last batch is handed over
+ * twice. Stopping (Ctrl-C) is only looked at between batches.
+ */
+final class BatchMover {
+    /** Hands a received batch over; must be durable when it returns (the batch is committed next). */
+    interface Handler {
+        void accept(BrokerSession session, List<BrokerMessage> batch) throws IOException;
+    }
+
+    enum End {
+        /** The queue is empty. */
+        EMPTY,
+        /** --max messages were moved. */
+        MAX,
+        /** The user stopped it (Ctrl-C, SIGTERM). */
+        STOPPED,
+        /** Messages wait but none could be received for the whole --wait. */
+        STALLED
+    }
+
+    record Result(long moved, End end, long remaining) {}
+
+    /** How long one receive waits for the first message of a batch. */
+    private static final long FIRST_RECEIVE_MILLIS = 1000;
+
+    private final Broker broker;
+    private final String queue;
+    private final int batch;
+    private final long max;
+    private final long waitMillis;
+    private final GracefulStop stop;
+    private final Progress progress;
+    private final PrintWriter err;
+
+    /**
+     * @param max stop after this many messages; 0 = all
+     */
+    BatchMover(
+            Broker broker,
+            String queue,
+            int batch,
+            long max,
+            long waitMillis,
+            GracefulStop stop,
+            Progress progress,
+            PrintWriter err) {
+        this.broker = broker;
+        this.queue = queue;
+        this.batch = batch;
+        this.max = max;
+        this.waitMillis = waitMillis;
+        this.stop = stop;
+        this.progress = progress;
+        this.err = err;
+    }
+
+    Result run(Handler handler) throws IOException {
+        Admin admin = broker.admin();
+        long moved = 0;
+        long lastMoveNanos = System.nanoTime();
+        try (BrokerSession session = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+            while (true) {
+                if (stop.requested()) {
+                    return new Result(moved, End.STOPPED, admin.backlog(queue));
+                }
+                if (max > 0 && moved >= max) {
+                    return new Result(moved, End.MAX, admin.backlog(queue));
+                }
+                int want = (int) Math.min(batch, max > 0 ? max - moved : batch);
+                List<BrokerMessage> got = receive(session, want);
+                if (got == null) {
+                    continue; // rolled back after creating the dead-letter queue: try again
+                }
+                if (!got.isEmpty()) {
+                    handler.accept(session, got);
+                    commit(session, got.size(), moved);
+                    moved += got.size();
+                    progress.advance(got.size());
+                    lastMoveNanos = System.nanoTime();
+                    continue;
+                }
+                if (session.hasUncommittedWork()) {
+                    commit(session, 0, moved); // expired messages passed over on the way
+                }
+                long waiting = admin.backlog(queue);
+                if (waiting == 0) {
+                    return new Result(moved, End.EMPTY, 0);
+                }
+                if (System.nanoTime() - lastMoveNanos > TimeUnit.MILLISECONDS.toNanos(waitMillis)) {
+                    return new Result(moved, End.STALLED, waiting);
+                }
+            }
+        }
+    }
+
+    /** Up to {@code want} messages; empty when none came in time; null when the batch was rolled back. */
+    private List<BrokerMessage> receive(BrokerSession session, int want) {
+        List<BrokerMessage> got = new ArrayList<>(want);
+        try {
+            while (got.size() < want) {
+                Delivery d = session.receive(queue, got.isEmpty() ? FIRST_RECEIVE_MILLIS : -1, false);
+                if (d == null) {
+                    break;
+                }
+                got.add(d.message());
+            }
+            return got;
+        } catch (ShardQException e) {
+            if (e.kind() == ErrorKind.UNKNOWN_DESTINATION && createMissingDeadLetterQueue()) {
+                session.rollback();
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * A message reached its max attempts and the engine wants to move it to the dead-letter
+     * queue, which does not exist yet: the CLI runs with automatic creation off (so typos never
+     * create queues), so it creates that queue here, as an application's instance would have.
+     */
+    private boolean createMissingDeadLetterQueue() {
+        Admin admin = broker.admin();
+        DestinationInfo d = admin.require(queue);
+        String dlq = d.deadLetterQueue();
+        if (admin.list().stream().anyMatch(x -> x.name().equals(dlq))) {
+            return false;
+        }
+        admin.createOrGet(dlq, QueueOptions.DEFAULTS.withShards(broker.config().getInt(BrokerProperty.DEFAULT_SHARDS)));
+        err.println("shardq: note: created the dead-letter queue " + dlq + " for messages of " + queue
+                + " that reached their " + d.maxAttempts() + " delivery attempts");
+        err.flush();
+        return true;
+    }
+
+    private void commit(BrokerSession session, int n, long movedBefore) {
+        try {
+            session.commit();
+        } catch (ShardQException e) {
+            throw new ShardQException(
+                    e.kind(),
+                    e.getMessage() + " (" + Format.messages(movedBefore) + " moved before; the last batch of "
+                            + Format.messages(n) + " stays in " + queue + " and will be moved again)",
+                    e);
+        }
+    }
+}

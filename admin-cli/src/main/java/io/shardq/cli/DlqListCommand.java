@@ -1,0 +1,101 @@
+package io.shardq.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.shardq.broker.Broker;
+import io.shardq.broker.catalog.DestinationInfo;
+import io.shardq.broker.catalog.Names;
+import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.shard.BrokerSession;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(
+        name = "list",
+        description = "Show the dead letters of a queue, oldest first, with where they came from and why,"
+                + " without consuming them.")
+final class DlqListCommand implements Callable<Integer> {
+    @Mixin
+    HelpOption help;
+
+    @Parameters(paramLabel = "NAME", description = "the queue whose dead letters to show (not the .DLQ itself)")
+    String name;
+
+    @Option(names = "--limit", paramLabel = "N", description = "show at most N (default: ${DEFAULT-VALUE})")
+    int limit = 20;
+
+    @Mixin
+    JsonOption output;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        Names.checkDestination(name);
+        if (limit < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be 1 or more");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        try (Broker broker = connection.startBroker("dlq list")) {
+            DestinationInfo q = QueueCommand.require(broker.admin(), name);
+            Optional<DestinationInfo> dlq = DlqCommand.deadLetterQueue(broker.admin(), q);
+            List<Broker.BrowsedMessage> letters =
+                    dlq.isPresent() ? broker.browse(dlq.get().name(), limit) : List.of();
+            if (output.json) {
+                ArrayNode a = Json.array();
+                for (Broker.BrowsedMessage b : letters) {
+                    ObjectNode o = a.addObject();
+                    o.put("deadLetterQueue", q.deadLetterQueue());
+                    o.put("shard", b.shard());
+                    o.put("seq", b.seq());
+                    o.put("enqueuedAt", b.enqueuedAt());
+                    o.put("originalDestination", text(b.message(), BrokerSession.ORIGINAL_DESTINATION));
+                    o.put("reason", text(b.message(), BrokerSession.DEAD_LETTER_REASON));
+                    o.set("message", MessageJson.toJson(b.message()));
+                }
+                Json.print(out, a);
+                return 0;
+            }
+            if (dlq.isEmpty()) {
+                out.println("no dead letters: " + name + "'s dead-letter queue " + q.deadLetterQueue()
+                        + " does not exist yet (the first dead letter creates it)");
+                return 0;
+            }
+            long waiting = broker.admin().backlog(dlq.get().name());
+            if (letters.isEmpty()) {
+                out.println("no dead letters in " + dlq.get().name());
+                return 0;
+            }
+            Table t = new Table("DEAD SINCE", "MESSAGE ID", "FROM", "BODY", "REASON");
+            for (Broker.BrowsedMessage b : letters) {
+                BrokerMessage m = b.message();
+                t.row(
+                        Format.instant(b.enqueuedAt()),
+                        m.messageId(),
+                        text(m, BrokerSession.ORIGINAL_DESTINATION),
+                        QueueBrowseCommand.preview(m),
+                        text(m, BrokerSession.DEAD_LETTER_REASON));
+            }
+            t.print(out);
+            out.println("(" + letters.size() + " of " + Format.messages(waiting) + " in "
+                    + dlq.get().name() + "; move them back with: shardq dlq requeue " + name + ")");
+            return 0;
+        }
+    }
+
+    private static String text(BrokerMessage m, String property) {
+        Object v = m.properties().get(property);
+        return v == null ? null : v.toString();
+    }
+}

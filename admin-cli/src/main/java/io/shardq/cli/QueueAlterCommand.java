@@ -1,0 +1,76 @@
+package io.shardq.cli;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.catalog.DestinationInfo;
+import io.shardq.broker.catalog.Names;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(
+        name = "alter",
+        description = {
+            "Change a queue's settings.",
+            "Shards can be added, never removed: each shard is an ordered log. Running instances pick changes up within a heartbeat."
+        })
+final class QueueAlterCommand implements Callable<Integer> {
+    @Mixin
+    HelpOption help;
+
+    @Parameters(paramLabel = "NAME", description = QueueCommand.NAME_HELP)
+    String name;
+
+    @Option(names = "--shards", paramLabel = "N", description = "new shard count, more than now, at most 256")
+    Integer shards;
+
+    @Option(
+            names = "--slice-size",
+            paramLabel = "N",
+            description = "messages per slice for new slices, 16 to 100000000")
+    Integer sliceSize;
+
+    @Option(
+            names = "--max-attempts",
+            paramLabel = "N",
+            description = "deliveries of a message before it goes to the dead-letter queue")
+    Integer maxAttempts;
+
+    @Option(
+            names = "--dead-letter-queue",
+            paramLabel = "QUEUE",
+            description = "where messages go after --max-attempts failed deliveries (default: NAME.DLQ)")
+    String deadLetterQueue;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        if (shards == null && sliceSize == null && maxAttempts == null && deadLetterQueue == null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "nothing to change: give --shards, --slice-size, --max-attempts or --dead-letter-queue");
+        }
+        Names.checkDestination(name);
+        if (deadLetterQueue != null) {
+            Names.checkDestination(deadLetterQueue);
+        }
+        try (Broker broker = connection.startBroker("queue alter")) {
+            DestinationInfo before = QueueCommand.require(broker.admin(), name);
+            DestinationInfo d = broker.admin().alterQueue(name, shards, sliceSize, maxAttempts, deadLetterQueue);
+            spec.commandLine()
+                    .getOut()
+                    .println((d.equals(before)
+                                    ? "queue " + d.name() + " unchanged: "
+                                    : "altered queue " + d.name() + ": ")
+                            + QueueCommand.settings(d));
+            return 0;
+        }
+    }
+}

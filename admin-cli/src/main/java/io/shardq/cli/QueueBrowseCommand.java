@@ -1,0 +1,147 @@
+package io.shardq.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.shardq.broker.Broker;
+import io.shardq.broker.catalog.Names;
+import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.selector.Selector;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(
+        name = "browse",
+        description = {
+            "Show waiting messages without consuming them, oldest first.",
+            "With --selector, the first --scan waiting messages are read and the matching ones shown."
+        })
+final class QueueBrowseCommand implements Callable<Integer> {
+    @Mixin
+    HelpOption help;
+
+    @Parameters(paramLabel = "NAME", description = QueueCommand.NAME_HELP)
+    String name;
+
+    @Option(names = "--limit", paramLabel = "N", description = "show at most N messages (default: ${DEFAULT-VALUE})")
+    int limit = 20;
+
+    @Option(
+            names = "--selector",
+            paramLabel = "EXPR",
+            description = "JMS message selector, e.g. \"JMSPriority > 4 AND region = 'eu'\"")
+    String selector;
+
+    @Option(
+            names = "--scan",
+            paramLabel = "N",
+            description = "with --selector: how many waiting messages to look at (default: ${DEFAULT-VALUE})")
+    int scan = 10_000;
+
+    @Mixin
+    JsonOption output;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        Names.checkDestination(name);
+        Selector filter = Selector.compile(selector);
+        if (limit < 1 || scan < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--limit and --scan must be 1 or more");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        try (Broker broker = connection.startBroker("queue browse")) {
+            QueueCommand.require(broker.admin(), name);
+            List<Broker.BrowsedMessage> seen = broker.browse(name, filter == null ? limit : Math.max(limit, scan));
+            List<Broker.BrowsedMessage> shown = new ArrayList<>();
+            for (Broker.BrowsedMessage b : seen) {
+                if (shown.size() < limit && (filter == null || filter.matches(b.message()))) {
+                    shown.add(b);
+                }
+            }
+            if (output.json) {
+                Json.print(out, json(shown));
+                return 0;
+            }
+            print(out, shown);
+            long waiting = broker.admin().backlog(name);
+            out.println(summary(shown.size(), seen.size(), waiting, filter));
+            return 0;
+        }
+    }
+
+    private static String summary(int shown, int seen, long waiting, Selector filter) {
+        if (filter == null) {
+            return "(" + shown + " of " + Format.messages(waiting) + " waiting)";
+        }
+        return "(" + shown + " shown; looked at " + Format.count(seen) + " of " + Format.messages(waiting) + " waiting"
+                + (seen < waiting ? "; raise --scan to look further" : "") + ")";
+    }
+
+    static ArrayNode json(List<Broker.BrowsedMessage> messages) {
+        ArrayNode a = Json.array();
+        for (Broker.BrowsedMessage b : messages) {
+            ObjectNode o = a.addObject();
+            o.put("shard", b.shard());
+            o.put("seq", b.seq());
+            o.put("enqueuedAt", b.enqueuedAt());
+            o.set("message", MessageJson.toJson(b.message()));
+        }
+        return a;
+    }
+
+    private static void print(PrintWriter out, List<Broker.BrowsedMessage> messages) {
+        Table t = new Table("SHARD", "SEQ", "ENQUEUED", "MESSAGE ID", "BODY", "PROPERTIES");
+        for (Broker.BrowsedMessage b : messages) {
+            BrokerMessage m = b.message();
+            t.row(
+                    b.shard(),
+                    b.seq(),
+                    Format.instant(b.enqueuedAt()),
+                    m.messageId(),
+                    preview(m),
+                    properties(m.properties()));
+        }
+        t.print(out);
+    }
+
+    /** A short, single-line view of the body: the start of a text, else its type and size. */
+    static String preview(BrokerMessage m) {
+        if (m.bodyType() == BrokerMessage.BodyType.TEXT) {
+            String s = new String(m.body(), StandardCharsets.UTF_8);
+            return "\"" + shorten(s, 40) + "\"";
+        }
+        return m.bodyType().name().toLowerCase(java.util.Locale.ROOT) + ", " + Format.bytes(m.body().length);
+    }
+
+    static String properties(Map<String, Object> properties) {
+        StringBuilder b = new StringBuilder();
+        for (Map.Entry<String, Object> e : properties.entrySet()) {
+            if (!b.isEmpty()) {
+                b.append(", ");
+            }
+            Object v = e.getValue();
+            b.append(e.getKey()).append('=').append(v instanceof String ? "'" + v + "'" : v);
+        }
+        return b.isEmpty() ? "-" : shorten(b.toString(), 60);
+    }
+
+    /** Control characters become spaces so a row stays one line. */
+    static String shorten(String s, int max) {
+        String flat = s.replaceAll("\\p{Cntrl}", " ");
+        return flat.length() <= max ? flat : flat.substring(0, max - 1) + "…";
+    }
+}

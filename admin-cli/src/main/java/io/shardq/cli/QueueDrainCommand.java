@@ -1,0 +1,139 @@
+package io.shardq.cli;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.ShardQException;
+import io.shardq.broker.catalog.DestinationInfo;
+import io.shardq.broker.catalog.Names;
+import io.shardq.broker.selector.Selector;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(
+        name = "drain",
+        description = {
+            "Consume a queue's messages, writing each as one JSON line.",
+            "Messages are taken in transactions of --batch; each batch is written and fsynced before it commits, so an interrupted drain loses nothing and at worst writes its last batch twice. Ctrl-C stops after the current batch. 'queue load' reads the file back."
+        })
+final class QueueDrainCommand implements Callable<Integer> {
+    @Mixin
+    HelpOption help;
+
+    @Parameters(paramLabel = "NAME", description = QueueCommand.NAME_HELP)
+    String name;
+
+    @Option(
+            names = "--to",
+            paramLabel = "FILE",
+            description = "write to this new file (default: stdout; progress and the summary then go to stderr)")
+    Path to;
+
+    @Option(names = "--append", description = "with --to: add to the end of an existing file")
+    boolean append;
+
+    @Option(names = "--max", paramLabel = "N", description = "stop after N messages (default: all)")
+    long max;
+
+    @Option(names = "--batch", paramLabel = "N", description = "messages per transaction (default: ${DEFAULT-VALUE})")
+    int batch = 100;
+
+    @Option(
+            names = "--wait",
+            paramLabel = "SECONDS",
+            description = "give up when messages wait but none could be received for this long, e.g. because"
+                    + " running consumers hold the shards (default: ${DEFAULT-VALUE})")
+    int waitSeconds = 30;
+
+    @Option(
+            names = "--selector",
+            paramLabel = "EXPR",
+            description = "not supported yet: a queue consumer cannot skip a message without consuming it")
+    String selector;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+        Names.checkDestination(name);
+        if (selector != null) {
+            Selector.compile(selector); // a malformed selector is reported as such
+            throw new ShardQException(
+                    ErrorKind.INVALID_ARGUMENT,
+                    "drain --selector is not supported yet: the queue consumer cannot pass over a message without"
+                            + " consuming it; look with 'shardq queue browse " + name + " --selector ...' instead");
+        }
+        if (batch < 1 || max < 0 || waitSeconds < 0) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--batch must be 1 or more, --max and --wait 0 or more");
+        }
+        if (append && to == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--append needs --to FILE");
+        }
+        if (to != null && !append && Files.exists(to)) { // checked again when the file is created
+            throw new ShardQException(
+                    ErrorKind.INVALID_ARGUMENT,
+                    to + " exists already: give a new file, or add --append to write at its end");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try (GracefulStop stop = GracefulStop.install();
+                Broker broker = connection.startBroker("queue drain");
+                DrainOutput output = to == null ? DrainOutput.stdout(out) : DrainOutput.file(to, append)) {
+            DestinationInfo d = QueueCommand.require(broker.admin(), name);
+            if (!d.dequeueEnabled()) {
+                throw new ShardQException(
+                        ErrorKind.ILLEGAL_STATE,
+                        "dequeue is stopped on queue " + name + " (start it: shardq queue start " + name
+                                + " --dequeue)");
+            }
+            long waiting = broker.admin().backlog(name);
+            Progress progress =
+                    Progress.forTerminal(err, "draining " + name, max > 0 ? Math.min(max, waiting) : waiting);
+            BatchMover mover = new BatchMover(broker, name, batch, max, waitSeconds * 1000L, stop, progress, err);
+            BatchMover.Result r;
+            try {
+                r = mover.run((session, messages) -> output.write(messages));
+            } catch (ShardQException e) {
+                throw new ShardQException(
+                        e.kind(),
+                        e.getMessage() + " (drained " + Format.messages(progress.done()) + " to " + output.where()
+                                + " before this)",
+                        e);
+            } finally {
+                progress.finish();
+            }
+            // stdout carries the messages when there is no --to: the summary goes to stderr then
+            PrintWriter summary = to == null ? err : out;
+            String moved = "drained " + Format.messages(r.moved()) + " from queue " + name + " to " + output.where();
+            String speed =
+                    " in " + Format.duration(progress.elapsedMillis()) + " (" + Format.rate(progress.rate()) + ")";
+            switch (r.end()) {
+                case EMPTY -> summary.println(moved + speed + "; the queue is empty");
+                case MAX -> summary.println(moved + speed + "; " + Format.messages(r.remaining()) + " remain");
+                case STOPPED ->
+                    summary.println("stopped after a complete batch: " + moved + "; " + Format.messages(r.remaining())
+                            + " remain");
+                case STALLED ->
+                    throw new ShardQException(
+                            ErrorKind.ILLEGAL_STATE,
+                            moved + ", but " + Format.messages(r.remaining()) + " remain that could not be received"
+                                    + " for " + waitSeconds + " s: other instances hold the dequeue leases of their"
+                                    + " shards (stop their consumers, or wait for a dead instance's leases to expire)");
+            }
+            summary.flush();
+            return r.end() == BatchMover.End.STOPPED ? 130 : 0;
+        }
+    }
+}

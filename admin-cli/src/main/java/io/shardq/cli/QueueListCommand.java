@@ -1,0 +1,76 @@
+package io.shardq.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.shardq.broker.Broker;
+import io.shardq.broker.catalog.DestinationInfo;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+@Command(name = "list", description = "List the queues with their settings and how many messages wait in each.")
+final class QueueListCommand implements Callable<Integer> {
+    @Mixin
+    HelpOption help;
+
+    @Mixin
+    JsonOption output;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        try (Broker broker = connection.startBroker("queue list")) {
+            List<DestinationInfo> queues = broker.admin().list().stream()
+                    .filter(DestinationInfo::isQueue)
+                    .toList();
+            Table table = new Table(
+                    "QUEUE",
+                    "SHARDS",
+                    "SLICE SIZE",
+                    "MAX ATTEMPTS",
+                    "DEAD LETTERS TO",
+                    "ENQUEUE",
+                    "DEQUEUE",
+                    "WAITING");
+            ArrayNode json = Json.array();
+            for (DestinationInfo d : queues) {
+                long backlog = broker.admin().backlog(d.name());
+                table.row(
+                        d.name(),
+                        d.shardCount(),
+                        d.sliceSize(),
+                        d.maxAttempts(),
+                        d.deadLetterQueue(),
+                        Format.onOff(d.enqueueEnabled()),
+                        Format.onOff(d.dequeueEnabled()),
+                        backlog);
+                ObjectNode o = json.addObject();
+                o.put("name", d.name());
+                o.put("shards", d.shardCount());
+                o.put("sliceSize", d.sliceSize());
+                o.put("maxAttempts", d.maxAttempts());
+                o.put("deadLetterQueue", d.deadLetterQueue());
+                o.put("enqueueEnabled", d.enqueueEnabled());
+                o.put("dequeueEnabled", d.dequeueEnabled());
+                o.put("backlog", backlog);
+            }
+            if (output.json) {
+                Json.print(out, json);
+            } else if (table.isEmpty()) {
+                out.println("no queues yet (create one: shardq queue create NAME)");
+            } else {
+                table.print(out);
+            }
+            return 0;
+        }
+    }
+}

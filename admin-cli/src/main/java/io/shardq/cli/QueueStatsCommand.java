@@ -1,0 +1,177 @@
+package io.shardq.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.shardq.broker.Broker;
+import io.shardq.broker.QueueStats;
+import io.shardq.broker.catalog.DestinationInfo;
+import io.shardq.broker.catalog.Names;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import javax.sql.DataSource;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(
+        name = "stats",
+        description = {
+            "Show a queue's backlog, cursors, lease holders, slices and table size.",
+            "Per shard: the next sequence number, the consumer cursor, the messages waiting and the instance holding the dequeue lease. With --rate also the enqueue and dequeue rates, from two samples 1 s apart."
+        })
+final class QueueStatsCommand implements Callable<Integer> {
+    @Mixin
+    HelpOption help;
+
+    /** How long --rate samples: long enough to see traffic, short enough to wait for. */
+    static final long RATE_SAMPLE_MILLIS = 1000;
+
+    @Parameters(paramLabel = "NAME", description = QueueCommand.NAME_HELP)
+    String name;
+
+    @Option(
+            names = "--rate",
+            description = "sample twice, " + RATE_SAMPLE_MILLIS + " ms apart, and show the enqueue and dequeue"
+                    + " rates of that interval")
+    boolean rate;
+
+    @Mixin
+    JsonOption output;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws SQLException, InterruptedException {
+        Names.checkDestination(name);
+        PrintWriter out = spec.commandLine().getOut();
+        try (Broker broker = connection.startBroker("queue stats")) {
+            QueueCommand.require(broker.admin(), name);
+            long t0 = System.nanoTime();
+            QueueStats s = broker.admin().stats(name);
+            Rates rates = null;
+            if (rate) {
+                Thread.sleep(RATE_SAMPLE_MILLIS);
+                long t1 = System.nanoTime();
+                QueueStats s2 = broker.admin().stats(name);
+                double seconds = (t1 - t0) / 1e9;
+                rates = new Rates(
+                        (s2.enqueued() - s.enqueued()) / seconds,
+                        ((s2.enqueued() - s2.backlog()) - (s.enqueued() - s.backlog())) / seconds,
+                        seconds);
+                s = s2;
+            }
+            Map<Long, String> holders = instanceNames(broker.dataSource());
+            if (output.json) {
+                Json.print(out, json(s, rates, holders));
+            } else {
+                print(out, s, rates, holders);
+            }
+            return 0;
+        }
+    }
+
+    record Rates(double enqueuePerSecond, double dequeuePerSecond, double seconds) {}
+
+    private static void print(PrintWriter out, QueueStats s, Rates rates, Map<Long, String> holders) {
+        DestinationInfo d = s.destination();
+        out.println("queue " + d.name());
+        out.println("  settings        " + QueueCommand.settings(d));
+        out.println("  waiting         " + Format.messages(s.backlog()));
+        out.println("  enqueued        " + Format.messages(s.enqueued()) + " since the queue was created");
+        out.println("  oldest waiting  "
+                + (s.oldestMessageAgeMillis() < 0 ? "-" : Format.duration(s.oldestMessageAgeMillis()) + " old"));
+        out.println("  slices          " + s.slicesInUse() + " in use, " + s.slicesFree() + " free");
+        out.println("  table size      " + Format.bytes(s.tableBytes()) + ", " + Format.count(s.deadTuples())
+                + " dead tuples");
+        if (rates != null) {
+            out.println("  rates           enqueue " + Format.rate(rates.enqueuePerSecond()) + ", dequeue "
+                    + Format.rate(rates.dequeuePerSecond()) + " (over the last "
+                    + Format.duration(Math.round(rates.seconds() * 1000)) + ")");
+        }
+        out.println();
+        Table t = new Table("SHARD", "NEXT SEQ", "CURSOR", "WAITING", "LEASE HOLDER");
+        for (QueueStats.ShardStats sh : s.shards()) {
+            t.row(sh.shardNo(), sh.nextSeq(), sh.position(), sh.backlog(), holder(sh.leaseInstance(), holders));
+        }
+        t.print(out);
+    }
+
+    private static ObjectNode json(QueueStats s, Rates rates, Map<Long, String> holders) {
+        DestinationInfo d = s.destination();
+        ObjectNode o = Json.object();
+        o.put("name", d.name());
+        o.put("shardCount", d.shardCount());
+        o.put("sliceSize", d.sliceSize());
+        o.put("maxAttempts", d.maxAttempts());
+        o.put("deadLetterQueue", d.deadLetterQueue());
+        o.put("enqueueEnabled", d.enqueueEnabled());
+        o.put("dequeueEnabled", d.dequeueEnabled());
+        o.put("backlog", s.backlog());
+        o.put("enqueued", s.enqueued());
+        if (s.oldestMessageAgeMillis() < 0) {
+            o.putNull("oldestMessageAgeMillis");
+        } else {
+            o.put("oldestMessageAgeMillis", s.oldestMessageAgeMillis());
+        }
+        o.put("slicesInUse", s.slicesInUse());
+        o.put("slicesFree", s.slicesFree());
+        o.put("tableBytes", s.tableBytes());
+        o.put("deadTuples", s.deadTuples());
+        if (rates != null) {
+            ObjectNode r = o.putObject("rates");
+            r.put("enqueuePerSecond", rates.enqueuePerSecond());
+            r.put("dequeuePerSecond", rates.dequeuePerSecond());
+            r.put("sampleSeconds", rates.seconds());
+        }
+        ArrayNode shards = o.putArray("shards");
+        for (QueueStats.ShardStats sh : s.shards()) {
+            ObjectNode x = shards.addObject();
+            x.put("shard", sh.shardNo());
+            x.put("nextSeq", sh.nextSeq());
+            x.put("cursor", sh.position());
+            x.put("backlog", sh.backlog());
+            if (sh.leaseInstance() == 0) {
+                x.putNull("leaseInstance");
+                x.putNull("leaseHolder");
+            } else {
+                x.put("leaseInstance", sh.leaseInstance());
+                x.put("leaseHolder", holders.get(sh.leaseInstance()));
+            }
+        }
+        return o;
+    }
+
+    private static String holder(long instance, Map<Long, String> names) {
+        if (instance == 0) {
+            return "-";
+        }
+        String n = names.get(instance);
+        return n == null ? "instance " + instance : instance + " " + n;
+    }
+
+    /** Names of the instances that are alive or were recently: lease holders are shown by name. */
+    static Map<Long, String> instanceNames(DataSource ds) throws SQLException {
+        Map<Long, String> names = new HashMap<>();
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement("select id, name from shardq.instance"
+                        + " where id in (select lease_instance from shardq.cursor where lease_instance is not null)");
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                names.put(rs.getLong(1), rs.getString(2));
+            }
+        }
+        return names;
+    }
+}
