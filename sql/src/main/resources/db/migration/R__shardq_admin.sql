@@ -28,21 +28,27 @@ END $$;
 
 -- Adds one leaf partition (slot) to a shard and returns its slot number. DDL: called at
 -- creation, by the background slice preparer, and by enqueue only when no free slot is left.
+-- Locking matters here: CREATE TABLE ... PARTITION OF would need ACCESS EXCLUSIVE on the shard's
+-- table, which conflicts with every enqueue and dequeue of the shard (and deadlocks with an
+-- enqueue statement that holds the table while it waits for the shard row). So the slot is
+-- created standalone and ATTACHed, which takes only SHARE UPDATE EXCLUSIVE on the shard's table:
+-- that conflicts with itself (slot creation per shard is serialised, two instances never pick
+-- the same number) but not with reads and writes.
 CREATE OR REPLACE FUNCTION shardq.add_slot(p_destination integer, p_shard integer) RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
     v_slot integer;
+    v_mid text := 'm_' || p_destination || '_' || p_shard;
+    v_leaf text;
 BEGIN
-    -- CREATE TABLE ... PARTITION OF needs this lock anyway; taking it first serialises slot
-    -- creation per shard (two instances never pick the same number) without a second lock
-    -- that could deadlock against an enqueue transaction already reading the shard's tables.
-    EXECUTE format('LOCK TABLE shardq.%I IN ACCESS EXCLUSIVE MODE', 'm_' || p_destination || '_' || p_shard);
+    EXECUTE format('LOCK TABLE shardq.%I IN SHARE UPDATE EXCLUSIVE MODE', v_mid);
     SELECT coalesce(max(slot) + 1, 0) INTO v_slot
       FROM shardq.slice WHERE destination_id = p_destination AND shard_no = p_shard;
-    EXECUTE format('CREATE TABLE shardq.%I PARTITION OF shardq.%I (PRIMARY KEY (seq)) FOR VALUES IN (%s)'
+    v_leaf := v_mid || '_' || v_slot;
+    EXECUTE format('CREATE TABLE shardq.%I (LIKE shardq.%I, PRIMARY KEY (seq), CHECK (slot = %s))'
                    ' WITH (autovacuum_enabled = false, toast.autovacuum_enabled = false)',
-                   'm_' || p_destination || '_' || p_shard || '_' || v_slot,
-                   'm_' || p_destination || '_' || p_shard, v_slot);
+                   v_leaf, v_mid, v_slot);
+    EXECUTE format('ALTER TABLE shardq.%I ATTACH PARTITION shardq.%I FOR VALUES IN (%s)', v_mid, v_leaf, v_slot);
     INSERT INTO shardq.slice (destination_id, shard_no, slot) VALUES (p_destination, p_shard, v_slot);
     RETURN v_slot;
 END $$;

@@ -41,6 +41,8 @@ CREATE TABLE shardq.shard (
     next_seq        bigint  NOT NULL DEFAULT 1,
     owner_instance  bigint,
     waiter          bigint,
+    -- set to the old waiter by the UPDATE that clears it, so RETURNING can report it
+    notified        bigint,
     PRIMARY KEY (destination_id, shard_no)
 ) WITH (fillfactor = 50);
 

@@ -21,6 +21,11 @@ public enum BrokerProperty {
             "SHARDQ_CONNECT_TIMEOUT_MS",
             "10000",
             "how long to wait for a database connection before failing"),
+    JDBC_INIT_SQL(
+            "shardq.jdbc.init-sql",
+            "SHARDQ_JDBC_INIT_SQL",
+            "",
+            "SQL run on every new pooled connection, e.g. set synchronous_commit = off"),
     MIGRATE_ON_START(
             "shardq.migrate-on-start",
             "SHARDQ_MIGRATE_ON_START",

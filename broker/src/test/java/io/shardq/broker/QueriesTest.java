@@ -27,7 +27,10 @@ class QueriesTest {
             for (Map.Entry<String, String> e : Queries.all().entrySet()) {
                 String sql = e.getValue()
                         .replace("/* TEMPLATE: leaf */", Queries.leafTable(1, 0, 0))
-                        .replace("/* TEMPLATE: parent */", Queries.parentTable(1));
+                        .replace("/* TEMPLATE: parent */", Queries.parentTable(1))
+                        .replace(
+                                "/* TEMPLATE: rows */",
+                                "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea)");
                 s.execute("prepare q" + (i++) + " as " + PgSql.numbered(sql));
             }
         }

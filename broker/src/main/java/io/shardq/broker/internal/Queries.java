@@ -45,6 +45,17 @@ public final class Queries {
         return get(name).replace("/* TEMPLATE: parent */", parentTable(destinationId));
     }
 
+    private static final String ROW = "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea)";
+    private static final java.util.concurrent.ConcurrentHashMap<String, String> RESERVING =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** {@code message_insert_reserving} for one leaf and {@code rows} rows (cached). */
+    public static String insertReserving(int destinationId, int shardNo, int slot, int rows) {
+        return RESERVING.computeIfAbsent(destinationId + "/" + shardNo + "/" + slot + "/" + rows, k -> withLeaf(
+                        "message_insert_reserving", destinationId, shardNo, slot)
+                .replace("/* TEMPLATE: rows */", String.join(", ", java.util.Collections.nCopies(rows, ROW))));
+    }
+
     private static Map<String, String> load() {
         try (InputStream in = Queries.class.getResourceAsStream("/io/shardq/broker/sql/queries.sql")) {
             if (in == null) {

@@ -60,6 +60,10 @@ public final class Database implements AutoCloseable {
         hc.setConnectionTimeout(Math.max(250, timeoutMs));
         hc.setInitializationFailTimeout(1);
         hc.setAutoCommit(true);
+        String initSql = config.get(BrokerProperty.JDBC_INIT_SQL);
+        if (!initSql.isBlank()) {
+            hc.setConnectionInitSql(initSql);
+        }
         hc.addDataSourceProperty("connectTimeout", Math.max(1, timeoutMs / 1000));
         hc.addDataSourceProperty("ApplicationName", poolName);
         hc.addDataSourceProperty("reWriteBatchedInserts", "true");

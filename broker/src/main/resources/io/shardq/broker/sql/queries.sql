@@ -34,12 +34,12 @@ SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead
 
 -- name: shard_reserve
 -- Reserves ? sequence numbers and keeps the row locked until commit (the visibility rule);
--- returns the first reserved number and the instance that asked to be woken, clearing it.
-UPDATE shardq.shard s
-   SET next_seq = s.next_seq + ?, waiter = NULL
-  FROM (SELECT waiter FROM shardq.shard WHERE destination_id = ? AND shard_no = ? FOR UPDATE) old
- WHERE s.destination_id = ? AND s.shard_no = ?
-RETURNING s.next_seq - ?, old.waiter
+-- returns the first reserved number and the instance that asked to be woken, clearing it
+-- (SET expressions read the old row, so notified = the old waiter).
+UPDATE shardq.shard
+   SET next_seq = next_seq + ?, waiter = NULL, notified = waiter
+ WHERE destination_id = ? AND shard_no = ?
+RETURNING next_seq - ?, notified
 
 -- name: shard_select_heads
 SELECT shard_no, next_seq FROM shardq.shard WHERE destination_id = ?
@@ -140,6 +140,21 @@ DELETE FROM shardq.delivery_attempt WHERE subscription_id = ? AND shard_no = ? A
 -- name: message_insert
 INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+
+-- name: message_insert_reserving
+-- The enqueue fast path, one statement: reserve the range starting at the expected next_seq
+-- and insert the rows; when another writer moved next_seq, nothing happens (0 rows) and the
+-- caller falls back to shard_reserve + message_insert.
+WITH r AS (
+    UPDATE shardq.shard
+       SET next_seq = next_seq + ?, waiter = NULL, notified = waiter
+     WHERE destination_id = ? AND shard_no = ? AND next_seq = ?
+    RETURNING notified)
+INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body)
+SELECT ?, ?, v.seq, v.enq, v.dlv, v.exp, v.prio, NULL, v.header, v.body
+  FROM (VALUES /* TEMPLATE: rows */) AS v (seq, enq, dlv, exp, prio, header, body)
+ WHERE EXISTS (SELECT 1 FROM r)
+RETURNING (SELECT notified FROM r)
 
 -- name: message_select_range
 SELECT seq, enqueued_at, deliver_at, expires_at, priority, header, body

@@ -1,0 +1,152 @@
+package io.shardq.perf;
+
+import io.shardq.broker.BrokerConfig;
+import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.QueueOptions;
+import io.shardq.broker.ShardQException;
+import io.shardq.jms.ShardQConnectionFactory;
+import jakarta.jms.BytesMessage;
+import jakarta.jms.Connection;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.Queue;
+import jakarta.jms.Session;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import javax.sql.DataSource;
+
+/**
+ * ShardQ measured as applications use it: through the JMS API, transacted sessions, one commit
+ * per batch. One connection factory (one ShardQ instance) for the run.
+ */
+final class ShardQSystem implements QueueSystem {
+    static final String QUEUE = "perf.shardq";
+
+    private ShardQConnectionFactory factory;
+    private Connection connection;
+    private Settings settings;
+
+    @Override
+    public String name() {
+        return SystemRegistry.SHARDQ;
+    }
+
+    @Override
+    public void setUp(DataSource dataSource, Settings settings) throws Exception {
+        this.settings = settings;
+        BrokerConfig.Builder config = BrokerConfig.builder()
+                .set(BrokerProperty.POOL_SIZE, 2 * settings.threads() + 8)
+                .set(BrokerProperty.AUTO_CREATE_DESTINATIONS, false);
+        if (settings.unsafe()) {
+            config.set(BrokerProperty.JDBC_INIT_SQL, "set synchronous_commit = off");
+        }
+        factory = new ShardQConnectionFactory(config.build());
+        try {
+            factory.broker().admin().dropQueue(QUEUE, true);
+        } catch (ShardQException e) {
+            // not there yet
+        }
+        factory.broker()
+                .admin()
+                .createQueue(
+                        QUEUE,
+                        QueueOptions.DEFAULTS.withShards(settings.shards()).withSliceSize(50_000));
+        connection = factory.createConnection();
+        connection.start();
+    }
+
+    @Override
+    public Producer producer() throws Exception {
+        Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
+        Queue queue = session.createQueue(QUEUE);
+        MessageProducer producer = session.createProducer(queue);
+        producer.setDeliveryMode(settings.persistent() ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
+        producer.setDisableMessageTimestamp(true);
+        return new Producer() {
+            @Override
+            public void sendBatch(List<byte[]> payloads) throws Exception {
+                for (byte[] p : payloads) {
+                    BytesMessage m = session.createBytesMessage();
+                    m.writeBytes(p);
+                    producer.send(m);
+                }
+                session.commit();
+            }
+
+            @Override
+            public void close() throws Exception {
+                session.close();
+            }
+        };
+    }
+
+    @Override
+    public Consumer consumer() throws Exception {
+        Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
+        MessageConsumer consumer = session.createConsumer(session.createQueue(QUEUE));
+        return new Consumer() {
+            @Override
+            public List<Delivery> receiveBatch(int max, Duration wait) throws Exception {
+                List<Delivery> got = new ArrayList<>(max);
+                Message m = consumer.receive(Math.max(1, wait.toMillis()));
+                while (m != null) {
+                    BytesMessage b = (BytesMessage) m;
+                    byte[] payload = new byte[(int) b.getBodyLength()];
+                    b.readBytes(payload);
+                    got.add(new Delivery(m.getJMSMessageID(), Payloads.sentMicros(payload)));
+                    m = got.size() < max ? consumer.receiveNoWait() : null;
+                }
+                if (!got.isEmpty()) {
+                    session.commit();
+                }
+                return got;
+            }
+
+            @Override
+            public void close() throws Exception {
+                session.close();
+            }
+        };
+    }
+
+    @Override
+    public long backlog() throws Exception {
+        return factory.broker().admin().backlog(QUEUE);
+    }
+
+    @Override
+    public List<String> tables() {
+        try {
+            return List.of("shardq.m_" + factory.broker().admin().require(QUEUE).id());
+        } catch (Exception e) {
+            return List.of();
+        }
+    }
+
+    @Override
+    public OptionalLong sqlReads() {
+        try {
+            return OptionalLong.of(factory.broker().stats().dequeueSqlReads());
+        } catch (Exception e) {
+            return OptionalLong.empty();
+        }
+    }
+
+    @Override
+    public void tearDown() throws Exception {
+        if (connection != null) {
+            connection.close();
+        }
+        if (factory != null) {
+            try {
+                factory.broker().admin().dropQueue(QUEUE, true);
+            } finally {
+                factory.close();
+            }
+        }
+    }
+}
