@@ -510,9 +510,31 @@ public final class BrokerSession implements AutoCloseable {
         List<Batch> batches = new ArrayList<>(written);
         batches.addAll(toWrite);
         boolean consume = consumption && !claims.isEmpty();
-        boolean dbWork = !batches.isEmpty() || consume || txConnection != null;
         long me = engine.instanceId();
         long[] newPositions = new long[claims.size()];
+        int advances = 0;
+        boolean attemptsToClear = false;
+        if (consume) {
+            for (int i = 0; i < claims.size(); i++) {
+                Claim cl = claims.get(i);
+                cl.rt.lock.lock();
+                try {
+                    newPositions[i] = cl.shard.nextSeq - 1;
+                } finally {
+                    cl.rt.lock.unlock();
+                }
+                if (newPositions[i] > cl.startPosition) {
+                    advances++;
+                    attemptsToClear |= cl.attemptsToClear;
+                }
+            }
+        }
+        boolean dbWork = !batches.isEmpty() || advances > 0 || txConnection != null;
+        // One statement needs no transaction block: run it in autocommit, one round trip.
+        boolean single = txConnection == null
+                && external == null
+                && written.isEmpty()
+                && ((toWrite.size() == 1 && advances == 0) || (toWrite.isEmpty() && advances == 1 && !attemptsToClear));
         if (dbWork) {
             Connection c = null;
             boolean borrowed = false;
@@ -521,30 +543,30 @@ public final class BrokerSession implements AutoCloseable {
                     c = transactionConnection();
                 } else {
                     c = engine.dataSource().getConnection();
-                    c.setAutoCommit(false);
                     borrowed = true;
-                }
-                for (Batch b : toWrite) {
-                    writeBatch(c, b);
-                }
-                if (consume) {
-                    for (int i = 0; i < claims.size(); i++) {
-                        Claim cl = claims.get(i);
-                        long newPosition;
-                        cl.rt.lock.lock();
-                        try {
-                            newPosition = cl.shard.nextSeq - 1;
-                        } finally {
-                            cl.rt.lock.unlock();
-                        }
-                        newPositions[i] = newPosition;
-                        if (newPosition > cl.startPosition) {
-                            advanceCursor(c, cl, newPosition, me);
-                        }
+                    if (!single) {
+                        c.setAutoCommit(false);
                     }
                 }
-                if (external == null) {
-                    c.commit();
+                if (single && toWrite.size() == 1) {
+                    if (!writeBatchFast(c, toWrite.get(0))) {
+                        c.setAutoCommit(false);
+                        writeBatchReserving(c, toWrite.get(0));
+                        c.commit();
+                    }
+                } else {
+                    for (Batch b : toWrite) {
+                        writeBatch(c, b);
+                    }
+                    for (int i = 0; i < claims.size() && consume; i++) {
+                        Claim cl = claims.get(i);
+                        if (newPositions[i] > cl.startPosition) {
+                            advanceCursor(c, cl, newPositions[i], me);
+                        }
+                    }
+                    if (external == null && !c.getAutoCommit()) {
+                        c.commit();
+                    }
                 }
             } catch (SQLException | RuntimeException e) {
                 rollbackQuietly(c);
@@ -738,6 +760,9 @@ public final class BrokerSession implements AutoCloseable {
             return;
         }
         try {
+            if (c.getAutoCommit()) {
+                return;
+            }
             c.rollback();
         } catch (SQLException ignored) {
             // the connection is broken; the pool discards it

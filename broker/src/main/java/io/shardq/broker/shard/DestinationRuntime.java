@@ -48,6 +48,7 @@ public final class DestinationRuntime {
     final Condition changed = lock.newCondition();
     final Deque<BrokerMessage> nonPersistent = new ArrayDeque<>();
     private final AtomicInteger producerCounter;
+    private int pickCounter;
     private long nextLeaseAttemptNanos;
     private long nextPollNanos;
     private long pollIntervalMillis = 20;
@@ -102,16 +103,22 @@ public final class DestinationRuntime {
 
     // ---- called by sessions, under the lock ----
 
-    /** A shard this session may deliver from now: its own claim first, then a cached one. */
+    /**
+     * A shard this session may deliver from now: its own claim first, then one whose next
+     * message is cached, then any with backlog. The scan starts at a rotating offset so that no
+     * shard waits behind lower-numbered ones (that showed as a latency tail).
+     */
     ShardState pick(Object session) {
         ShardState[] all = shards;
-        ShardState fallback = null;
         for (ShardState s : all) {
             if (s.claimedBy == session && s.leased && s.nextSeq - 1 < s.knownHead) {
                 return s;
             }
         }
-        for (ShardState s : all) {
+        ShardState fallback = null;
+        int start = Math.floorMod(pickCounter++, all.length);
+        for (int i = 0; i < all.length; i++) {
+            ShardState s = all[(start + i) % all.length];
             if (s.claimedBy == null && s.hasAvailable()) {
                 if (engine.cache().contains(info.id(), s.shardNo, s.position + 1)) {
                     return s;
@@ -129,7 +136,12 @@ public final class DestinationRuntime {
         ShardState s = shards[shard];
         if (head > s.knownHead) {
             s.knownHead = head;
-            changed.signalAll();
+            // an unclaimed shard: any one waiting consumer can take it; a claimed one: only its claimer
+            if (s.claimedBy == null) {
+                changed.signal();
+            } else {
+                changed.signalAll();
+            }
         }
     }
 
