@@ -1,0 +1,168 @@
+package io.shardq.broker.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.QueueOptions;
+import io.shardq.broker.testing.ClaimAndHangMain;
+import io.shardq.broker.testing.Messages;
+import io.shardq.broker.testing.PgTest;
+import io.shardq.broker.testing.TestDatabase;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/** Instances dying, waking each other, and retirement held up by a long transaction. */
+@PgTest
+class InstanceFailureTest {
+
+    @Test
+    void killedInstance_losesItsLeases_andAnotherDeliversEverythingOnce(TestDatabase db) throws Exception {
+        try (Broker survivor = Broker.start(db.brokerConfig()
+                .set(BrokerProperty.HEARTBEAT_MS, 200)
+                .set(BrokerProperty.LEASE_TTL_MS, 2000)
+                .build())) {
+            survivor.admin().createQueue("crash", QueueOptions.DEFAULTS.withShards(2));
+            try (BrokerSession p = survivor.openSession(BrokerSession.Mode.TRANSACTED)) {
+                for (int i = 0; i < 100; i++) {
+                    p.send("crash", Messages.text("m" + i));
+                }
+                p.commit();
+            }
+            List<String> cmd = List.of(
+                    java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+                            .toString(),
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    ClaimAndHangMain.class.getName(),
+                    db.jdbcUrl(),
+                    "crash",
+                    "30");
+            Process victim = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(victim.getInputStream(), StandardCharsets.UTF_8));
+            String line = CompletableFuture.supplyAsync(() -> {
+                        try {
+                            String l;
+                            while ((l = out.readLine()) != null) {
+                                if (l.startsWith("CLAIMED")) {
+                                    return l;
+                                }
+                            }
+                            return "exited";
+                        } catch (java.io.IOException e) {
+                            return e.toString();
+                        }
+                    })
+                    .get(2, TimeUnit.MINUTES);
+            assertThat(line).isEqualTo("CLAIMED 30");
+            victim.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+
+            Set<String> got = new HashSet<>();
+            List<String> all = new ArrayList<>();
+            try (BrokerSession c = survivor.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+                Awaitility.await().atMost(Duration.ofMinutes(1)).until(() -> {
+                    Delivery d = c.receive("crash", 200, false);
+                    if (d != null) {
+                        all.add(Messages.body(d.message()));
+                        got.add(Messages.body(d.message()));
+                    }
+                    return got.size() == 100;
+                });
+            }
+            assertThat(all).hasSize(100).doesNotHaveDuplicates();
+            assertThat(survivor.admin().backlog("crash")).isZero();
+        }
+    }
+
+    @Test
+    void waitingConsumerInAnotherInstance_isWokenByNotify(TestDatabase db) throws Exception {
+        var config = db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build();
+        try (Broker producerSide = Broker.start(config);
+                Broker consumerSide = Broker.start(config)) {
+            producerSide.admin().createQueue("wake", QueueOptions.DEFAULTS.withShards(1));
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(consumerSide::otherInstancesAlive);
+            try (BrokerSession c = consumerSide.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+                // leases the shard and registers as waiter: nothing there yet
+                assertThat(c.receive("wake", 300, false)).isNull();
+                CompletableFuture<Delivery> waiting =
+                        CompletableFuture.supplyAsync(() -> c.receive("wake", 30_000, false));
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> waiterRegistered(db));
+                try (BrokerSession p = producerSide.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+                    p.send("wake", Messages.text("ping"));
+                }
+                assertThat(Messages.body(waiting.get(30, TimeUnit.SECONDS).message()))
+                        .isEqualTo("ping");
+            }
+            assertThat(producerSide.stats().notifiesSent()).isPositive();
+            assertThat(consumerSide.stats().wakeupsReceived()).isPositive();
+        }
+    }
+
+    static boolean waiterRegistered(TestDatabase db) throws Exception {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                var rs = s.executeQuery("select count(*) from shardq.shard where waiter is not null")) {
+            rs.next();
+            return rs.getInt(1) > 0;
+        }
+    }
+
+    @Test
+    void retirement_heldUpByALongTransaction_reportsTheBlockingBackend(TestDatabase db) throws Exception {
+        try (Broker broker = Broker.start(
+                db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build())) {
+            broker.admin()
+                    .createQueue("blocked", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
+            try (Connection holder = db.connect()) {
+                holder.setAutoCommit(false);
+                int pid;
+                try (Statement s = holder.createStatement();
+                        var rs = s.executeQuery("select pg_backend_pid()")) {
+                    rs.next();
+                    pid = rs.getInt(1);
+                }
+                try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                        BrokerSession c = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                    for (int i = 0; i < 20; i++) {
+                        p.send("blocked", Messages.text("m" + i));
+                    }
+                    p.commit();
+                    // a long transaction reads the first slice, as a careless report query would
+                    try (Statement s = holder.createStatement()) {
+                        int id = broker.admin().require("blocked").id();
+                        s.executeQuery("select count(*) from shardq.m_" + id + "_0_0")
+                                .close();
+                    }
+                    for (int i = 0; i < 20; i++) {
+                        assertThat(c.receive("blocked", 2000, false)).isNotNull();
+                    }
+                    c.commit();
+                    p.send("blocked", Messages.text("still flowing"));
+                    p.commit();
+                }
+                Awaitility.await()
+                        .atMost(Duration.ofSeconds(20))
+                        .until(() -> broker.stats().retireBlockedBy().contains("backend pid " + pid));
+                assertThat(broker.stats().retireBlockedBy()).contains("idle in transaction");
+                assertThat(broker.stats().slicesRetired()).isZero();
+                holder.rollback();
+            }
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
+                    .until(() -> broker.stats().slicesRetired() >= 1);
+        }
+    }
+}
