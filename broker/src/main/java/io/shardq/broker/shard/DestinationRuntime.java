@@ -62,7 +62,7 @@ public final class DestinationRuntime {
         this.info = info;
         this.slices = new SliceMap(info.id());
         this.shards = newShards(info.shardCount(), null);
-        this.producerCounter = new AtomicInteger((int) (engine.instanceId() * 7919 % Math.max(1, info.shardCount())));
+        this.producerCounter = new AtomicInteger();
     }
 
     public DestinationInfo info() {
@@ -96,9 +96,54 @@ public final class DestinationRuntime {
         slices.remove(shard, firstSeq);
     }
 
-    /** The shard a new producing session is pinned to: round robin, offset per instance. */
+    /**
+     * The shard a new producing session is pinned to: round robin over the shards this instance
+     * owns for enqueue (taken on first use, up to its fair share, from shards no live instance
+     * owns), else over all shards.
+     */
     int assignProducerShard() {
-        return Math.floorMod(producerCounter.getAndIncrement(), shards.length);
+        int[] own = ownedShards();
+        int i = producerCounter.getAndIncrement();
+        return own.length > 0 ? own[Math.floorMod(i, own.length)] : Math.floorMod(i, shards.length);
+    }
+
+    private volatile int[] owned;
+
+    private int[] ownedShards() {
+        int[] o = owned;
+        if (o != null) {
+            return o;
+        }
+        synchronized (this) {
+            if (owned == null) {
+                owned = claimOwnership();
+            }
+            return owned;
+        }
+    }
+
+    private int[] claimOwnership() {
+        long me = engine.instanceId();
+        try (Connection c = engine.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement(Queries.get("shard_claim_owner"))) {
+            ps.setLong(1, me);
+            ps.setInt(2, info.id());
+            ps.setInt(3, info.id());
+            ps.setLong(4, me);
+            ps.setDouble(5, engine.settings().leaseTtlMillis() / 1000.0);
+            ps.setLong(6, me);
+            ps.setInt(7, engine.fairShare(shards.length));
+            List<Integer> got = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    got.add(rs.getInt(1));
+                }
+            }
+            return got.stream().mapToInt(Integer::intValue).sorted().toArray();
+        } catch (SQLException e) {
+            LOG.warn("{} - could not take enqueue ownership of {}: {}", me, info.name(), e.getMessage());
+            return new int[0];
+        }
     }
 
     // ---- called by sessions, under the lock ----

@@ -136,6 +136,10 @@ public final class Heartbeat {
                 ps.setLong(1, me);
                 ps.executeUpdate();
             }
+            try (PreparedStatement ps = c.prepareStatement(Queries.get("shard_release_owner"))) {
+                ps.setLong(1, me);
+                ps.executeUpdate();
+            }
             try (PreparedStatement ps = c.prepareStatement(Queries.get("instance_stop"))) {
                 ps.setLong(1, me);
                 ps.executeUpdate();

@@ -41,6 +41,23 @@ UPDATE shardq.shard
  WHERE destination_id = ? AND shard_no = ?
 RETURNING next_seq - ?, notified
 
+-- name: shard_claim_owner
+-- Enqueue affinity: takes up to ? shards of the destination that no live instance owns.
+UPDATE shardq.shard s SET owner_instance = ?
+ WHERE s.destination_id = ? AND s.shard_no IN (
+       SELECT x.shard_no FROM shardq.shard x
+        WHERE x.destination_id = ?
+          AND (x.owner_instance IS NULL OR x.owner_instance = ? OR NOT EXISTS (
+               SELECT 1 FROM shardq.instance i
+                WHERE i.id = x.owner_instance AND i.stopped_at IS NULL
+                  AND i.heartbeat_at > now() - make_interval(secs => ?)))
+        ORDER BY (x.owner_instance IS DISTINCT FROM ?), x.shard_no
+        LIMIT ? FOR UPDATE SKIP LOCKED)
+RETURNING s.shard_no
+
+-- name: shard_release_owner
+UPDATE shardq.shard SET owner_instance = NULL WHERE owner_instance = ?
+
 -- name: shard_select_heads
 SELECT shard_no, next_seq FROM shardq.shard WHERE destination_id = ?
 
