@@ -98,3 +98,14 @@ CREATE TABLE shardq.delivery_attempt (
     attempts        integer NOT NULL,
     PRIMARY KEY (subscription_id, shard_no, seq)
 );
+
+-- Messages consumed beyond the cursor, out of order: a consumer with a message selector takes
+-- matching messages and leaves the others for other consumers. The cursor then advances over
+-- the contiguous prefix of consumed messages (these rows included) and the rows at or below it
+-- are deleted. Only selective consumption writes here; the plain dequeue path never does.
+CREATE TABLE shardq.dequeue_log (
+    subscription_id bigint  NOT NULL REFERENCES shardq.subscription (id) ON DELETE CASCADE,
+    shard_no        integer NOT NULL,
+    seq             bigint  NOT NULL,
+    PRIMARY KEY (subscription_id, shard_no, seq)
+);

@@ -98,8 +98,8 @@ final class ListenerDispatcher {
     }
 
     private boolean deliverOne(ShardQMessageConsumer c, MessageListener l, long waitMillis) throws JMSException {
-        Delivery d = session.call(
-                s -> s.receive(c.queueDestination().getQueueName(), waitMillis == 0 ? -1 : waitMillis, true));
+        Delivery d = session.call(s ->
+                s.receive(c.queueDestination().getQueueName(), waitMillis == 0 ? -1 : waitMillis, true, c.selector()));
         if (d == null) {
             return false;
         }

@@ -1,5 +1,6 @@
 package io.shardq.jms;
 
+import io.shardq.broker.selector.Selector;
 import io.shardq.broker.shard.Delivery;
 import jakarta.jms.IllegalStateException;
 import jakarta.jms.JMSException;
@@ -10,7 +11,8 @@ import jakarta.jms.QueueReceiver;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Receives from one queue through its session. A blocking receive waits in slices of at most
+ * Receives from one queue through its session, optionally only messages matching a selector
+ * (the others stay for other consumers). A blocking receive waits in slices of at most
  * {@link #SLICE_MILLIS}, so close() from another thread and connection stop take effect promptly.
  */
 final class ShardQMessageConsumer implements QueueReceiver {
@@ -18,12 +20,18 @@ final class ShardQMessageConsumer implements QueueReceiver {
 
     private final ShardQSession session;
     private final ShardQQueue queue;
+    private final Selector selector;
     private volatile MessageListener listener;
     private volatile boolean closed;
 
-    ShardQMessageConsumer(ShardQSession session, ShardQQueue queue) {
+    ShardQMessageConsumer(ShardQSession session, ShardQQueue queue, Selector selector) {
         this.session = session;
         this.queue = queue;
+        this.selector = selector;
+    }
+
+    Selector selector() {
+        return selector;
     }
 
     ShardQQueue queueDestination() {
@@ -43,7 +51,7 @@ final class ShardQMessageConsumer implements QueueReceiver {
     @Override
     public String getMessageSelector() throws JMSException {
         checkOpen();
-        return null;
+        return selector == null ? null : selector.text();
     }
 
     @Override
@@ -76,7 +84,7 @@ final class ShardQMessageConsumer implements QueueReceiver {
         if (!session.connection().isStarted()) {
             return null;
         }
-        Delivery d = session.call(s -> s.receive(queue.getQueueName(), -1, false));
+        Delivery d = session.call(s -> s.receive(queue.getQueueName(), -1, false, selector));
         return d == null ? null : session.toJms(d, queue);
     }
 
@@ -93,7 +101,7 @@ final class ShardQMessageConsumer implements QueueReceiver {
                     return null;
                 }
                 long slice = Math.max(1, Math.min(SLICE_MILLIS, TimeUnit.NANOSECONDS.toMillis(left)));
-                Delivery d = session.call(s -> s.receive(queue.getQueueName(), slice, false));
+                Delivery d = session.call(s -> s.receive(queue.getQueueName(), slice, false, selector));
                 if (d != null) {
                     return session.toJms(d, queue);
                 }

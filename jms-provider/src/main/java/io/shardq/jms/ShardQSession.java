@@ -309,17 +309,14 @@ public final class ShardQSession implements QueueSession {
             throws JMSException {
         checkOpen();
         ShardQQueue queue = queueOf(destination);
-        if (messageSelector != null && !messageSelector.isBlank()) {
-            try {
-                io.shardq.broker.selector.Selector.compile(messageSelector);
-            } catch (RuntimeException e) {
-                throw Exceptions.translate(e);
-            }
-            throw new JMSException("message selectors on queue consumers are not available in ShardQ "
-                    + ShardQConnectionMetaData.PROVIDER_VERSION + " yet (a QueueBrowser accepts them)");
+        io.shardq.broker.selector.Selector selector;
+        try {
+            selector = io.shardq.broker.selector.Selector.compile(messageSelector);
+        } catch (RuntimeException e) {
+            throw Exceptions.translate(e);
         }
         call(s -> broker().runtime(queue.getQueueName(), true));
-        ShardQMessageConsumer c = new ShardQMessageConsumer(this, queue);
+        ShardQMessageConsumer c = new ShardQMessageConsumer(this, queue, selector);
         consumers.add(c);
         return c;
     }

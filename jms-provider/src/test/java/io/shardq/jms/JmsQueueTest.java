@@ -198,6 +198,34 @@ class JmsQueueTest {
     }
 
     @Test
+    void consumerWithSelector_takesMatching_othersStayForOtherConsumers() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue q = s.createQueue("jms.selector");
+        MessageProducer p = s.createProducer(q);
+        for (int i = 0; i < 6; i++) {
+            TextMessage m = s.createTextMessage("m" + i);
+            m.setStringProperty("region", i % 2 == 0 ? "eu" : "us");
+            p.send(m);
+        }
+        MessageConsumer eu = s.createConsumer(q, "region = 'eu'");
+        assertThat(eu.getMessageSelector()).isEqualTo("region = 'eu'");
+        List<String> got = new ArrayList<>();
+        Message m;
+        while ((m = eu.receive(500)) != null) {
+            got.add(((TextMessage) m).getText());
+        }
+        assertThat(got).containsExactly("m0", "m2", "m4");
+        MessageConsumer any = s.createConsumer(q);
+        List<String> rest = new ArrayList<>();
+        while ((m = any.receive(500)) != null) {
+            rest.add(((TextMessage) m).getText());
+        }
+        assertThat(rest).containsExactly("m1", "m3", "m5");
+        assertThatThrownBy(() -> s.createConsumer(q, "region = = 'x'"))
+                .isInstanceOf(jakarta.jms.InvalidSelectorException.class);
+    }
+
+    @Test
     void sessionConnection_sharesTheTransactionWithApplicationSql() throws Exception {
         try (Statement st = db.connect().createStatement()) {
             st.execute("create table public.orders (id int primary key)");

@@ -6,6 +6,7 @@ import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.Queries;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.selector.Selector;
 import io.shardq.broker.store.HeaderCodec;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -78,7 +79,17 @@ public final class BrokerSession implements AutoCloseable {
         final ShardState shard;
         final long startPosition;
         final List<Long> delivered = new ArrayList<>();
+        /** Consumed in this transaction: delivered, dead-lettered or expired. */
+        final List<Long> taken = new ArrayList<>();
+        /** A selector passed over a message: what was taken may not be contiguous. */
+        boolean gap;
+
         boolean attemptsToClear;
+        /** Computed at commit: new cursor position, and sequence numbers consumed beyond it. */
+        long newPosition;
+
+        List<Long> outOfOrder = List.of();
+        boolean logToClear;
 
         Claim(DestinationRuntime rt, ShardState shard, long startPosition) {
             this.rt = rt;
@@ -288,6 +299,14 @@ public final class BrokerSession implements AutoCloseable {
      * @return the delivery, or null when none arrived in time
      */
     public Delivery receive(String destination, long timeoutMillis, boolean deferAck) {
+        return receive(destination, timeoutMillis, deferAck, null);
+    }
+
+    /**
+     * Receives the next message of a queue that matches {@code selector} (null: any). Messages
+     * that do not match stay in the queue for other consumers.
+     */
+    public Delivery receive(String destination, long timeoutMillis, boolean deferAck, Selector selector) {
         checkOpen();
         DestinationRuntime rt = engine.runtime(destination, true);
         long now = System.nanoTime();
@@ -295,14 +314,15 @@ public final class BrokerSession implements AutoCloseable {
                 timeoutMillis == 0 ? Long.MAX_VALUE : timeoutMillis < 0 ? now : now + timeoutMillis * 1_000_000L;
         try {
             while (true) {
-                Delivery d = next(rt, destination);
+                Delivery d = next(rt, destination, selector);
                 if (d != null) {
                     if ((mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE) && !deferAck) {
                         commitWork(true, true);
                     }
                     return d;
                 }
-                if (!rt.awaitMessages(deadline)) {
+                releaseIdleClaims(rt);
+                if (!rt.awaitMessages(deadline, selector != null)) {
                     if ((mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE) && hasUncommittedWork()) {
                         // only expired or dead-lettered messages were passed over on the way (a deferred
                         // acknowledgement is always made before the next receive): make that final
@@ -318,7 +338,7 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     /** One delivery attempt without waiting; null when nothing is available right now. */
-    private Delivery next(DestinationRuntime rt, String destination) {
+    private Delivery next(DestinationRuntime rt, String destination, Selector selector) {
         while (true) {
             ShardState s = null;
             long seq = 0;
@@ -345,6 +365,9 @@ public final class BrokerSession implements AutoCloseable {
                     head = s.knownHead;
                     s.lastClaimNanos = System.nanoTime();
                     claim = claimOf(s);
+                    if (s.consumedAhead.contains(seq)) {
+                        continue; // taken earlier by a selective consumer
+                    }
                 }
             } finally {
                 rt.lock.unlock();
@@ -362,12 +385,19 @@ public final class BrokerSession implements AutoCloseable {
                 claim.attemptsToClear = true;
             }
             if (expired(m)) {
+                claim.taken.add(seq);
+                continue;
+            }
+            if (selector != null && !selector.matches(m)) {
+                claim.gap = true;
                 continue;
             }
             if (attempts >= rt.info().maxAttempts()) {
                 deadLetter(rt, m, attempts);
+                claim.taken.add(seq);
                 continue;
             }
+            claim.taken.add(seq);
             claim.delivered.add(seq);
             return new Delivery(destination, m, attempts + 1, s.shardNo, seq);
         }
@@ -380,6 +410,26 @@ public final class BrokerSession implements AutoCloseable {
             }
         }
         throw new IllegalStateException("no claim for " + s);
+    }
+
+    /** Before waiting: give back shards this session scanned but took nothing from. */
+    private void releaseIdleClaims(DestinationRuntime rt) {
+        if (claims.isEmpty()) {
+            return;
+        }
+        rt.lock.lock();
+        try {
+            claims.removeIf(cl -> {
+                if (cl.rt == rt && cl.taken.isEmpty()) {
+                    cl.shard.claimedBy = null;
+                    rt.changed.signalAll();
+                    return true;
+                }
+                return false;
+            });
+        } finally {
+            rt.lock.unlock();
+        }
     }
 
     private static boolean expired(BrokerMessage m) {
@@ -519,13 +569,13 @@ public final class BrokerSession implements AutoCloseable {
                 Claim cl = claims.get(i);
                 cl.rt.lock.lock();
                 try {
-                    newPositions[i] = cl.shard.nextSeq - 1;
+                    newPositions[i] = newPosition(cl);
                 } finally {
                     cl.rt.lock.unlock();
                 }
-                if (newPositions[i] > cl.startPosition) {
+                if (newPositions[i] > cl.startPosition || !cl.outOfOrder.isEmpty()) {
                     advances++;
-                    attemptsToClear |= cl.attemptsToClear;
+                    attemptsToClear |= cl.attemptsToClear || cl.logToClear || !cl.outOfOrder.isEmpty();
                 }
             }
         }
@@ -560,7 +610,7 @@ public final class BrokerSession implements AutoCloseable {
                     }
                     for (int i = 0; i < claims.size() && consume; i++) {
                         Claim cl = claims.get(i);
-                        if (newPositions[i] > cl.startPosition) {
+                        if (newPositions[i] > cl.startPosition || !cl.outOfOrder.isEmpty()) {
                             advanceCursor(c, cl, newPositions[i], me);
                         }
                     }
@@ -585,8 +635,58 @@ public final class BrokerSession implements AutoCloseable {
         afterCommit(batches, sends, consume, newPositions);
     }
 
+    /**
+     * The cursor moves over the contiguous run of consumed messages: taken now, or taken earlier
+     * out of order. What was taken beyond that run is logged. Called under the runtime's lock.
+     */
+    private static long newPosition(Claim cl) {
+        ShardState s = cl.shard;
+        long p;
+        if (!cl.gap) {
+            p = s.nextSeq - 1; // everything scanned was taken (or consumed before)
+            cl.outOfOrder = List.of();
+        } else {
+            java.util.Set<Long> taken = new java.util.HashSet<>(cl.taken);
+            p = cl.startPosition;
+            while (taken.contains(p + 1) || s.consumedAhead.contains(p + 1)) {
+                p++;
+            }
+            List<Long> ahead = new ArrayList<>();
+            for (long seq : cl.taken) {
+                if (seq > p) {
+                    ahead.add(seq);
+                }
+            }
+            cl.outOfOrder = ahead;
+        }
+        while (s.consumedAhead.contains(p + 1)) {
+            p++;
+        }
+        cl.logToClear = !s.consumedAhead.isEmpty() && s.consumedAhead.first() <= p;
+        return p;
+    }
+
     private void advanceCursor(Connection c, Claim cl, long newPosition, long me) throws SQLException {
         DestinationInfo d = cl.rt.info();
+        if (!cl.outOfOrder.isEmpty()) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_log_insert"))) {
+                ps.setLong(1, d.queueSubscription());
+                ps.setInt(2, cl.shard.shardNo);
+                ps.setArray(3, c.createArrayOf("bigint", cl.outOfOrder.toArray()));
+                ps.executeUpdate();
+            }
+        }
+        if (cl.logToClear) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_log_delete_upto"))) {
+                ps.setLong(1, d.queueSubscription());
+                ps.setInt(2, cl.shard.shardNo);
+                ps.setLong(3, newPosition);
+                ps.executeUpdate();
+            }
+        }
+        if (newPosition == cl.startPosition) {
+            return; // only out-of-order consumption: the cursor stays
+        }
         try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_advance"))) {
             ps.setLong(1, newPosition);
             ps.setLong(2, d.queueSubscription());
@@ -656,7 +756,7 @@ public final class BrokerSession implements AutoCloseable {
             for (int i = 0; i < claims.size(); i++) {
                 Claim cl = claims.get(i);
                 int dest = cl.rt.info().id();
-                for (long seq = cl.startPosition + 1; seq <= newPositions[i]; seq++) {
+                for (long seq : cl.taken) {
                     engine.cache().remove(dest, cl.shard.shardNo, seq);
                     if (cl.attemptsToClear) {
                         cl.shard.attempts.remove(seq);
@@ -667,6 +767,8 @@ public final class BrokerSession implements AutoCloseable {
                 try {
                     if (external == null) {
                         cl.shard.position = Math.max(cl.shard.position, newPositions[i]);
+                        cl.shard.consumedAhead.addAll(cl.outOfOrder);
+                        cl.shard.consumedAhead.headSet(cl.shard.position, true).clear();
                     } else {
                         cl.shard.leased = false; // the application commits: re-read the cursor on next lease
                     }

@@ -55,6 +55,9 @@ public final class DestinationRuntime {
     private boolean pollRequested;
     private long waiterRegisteredNanos;
     int waitingConsumers;
+    /** Waiting consumers with a selector: they may not take what they are woken for. */
+    private int selectiveWaiters;
+
     private long lastConsumerNanos;
 
     public DestinationRuntime(Engine engine, DestinationInfo info) {
@@ -182,7 +185,7 @@ public final class DestinationRuntime {
         if (head > s.knownHead) {
             s.knownHead = head;
             // an unclaimed shard: any one waiting consumer can take it; a claimed one: only its claimer
-            if (s.claimedBy == null) {
+            if (s.claimedBy == null && selectiveWaiters == 0) {
                 changed.signal();
             } else {
                 changed.signalAll();
@@ -208,6 +211,14 @@ public final class DestinationRuntime {
      * Called without the lock.
      */
     boolean awaitMessages(long deadlineNanos) throws InterruptedException {
+        return awaitMessages(deadlineNanos, false);
+    }
+
+    /**
+     * As above; a {@code selective} consumer has just scanned everything available without a
+     * match, so it waits for the next change instead of returning at once.
+     */
+    boolean awaitMessages(long deadlineNanos, boolean selective) throws InterruptedException {
         long now = System.nanoTime();
         boolean poll;
         boolean acquire;
@@ -237,7 +248,7 @@ public final class DestinationRuntime {
         }
         lock.lock();
         try {
-            if (found || hasAnyAvailable()) {
+            if (!selective && (found || hasAnyAvailable())) {
                 pollIntervalMillis = 20;
                 return true;
             }
@@ -251,10 +262,16 @@ public final class DestinationRuntime {
             }
             long untilPoll = nextPollNanos - System.nanoTime();
             waitingConsumers++;
+            if (selective) {
+                selectiveWaiters++;
+            }
             try {
                 changed.awaitNanos(Math.max(1_000_000L, Math.min(remaining, untilPoll)));
             } finally {
                 waitingConsumers--;
+                if (selective) {
+                    selectiveWaiters--;
+                }
             }
             return true;
         } finally {
@@ -362,6 +379,24 @@ public final class DestinationRuntime {
 
     private void loadAttempts(Connection c, int shard, long position) throws SQLException {
         ShardState s = shards[shard];
+        java.util.TreeSet<Long> ahead = new java.util.TreeSet<>();
+        try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_log_select"))) {
+            ps.setLong(1, info.queueSubscription());
+            ps.setInt(2, shard);
+            ps.setLong(3, position);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ahead.add(rs.getLong(1));
+                }
+            }
+        }
+        lock.lock();
+        try {
+            s.consumedAhead.clear();
+            s.consumedAhead.addAll(ahead);
+        } finally {
+            lock.unlock();
+        }
         s.attempts.clear();
         try (PreparedStatement ps = c.prepareStatement(Queries.get("delivery_attempt_select"))) {
             ps.setLong(1, info.queueSubscription());

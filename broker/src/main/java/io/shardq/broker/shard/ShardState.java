@@ -20,6 +20,8 @@ final class ShardState {
     long nextSeq;
     /** nanoTime of the last claim, for idle lease release. */
     long lastClaimNanos;
+    /** Sequence numbers above the position already consumed out of order (selectors). */
+    final java.util.TreeSet<Long> consumedAhead = new java.util.TreeSet<>();
     /** Delivery attempts already recorded for sequence numbers above the position. */
     final ConcurrentHashMap<Long, Integer> attempts = new ConcurrentHashMap<>();
 

@@ -154,6 +154,16 @@ SELECT seq, attempts FROM shardq.delivery_attempt WHERE subscription_id = ? AND 
 -- name: delivery_attempt_delete_upto
 DELETE FROM shardq.delivery_attempt WHERE subscription_id = ? AND shard_no = ? AND seq <= ?
 
+-- name: dequeue_log_insert
+INSERT INTO shardq.dequeue_log (subscription_id, shard_no, seq)
+SELECT ?, ?, unnest(?::bigint[])
+
+-- name: dequeue_log_delete_upto
+DELETE FROM shardq.dequeue_log WHERE subscription_id = ? AND shard_no = ? AND seq <= ?
+
+-- name: dequeue_log_select
+SELECT seq FROM shardq.dequeue_log WHERE subscription_id = ? AND shard_no = ? AND seq > ?
+
 -- name: message_insert
 INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

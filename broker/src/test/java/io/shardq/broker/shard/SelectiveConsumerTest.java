@@ -1,0 +1,107 @@
+package io.shardq.broker.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.QueueOptions;
+import io.shardq.broker.selector.Selector;
+import io.shardq.broker.testing.Messages;
+import io.shardq.broker.testing.PgTest;
+import io.shardq.broker.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Consumers with selectors take what matches and leave the rest, in order, exactly once. */
+@PgTest
+class SelectiveConsumerTest {
+
+    @Test
+    void selector_takesMatching_leavesOthers_andTheCursorCatchesUp(TestDatabase db) throws Exception {
+        try (Broker broker = Broker.start(
+                db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build())) {
+            broker.admin()
+                    .createQueue("sel", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
+            try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                for (int i = 0; i < 40; i++) {
+                    p.send("sel", Messages.text("m" + i, Map.of("color", i % 4 == 0 ? "red" : "blue", "i", i)));
+                }
+                p.commit();
+            }
+            Selector red = Selector.compile("color = 'red'");
+            List<Integer> reds = new ArrayList<>();
+            try (BrokerSession c = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                Delivery d;
+                while ((d = c.receive("sel", 300, false, red)) != null) {
+                    reds.add((Integer) d.message().properties().get("i"));
+                    if (reds.size() % 3 == 0) {
+                        c.commit();
+                    }
+                }
+                c.commit();
+            }
+            assertThat(reds).containsExactly(0, 4, 8, 12, 16, 20, 24, 28, 32, 36);
+            assertThat(broker.admin().backlog("sel")).isEqualTo(39); // past m0, stopped at m1 (blue)
+            assertThat(logRows(db)).isEqualTo(9); // the other reds, taken out of order
+
+            List<Integer> rest = new ArrayList<>();
+            try (BrokerSession c = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+                Delivery d;
+                while ((d = c.receive("sel", 300, false)) != null) {
+                    rest.add((Integer) d.message().properties().get("i"));
+                }
+            }
+            List<Integer> expected = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                if (i % 4 != 0) {
+                    expected.add(i);
+                }
+            }
+            assertThat(rest).containsExactlyElementsOf(expected); // in order, reds skipped, none twice
+            assertThat(broker.admin().backlog("sel")).isZero();
+            assertThat(logRows(db)).isZero();
+        }
+    }
+
+    @Test
+    void selector_rollback_redelivers_onlyTheMatching(TestDatabase db) throws Exception {
+        try (Broker broker = Broker.start(db.brokerConfig().build())) {
+            broker.admin().createQueue("sel2", QueueOptions.DEFAULTS.withShards(1));
+            try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                p.send("sel2", Messages.text("a", Map.of("k", 1)));
+                p.send("sel2", Messages.text("b", Map.of("k", 2)));
+                p.commit();
+            }
+            Selector k2 = Selector.compile("k = 2");
+            try (BrokerSession c = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                assertThat(Messages.body(c.receive("sel2", 1000, false, k2).message()))
+                        .isEqualTo("b");
+                c.rollback();
+                Delivery again = c.receive("sel2", 1000, false, k2);
+                assertThat(Messages.body(again.message())).isEqualTo("b");
+                assertThat(again.deliveryCount()).isEqualTo(2);
+                c.commit();
+                assertThat(c.receive("sel2", 200, false, k2)).isNull();
+            }
+            try (BrokerSession c = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+                assertThat(Messages.body(c.receive("sel2", 1000, false).message()))
+                        .isEqualTo("a");
+                assertThat(c.receive("sel2", 200, false)).isNull();
+            }
+        }
+    }
+
+    static long logRows(TestDatabase db) throws Exception {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("select count(*) from shardq.dequeue_log")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}
