@@ -106,14 +106,14 @@ final class DlqRequeueCommand implements Callable<Integer> {
             String moved = "requeued " + Format.messages(r.moved()) + " from " + from + where;
             switch (r.end()) {
                 case EMPTY -> out.println(moved + "; " + from + " is empty");
-                case MAX -> out.println(moved + "; " + Format.messages(r.remaining()) + " remain in " + from);
+                case MAX -> out.println(moved + "; " + Format.remain(r.remaining()) + " in " + from);
                 case STOPPED ->
-                    out.println("stopped after a complete batch: " + moved + "; " + Format.messages(r.remaining())
-                            + " remain in " + from);
+                    out.println("stopped after a complete batch: " + moved + "; " + Format.remain(r.remaining())
+                            + " in " + from);
                 case STALLED ->
                     throw new ShardQException(
                             ErrorKind.ILLEGAL_STATE,
-                            moved + ", but " + Format.messages(r.remaining()) + " remain in " + from
+                            moved + ", but " + Format.remain(r.remaining()) + " in " + from
                                     + " that could not be received for " + waitSeconds + " s: other instances hold"
                                     + " the dequeue leases of their shards");
             }

@@ -23,6 +23,11 @@ final class Format {
         return count(n) + (n == 1 ? " message" : " messages");
     }
 
+    /** "1 message remains", "2 messages remain" */
+    static String remain(long n) {
+        return messages(n) + (n == 1 ? " remains" : " remain");
+    }
+
     /** 1.5 KiB, 3.2 MiB */
     static String bytes(long n) {
         if (n < 1024) {

@@ -121,14 +121,13 @@ final class QueueDrainCommand implements Callable<Integer> {
                     " in " + Format.duration(progress.elapsedMillis()) + " (" + Format.rate(progress.rate()) + ")";
             switch (r.end()) {
                 case EMPTY -> summary.println(moved + speed + "; the queue is empty");
-                case MAX -> summary.println(moved + speed + "; " + Format.messages(r.remaining()) + " remain");
+                case MAX -> summary.println(moved + speed + "; " + Format.remain(r.remaining()));
                 case STOPPED ->
-                    summary.println("stopped after a complete batch: " + moved + "; " + Format.messages(r.remaining())
-                            + " remain");
+                    summary.println("stopped after a complete batch: " + moved + "; " + Format.remain(r.remaining()));
                 case STALLED ->
                     throw new ShardQException(
                             ErrorKind.ILLEGAL_STATE,
-                            moved + ", but " + Format.messages(r.remaining()) + " remain that could not be received"
+                            moved + ", but " + Format.remain(r.remaining()) + " that could not be received"
                                     + " for " + waitSeconds + " s: other instances hold the dequeue leases of their"
                                     + " shards (stop their consumers, or wait for a dead instance's leases to expire)");
             }

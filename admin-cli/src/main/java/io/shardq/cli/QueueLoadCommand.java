@@ -132,8 +132,10 @@ final class QueueLoadCommand implements Callable<Integer> {
                 progress.finish();
             }
             if (madePersistent > 0) {
-                err.println("shardq: note: " + Format.messages(madePersistent) + " marked non-persistent were stored"
-                        + " persistently: non-persistent messages live in one process's memory, and this one exits");
+                err.println(
+                        "shardq: note: " + Format.messages(madePersistent) + " marked non-persistent "
+                                + (madePersistent == 1 ? "was" : "were")
+                                + " stored persistently: non-persistent messages live in one process's memory, and this one exits");
             }
             if (stopped) {
                 out.println("stopped after a complete batch: loaded " + Format.count(loaded) + " of "

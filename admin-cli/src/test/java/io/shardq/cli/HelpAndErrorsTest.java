@@ -1,0 +1,128 @@
+package io.shardq.cli;
+
+import static io.shardq.cli.CliRunner.assertOneLineError;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardq.broker.testing.PgTest;
+import io.shardq.broker.testing.TestDatabase;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+@PgTest
+class HelpAndErrorsTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void everyCommand_hasHelp() {
+        List<List<String>> paths = new ArrayList<>();
+        collect(new CommandLine(new ShardqCommand()), new ArrayList<>(), paths);
+        assertThat(paths).hasSizeGreaterThan(15);
+        for (List<String> path : paths) {
+            List<String> args = new ArrayList<>(path);
+            args.add("--help");
+            CliRunner.Run r = CliRunner.runBare(args.toArray(String[]::new));
+            assertThat(r.exit()).as(String.join(" ", args)).isZero();
+            assertThat(r.out()).as(String.join(" ", args)).startsWith("Usage: shardq");
+        }
+    }
+
+    @Test
+    void topLevelHelp_listsCommands_andMentionsWhatIsComing() {
+        CliRunner.Run r = CliRunner.runBare("--help");
+        assertThat(r.out())
+                .contains("queue ")
+                .contains("dlq ")
+                .contains("status ")
+                .contains("Coming later: topic, subscriber and cache commands.");
+        CliRunner.Run queue = CliRunner.runBare("queue");
+        assertThat(queue.out())
+                .contains("drain")
+                .contains("load")
+                .contains("browse")
+                .contains("purge");
+    }
+
+    @Test
+    void comingCommands_areNotCommandsYet() {
+        for (String c : List.of("topic", "subscriber", "cache")) {
+            CliRunner.Run r = CliRunner.runBare(c, "list");
+            assertOneLineError(r);
+            assertThat(r.exit()).isEqualTo(2);
+            assertThat(r.err()).contains("'" + c + "' is not a command yet");
+        }
+    }
+
+    @Test
+    void usageErrors_areOneLine_withAPointerToHelp() {
+        CliRunner.Run missing = CliRunner.runBare("queue", "create");
+        assertOneLineError(missing);
+        assertThat(missing.err())
+                .isEqualTo("shardq: Missing required parameter: 'NAME' (see 'shardq queue create --help')\n");
+        CliRunner.Run unknown = CliRunner.runBare("queue", "dran", "q");
+        assertOneLineError(unknown);
+        assertThat(unknown.err()).contains("'dran' is not a command of 'shardq queue': expected one of create");
+        CliRunner.Run notNumber = CliRunner.runBare("queue", "create", "q", "--shards", "many");
+        assertOneLineError(notNumber);
+        assertThat(notNumber.err()).contains("--shards").contains("many");
+    }
+
+    @Test
+    void completionScript_coversTheQueueCommands() {
+        CliRunner.Run r = CliRunner.runBare("generate-completion");
+        assertThat(r.exit()).isZero();
+        assertThat(r.out())
+                .contains("shardq")
+                .contains("drain")
+                .contains("requeue")
+                .contains("--dead-letter-queue");
+    }
+
+    @Test
+    void unreachableDatabase_isOneLine_forQueueCommandsToo() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+        CliRunner.Run r = CliRunner.runBare(
+                "queue", "list", "--jdbc-url", "jdbc:postgresql://127.0.0.1:" + closedPort + "/x?password=hunter2");
+        assertOneLineError(r);
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).startsWith("shardq: cannot connect to PostgreSQL").doesNotContain("hunter2");
+    }
+
+    @Test
+    void verbose_addsTheStackTrace(TestDatabase db) {
+        CliRunner cli = new CliRunner(db, tmp);
+        CliRunner.Run r = cli.run("queue", "stats", "nope", "--verbose");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err())
+                .contains("\tat ")
+                .endsWith("shardq: queue \"nope\" does not exist (shardq queue list shows" + " the queues)\n");
+    }
+
+    @Test
+    void queueList_withNoQueues_saysHowToCreateOne(TestDatabase db) {
+        CliRunner cli = new CliRunner(db, tmp);
+        CliRunner.Run r = cli.run("queue", "list");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).isEqualTo("no queues yet (create one: shardq queue create NAME)\n");
+    }
+
+    private static void collect(CommandLine c, List<String> path, List<List<String>> out) {
+        c.getSubcommands().forEach((name, sub) -> {
+            if (name.equals("help")) {
+                return;
+            }
+            List<String> p = new ArrayList<>(path);
+            p.add(name);
+            out.add(p);
+            collect(sub, p, out);
+        });
+    }
+}

@@ -1,0 +1,76 @@
+package io.shardq.cli;
+
+import static io.shardq.cli.CliRunner.assertOneLineError;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.shardq.broker.Broker;
+import io.shardq.broker.testing.Messages;
+import io.shardq.broker.testing.PgTest;
+import io.shardq.broker.testing.TestDatabase;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+@PgTest
+class QueueBrowseAndPurgeCommandsTest {
+    @TempDir
+    Path tmp;
+
+    CliRunner cli;
+
+    @BeforeEach
+    void setUp(TestDatabase db) {
+        cli = new CliRunner(db, tmp);
+    }
+
+    @Test
+    void browse_showsWaitingMessages_filtersBySelector_andConsumesNothing() {
+        cli.run("queue", "create", "browse-q", "--shards", "1");
+        try (Broker app = cli.broker("producer")) {
+            CliRunner.send(
+                    app,
+                    "browse-q",
+                    IntStream.range(0, 30)
+                            .mapToObj(i -> Messages.text(
+                                    "hello " + i + " \u00e9\u6f22", Map.of("n", i, "region", i % 2 == 0 ? "eu" : "us")))
+                            .toList());
+        }
+
+        CliRunner.Run all = cli.run("queue", "browse", "browse-q", "--limit", "5");
+        assertThat(all.exit()).as(all.err()).isZero();
+        assertThat(all.out())
+                .containsPattern("SHARD\\s+SEQ\\s+ENQUEUED\\s+MESSAGE ID\\s+BODY\\s+PROPERTIES")
+                .contains("\"hello 0 \u00e9\u6f22\"")
+                .contains("n=0, region='eu'")
+                .endsWith("(5 of 30 messages waiting)\n");
+        assertThat(all.out().lines()).hasSize(7);
+
+        CliRunner.Run some =
+                cli.run("queue", "browse", "browse-q", "--selector", "region = 'us' AND n >= 20", "--json");
+        JsonNode j = some.json();
+        assertThat(j).hasSize(5);
+        for (JsonNode b : j) {
+            JsonNode props = b.get("message").get("properties");
+            assertThat(props.get("region").get("value").asText()).isEqualTo("us");
+            assertThat(props.get("n").get("type").asText()).isEqualTo("int");
+            assertThat(props.get("n").get("value").asInt()).isGreaterThanOrEqualTo(20);
+        }
+
+        CliRunner.Run bad = cli.run("queue", "browse", "browse-q", "--selector", "region = = 'us'");
+        assertOneLineError(bad);
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.err()).startsWith("shardq: selector \"region = = 'us'\" is invalid");
+
+        assertThat(cli.backlog("browse-q")).isEqualTo(30);
+
+        CliRunner.Run purge = cli.run("queue", "purge", "browse-q");
+        assertThat(purge.exit()).as(purge.err()).isZero();
+        assertThat(purge.out()).matches("purged queue browse-q: 30 messages discarded in [\\d.]+ m?s\\n");
+        assertThat(cli.backlog("browse-q")).isZero();
+        assertThat(cli.run("queue", "purge", "browse-q").out()).startsWith("purged queue browse-q: 0 messages");
+    }
+}

@@ -1,0 +1,71 @@
+package io.shardq.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.shardq.broker.Broker;
+import io.shardq.broker.shard.BrokerSession;
+import io.shardq.broker.shard.Delivery;
+import io.shardq.broker.testing.Messages;
+import io.shardq.broker.testing.PgTest;
+import io.shardq.broker.testing.TestDatabase;
+import java.nio.file.Path;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+@PgTest
+class QueueStatsCommandTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void stats_showsBacklogPerShard_leaseHolders_andRates(TestDatabase db) {
+        CliRunner cli = new CliRunner(db, tmp);
+        cli.run("queue", "create", "stats-q", "--shards", "2", "--slice-size", "16");
+        CliRunner.Run text;
+        CliRunner.Run json;
+        try (Broker app = cli.broker("billing@host-2")) {
+            CliRunner.send(
+                    app,
+                    "stats-q",
+                    IntStream.range(0, 40).mapToObj(i -> Messages.text("m" + i)).toList());
+            try (BrokerSession consumer = app.openSession(BrokerSession.Mode.TRANSACTED)) {
+                Delivery d = consumer.receive("stats-q", 5000, false); // leases the shard
+                assertThat(d).isNotNull();
+                consumer.commit();
+                text = cli.run("queue", "stats", "stats-q");
+                json = cli.run("queue", "stats", "stats-q", "--json", "--rate");
+            }
+        }
+
+        assertThat(text.exit()).as(text.err()).isZero();
+        assertThat(text.out())
+                .startsWith("queue stats-q\n")
+                .contains("settings        2 shards, slices of 16 messages, 5 delivery attempts")
+                .contains("waiting         39 messages")
+                .contains("enqueued        40 messages since the queue was created")
+                .containsPattern("oldest waiting  [\\d.]+ m?s old")
+                .containsPattern("slices          3 in use, \\d+ free")
+                .containsPattern("table size      [\\d.]+ KiB, \\d+ dead tuples")
+                .containsPattern("SHARD\\s+NEXT SEQ\\s+CURSOR\\s+WAITING\\s+LEASE HOLDER")
+                .containsPattern("\\d+\\s+41\\s+1\\s+39\\s+\\d+ billing@host-2");
+        JsonNode j = json.json();
+        assertThat(j.get("backlog").asLong()).isEqualTo(39);
+        assertThat(j.get("enqueued").asLong()).isEqualTo(40);
+        assertThat(j.get("slicesInUse").asInt()).isEqualTo(3);
+        assertThat(j.get("tableBytes").asLong()).isPositive();
+        assertThat(j.get("rates").get("sampleSeconds").asDouble()).isBetween(0.9, 5.0);
+        assertThat(j.get("rates").get("enqueuePerSecond").asDouble()).isZero();
+        assertThat(j.get("shards")).hasSize(2);
+        long holders = 0;
+        for (JsonNode s : j.get("shards")) {
+            if (s.get("backlog").asLong() == 39) {
+                assertThat(s.get("cursor").asLong()).isEqualTo(1);
+                assertThat(s.get("leaseHolder").asText()).isEqualTo("billing@host-2");
+                holders++;
+            }
+        }
+        assertThat(holders).isEqualTo(1);
+    }
+}
