@@ -8,10 +8,15 @@ import io.shardq.broker.QueueOptions;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.selector.Selector;
 import io.shardq.broker.shard.BrokerSession;
 import io.shardq.broker.shard.Delivery;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +39,7 @@ final class BatchMover {
     }
 
     enum End {
-        /** The queue is empty. */
+        /** The queue is empty (with a selector: nothing left matches). */
         EMPTY,
         /** --max messages were moved. */
         MAX,
@@ -57,13 +62,16 @@ final class BatchMover {
     private final GracefulStop stop;
     private final Progress progress;
     private final PrintWriter err;
+    private final Selector selector;
 
     /**
+     * @param selector take only matching messages (the others stay in order in the queue); null: all
      * @param max stop after this many messages; 0 = all
      */
     BatchMover(
             Broker broker,
             String queue,
+            Selector selector,
             int batch,
             long max,
             long waitMillis,
@@ -72,6 +80,7 @@ final class BatchMover {
             PrintWriter err) {
         this.broker = broker;
         this.queue = queue;
+        this.selector = selector;
         this.batch = batch;
         this.max = max;
         this.waitMillis = waitMillis;
@@ -81,16 +90,15 @@ final class BatchMover {
     }
 
     Result run(Handler handler) throws IOException {
-        Admin admin = broker.admin();
         long moved = 0;
         long lastMoveNanos = System.nanoTime();
         try (BrokerSession session = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             while (true) {
                 if (stop.requested()) {
-                    return new Result(moved, End.STOPPED, admin.backlog(queue));
+                    return new Result(moved, End.STOPPED, waiting());
                 }
                 if (max > 0 && moved >= max) {
-                    return new Result(moved, End.MAX, admin.backlog(queue));
+                    return new Result(moved, End.MAX, waiting());
                 }
                 int want = (int) Math.min(batch, max > 0 ? max - moved : batch);
                 List<BrokerMessage> got = receive(session, want);
@@ -108,9 +116,10 @@ final class BatchMover {
                 if (session.hasUncommittedWork()) {
                     commit(session, 0, moved); // expired messages passed over on the way
                 }
-                long waiting = admin.backlog(queue);
-                if (waiting == 0) {
-                    return new Result(moved, End.EMPTY, 0);
+                long waiting = waiting();
+                if (waiting == 0 || (selector != null && othersHoldShardsWithMessages() == 0)) {
+                    // with a selector: every shard with messages is ours and none of them matched
+                    return new Result(moved, End.EMPTY, waiting);
                 }
                 if (System.nanoTime() - lastMoveNanos > TimeUnit.MILLISECONDS.toNanos(waitMillis)) {
                     return new Result(moved, End.STALLED, waiting);
@@ -124,7 +133,7 @@ final class BatchMover {
         List<BrokerMessage> got = new ArrayList<>(want);
         try {
             while (got.size() < want) {
-                Delivery d = session.receive(queue, got.isEmpty() ? FIRST_RECEIVE_MILLIS : -1, false);
+                Delivery d = session.receive(queue, got.isEmpty() ? FIRST_RECEIVE_MILLIS : -1, false, selector);
                 if (d == null) {
                     break;
                 }
@@ -137,6 +146,33 @@ final class BatchMover {
                 return null;
             }
             throw e;
+        }
+    }
+
+    long waiting() {
+        return DequeueLog.waiting(broker, broker.admin().require(queue));
+    }
+
+    /**
+     * Shards with messages beyond their cursor whose dequeue lease this instance does not hold:
+     * a selective receive that found nothing has looked at every other shard.
+     */
+    private long othersHoldShardsWithMessages() {
+        DestinationInfo d = broker.admin().require(queue);
+        try (Connection c = broker.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement("select count(*) from shardq.cursor c join shardq.shard s"
+                        + " on s.destination_id = c.destination_id and s.shard_no = c.shard_no"
+                        + " where c.subscription_id = ? and s.next_seq - 1 > c.position"
+                        + " and not (c.lease_instance is not distinct from ? and c.lease_until > now())")) {
+            ps.setLong(1, d.queueSubscription());
+            ps.setLong(2, broker.instanceId());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new ShardQException(
+                    ErrorKind.DATABASE, "reading the dequeue leases of " + queue + " failed: " + e.getMessage(), e);
         }
     }
 

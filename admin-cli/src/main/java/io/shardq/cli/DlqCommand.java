@@ -2,6 +2,9 @@ package io.shardq.cli;
 
 import io.shardq.broker.Admin;
 import io.shardq.broker.catalog.DestinationInfo;
+import io.shardq.broker.catalog.Names;
+import io.shardq.broker.selector.Selector;
+import io.shardq.broker.shard.BrokerSession;
 import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -25,6 +28,15 @@ final class DlqCommand implements Runnable {
     @Override
     public void run() {
         spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /**
+     * Selects the dead letters that came from {@code queue} (or from nowhere known): a dead-letter
+     * queue may be shared by several queues. Queue names are validated, so quoting is safe.
+     */
+    static Selector lettersOf(String queue) {
+        return Selector.compile(BrokerSession.ORIGINAL_DESTINATION + " = '" + Names.checkDestination(queue) + "' OR "
+                + BrokerSession.ORIGINAL_DESTINATION + " IS NULL");
     }
 
     /** The dead-letter queue of {@code queue}, if it exists yet (the first dead letter creates it). */

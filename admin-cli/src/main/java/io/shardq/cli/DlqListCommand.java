@@ -6,6 +6,7 @@ import io.shardq.broker.Broker;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
 import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.selector.Selector;
 import io.shardq.broker.shard.BrokerSession;
 import java.io.PrintWriter;
 import java.util.List;
@@ -19,8 +20,7 @@ import picocli.CommandLine.Parameters;
 
 @Command(
         name = "list",
-        description = "Show the dead letters of a queue, oldest first, with where they came from and why,"
-                + " without consuming them.")
+        description = "Show the dead letters of a queue, oldest first, with why they died, without consuming them.")
 final class DlqListCommand implements Callable<Integer> {
     @Mixin
     HelpOption help;
@@ -30,6 +30,12 @@ final class DlqListCommand implements Callable<Integer> {
 
     @Option(names = "--limit", paramLabel = "N", description = "show at most N (default: ${DEFAULT-VALUE})")
     int limit = 20;
+
+    @Option(
+            names = "--scan",
+            paramLabel = "N",
+            description = "how many messages of a shared dead-letter queue to look at (default: ${DEFAULT-VALUE})")
+    int scan = 10_000;
 
     @Mixin
     JsonOption output;
@@ -50,8 +56,14 @@ final class DlqListCommand implements Callable<Integer> {
         try (Broker broker = connection.startBroker("dlq list")) {
             DestinationInfo q = QueueCommand.require(broker.admin(), name);
             Optional<DestinationInfo> dlq = DlqCommand.deadLetterQueue(broker.admin(), q);
-            List<Broker.BrowsedMessage> letters =
-                    dlq.isPresent() ? broker.browse(dlq.get().name(), limit) : List.of();
+            // a dead-letter queue may be shared: show the letters of this queue only
+            Selector mine = DlqCommand.lettersOf(name);
+            List<Broker.BrowsedMessage> seen =
+                    dlq.isPresent() ? DequeueLog.browse(broker, dlq.get(), Math.max(limit, scan)) : List.of();
+            List<Broker.BrowsedMessage> letters = seen.stream()
+                    .filter(b -> mine.matches(b.message()))
+                    .limit(limit)
+                    .toList();
             if (output.json) {
                 ArrayNode a = Json.array();
                 for (Broker.BrowsedMessage b : letters) {
@@ -72,9 +84,10 @@ final class DlqListCommand implements Callable<Integer> {
                         + " does not exist yet (the first dead letter creates it)");
                 return 0;
             }
-            long waiting = broker.admin().backlog(dlq.get().name());
+            long waiting = DequeueLog.waiting(broker, dlq.get());
             if (letters.isEmpty()) {
-                out.println("no dead letters in " + dlq.get().name());
+                out.println("no dead letters of " + name + " in " + dlq.get().name()
+                        + (seen.size() < waiting ? " among the first " + Format.count(seen.size()) : ""));
                 return 0;
             }
             Table t = new Table("DEAD SINCE", "MESSAGE ID", "FROM", "BODY", "REASON");
@@ -88,7 +101,7 @@ final class DlqListCommand implements Callable<Integer> {
                         text(m, BrokerSession.DEAD_LETTER_REASON));
             }
             t.print(out);
-            out.println("(" + letters.size() + " of " + Format.messages(waiting) + " in "
+            out.println("(" + letters.size() + " shown; " + Format.messages(waiting) + " in "
                     + dlq.get().name() + "; move them back with: shardq dlq requeue " + name + ")");
             return 0;
         }

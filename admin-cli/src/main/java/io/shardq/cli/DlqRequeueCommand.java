@@ -9,12 +9,9 @@ import io.shardq.broker.catalog.Names;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.shard.BrokerSession;
 import java.io.PrintWriter;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -26,7 +23,7 @@ import picocli.CommandLine.Parameters;
         name = "requeue",
         description = {
             "Move dead letters back to the queue they came from.",
-            "That is JMS_ShardQ_OriginalDestination, else NAME. They lose their dead-letter properties and start a fresh delivery count. Each batch is received from the dead-letter queue and sent in one transaction. Ctrl-C stops after the current batch."
+            "Only the letters that came from NAME (JMS_ShardQ_OriginalDestination) are moved, so a shared dead-letter queue keeps the others. They lose their dead-letter properties and start a fresh delivery count. Each batch is received from the dead-letter queue and sent in one transaction. Ctrl-C stops after the current batch."
         })
 final class DlqRequeueCommand implements Callable<Integer> {
     @Mixin
@@ -74,48 +71,40 @@ final class DlqRequeueCommand implements Callable<Integer> {
                 return 0;
             }
             String from = dlq.get().name();
-            long waiting = admin.backlog(from);
-            Map<String, Long> perTarget = new TreeMap<>();
-            Set<String> checked = new HashSet<>();
-            Progress progress = Progress.forTerminal(
-                    err, "requeuing dead letters of " + name, max > 0 ? Math.min(max, waiting) : waiting);
+            Progress progress = Progress.forTerminal(err, "requeuing dead letters of " + name, 0);
             BatchMover.Result r;
             try {
-                r = new BatchMover(broker, from, batch, max, waitSeconds * 1000L, stop, progress, err)
+                // a shared dead-letter queue keeps the letters of other queues where they are
+                r = new BatchMover(
+                                broker,
+                                from,
+                                DlqCommand.lettersOf(name),
+                                batch,
+                                max,
+                                waitSeconds * 1000L,
+                                stop,
+                                progress,
+                                err)
                         .run((session, letters) -> {
                             for (BrokerMessage m : letters) {
-                                String target =
-                                        m.properties().get(BrokerSession.ORIGINAL_DESTINATION) instanceof String s
-                                                ? s
-                                                : name;
-                                if (checked.add(target)) {
-                                    QueueCommand.require(admin, target); // gone? stop before sending
-                                }
-                                session.send(target, revived(m));
-                                perTarget.merge(target, 1L, Long::sum);
+                                session.send(name, revived(m));
                             }
                         });
             } finally {
                 progress.finish();
             }
-            StringBuilder where = new StringBuilder();
-            perTarget.forEach((t, n) -> where.append(where.isEmpty() ? ": " : ", ")
-                    .append(Format.count(n))
-                    .append(" to ")
-                    .append(t));
-            String moved = "requeued " + Format.messages(r.moved()) + " from " + from + where;
+            String moved = "requeued " + Format.messages(r.moved()) + " from " + from + " to " + name;
+            String left = r.remaining() == 0 ? from + " is empty" : Format.remain(r.remaining()) + " in " + from;
             switch (r.end()) {
-                case EMPTY -> out.println(moved + "; " + from + " is empty");
-                case MAX -> out.println(moved + "; " + Format.remain(r.remaining()) + " in " + from);
-                case STOPPED ->
-                    out.println("stopped after a complete batch: " + moved + "; " + Format.remain(r.remaining())
-                            + " in " + from);
+                case EMPTY ->
+                    out.println(moved + "; " + left + (r.remaining() == 0 ? "" : " (dead letters of other queues)"));
+                case MAX -> out.println(moved + "; " + left);
+                case STOPPED -> out.println("stopped after a complete batch: " + moved + "; " + left);
                 case STALLED ->
                     throw new ShardQException(
                             ErrorKind.ILLEGAL_STATE,
-                            moved + ", but " + Format.remain(r.remaining()) + " in " + from
-                                    + " that could not be received for " + waitSeconds + " s: other instances hold"
-                                    + " the dequeue leases of their shards");
+                            moved + ", but " + left + " and some could not be looked at for " + waitSeconds
+                                    + " s: other instances hold the dequeue leases of their shards");
             }
             out.flush();
             return r.end() == BatchMover.End.STOPPED ? 130 : 0;

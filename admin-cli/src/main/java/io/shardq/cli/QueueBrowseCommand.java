@@ -3,6 +3,7 @@ package io.shardq.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardq.broker.Broker;
+import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
@@ -64,8 +65,9 @@ final class QueueBrowseCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (Broker broker = connection.startBroker("queue browse")) {
-            QueueCommand.require(broker.admin(), name);
-            List<Broker.BrowsedMessage> seen = broker.browse(name, filter == null ? limit : Math.max(limit, scan));
+            DestinationInfo d = QueueCommand.require(broker.admin(), name);
+            List<Broker.BrowsedMessage> seen =
+                    DequeueLog.browse(broker, d, filter == null ? limit : Math.max(limit, scan));
             List<Broker.BrowsedMessage> shown = new ArrayList<>();
             for (Broker.BrowsedMessage b : seen) {
                 if (shown.size() < limit && (filter == null || filter.matches(b.message()))) {
@@ -77,7 +79,7 @@ final class QueueBrowseCommand implements Callable<Integer> {
                 return 0;
             }
             print(out, shown);
-            long waiting = broker.admin().backlog(name);
+            long waiting = DequeueLog.waiting(broker, d);
             out.println(summary(shown.size(), seen.size(), waiting, filter));
             return 0;
         }

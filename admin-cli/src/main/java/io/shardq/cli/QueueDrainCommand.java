@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
         name = "drain",
         description = {
             "Consume a queue's messages, writing each as one JSON line.",
-            "Messages are taken in transactions of --batch; each batch is written and fsynced before it commits, so an interrupted drain loses nothing and at worst writes its last batch twice. Ctrl-C stops after the current batch. 'queue load' reads the file back."
+            "Messages are taken in transactions of --batch; each batch is written and fsynced before it commits, so an interrupted drain loses nothing and at worst writes its last batch twice. Ctrl-C stops after the current batch. With --selector only matching messages are taken; the others stay in the queue, in order. 'queue load' reads the file back."
         })
 final class QueueDrainCommand implements Callable<Integer> {
     @Mixin
@@ -55,7 +55,8 @@ final class QueueDrainCommand implements Callable<Integer> {
     @Option(
             names = "--selector",
             paramLabel = "EXPR",
-            description = "not supported yet: a queue consumer cannot skip a message without consuming it")
+            description = "take only the messages matching this JMS selector, e.g. \"region = 'eu'\"; the others"
+                    + " stay in the queue, in their order, with their ids")
     String selector;
 
     @Mixin
@@ -67,13 +68,7 @@ final class QueueDrainCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         Names.checkDestination(name);
-        if (selector != null) {
-            Selector.compile(selector); // a malformed selector is reported as such
-            throw new ShardQException(
-                    ErrorKind.INVALID_ARGUMENT,
-                    "drain --selector is not supported yet: the queue consumer cannot pass over a message without"
-                            + " consuming it; look with 'shardq queue browse " + name + " --selector ...' instead");
-        }
+        Selector filter = Selector.compile(selector);
         if (batch < 1 || max < 0 || waitSeconds < 0) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--batch must be 1 or more, --max and --wait 0 or more");
@@ -98,10 +93,11 @@ final class QueueDrainCommand implements Callable<Integer> {
                         "dequeue is stopped on queue " + name + " (start it: shardq queue start " + name
                                 + " --dequeue)");
             }
-            long waiting = broker.admin().backlog(name);
-            Progress progress =
-                    Progress.forTerminal(err, "draining " + name, max > 0 ? Math.min(max, waiting) : waiting);
-            BatchMover mover = new BatchMover(broker, name, batch, max, waitSeconds * 1000L, stop, progress, err);
+            long waiting = DequeueLog.waiting(broker, d);
+            long expected = filter != null ? 0 : max > 0 ? Math.min(max, waiting) : waiting; // 0: unknown
+            Progress progress = Progress.forTerminal(err, "draining " + name, expected);
+            BatchMover mover =
+                    new BatchMover(broker, name, filter, batch, max, waitSeconds * 1000L, stop, progress, err);
             BatchMover.Result r;
             try {
                 r = mover.run((session, messages) -> output.write(messages));
@@ -116,20 +112,28 @@ final class QueueDrainCommand implements Callable<Integer> {
             }
             // stdout carries the messages when there is no --to: the summary goes to stderr then
             PrintWriter summary = to == null ? err : out;
-            String moved = "drained " + Format.messages(r.moved()) + " from queue " + name + " to " + output.where();
+            String moved = "drained " + Format.messages(r.moved())
+                    + (filter == null ? "" : " matching " + filter.text())
+                    + " from queue " + name + " to " + output.where();
             String speed =
                     " in " + Format.duration(progress.elapsedMillis()) + " (" + Format.rate(progress.rate()) + ")";
             switch (r.end()) {
-                case EMPTY -> summary.println(moved + speed + "; the queue is empty");
+                case EMPTY ->
+                    summary.println(moved
+                            + speed
+                            + (r.remaining() == 0
+                                    ? "; the queue is empty"
+                                    : "; no other message matches (" + Format.remain(r.remaining()) + ")"));
                 case MAX -> summary.println(moved + speed + "; " + Format.remain(r.remaining()));
                 case STOPPED ->
                     summary.println("stopped after a complete batch: " + moved + "; " + Format.remain(r.remaining()));
                 case STALLED ->
                     throw new ShardQException(
                             ErrorKind.ILLEGAL_STATE,
-                            moved + ", but " + Format.remain(r.remaining()) + " that could not be received"
-                                    + " for " + waitSeconds + " s: other instances hold the dequeue leases of their"
-                                    + " shards (stop their consumers, or wait for a dead instance's leases to expire)");
+                            moved + ", but " + Format.remain(r.remaining()) + " and some could not be "
+                                    + (filter == null ? "received" : "looked at") + " for " + waitSeconds
+                                    + " s: other instances hold the dequeue leases of their shards (stop their"
+                                    + " consumers, or wait for a dead instance's leases to expire)");
             }
             summary.flush();
             return r.end() == BatchMover.End.STOPPED ? 130 : 0;

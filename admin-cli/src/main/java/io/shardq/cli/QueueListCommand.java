@@ -43,7 +43,7 @@ final class QueueListCommand implements Callable<Integer> {
                     "WAITING");
             ArrayNode json = Json.array();
             for (DestinationInfo d : queues) {
-                long backlog = broker.admin().backlog(d.name());
+                long backlog = DequeueLog.waiting(broker, d);
                 table.row(
                         d.name(),
                         d.shardCount(),

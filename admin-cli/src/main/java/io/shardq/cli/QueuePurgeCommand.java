@@ -1,6 +1,7 @@
 package io.shardq.cli;
 
 import io.shardq.broker.Broker;
+import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -31,15 +32,16 @@ final class QueuePurgeCommand implements Callable<Integer> {
     public Integer call() {
         Names.checkDestination(name);
         try (Broker broker = connection.startBroker("queue purge")) {
-            QueueCommand.require(broker.admin(), name);
-            long waiting = broker.admin().backlog(name);
+            DestinationInfo d = QueueCommand.require(broker.admin(), name);
+            long takenAhead = DequeueLog.of(broker, d).size();
+            long waiting = broker.admin().backlog(name) - takenAhead;
             // one statement: progress can only be its elapsed time
             Progress progress = Progress.forTerminal(
                             spec.commandLine().getErr(), "purging " + Format.messages(waiting) + " from " + name, 0)
                     .tick();
             long purged;
             try {
-                purged = broker.admin().purge(name);
+                purged = broker.admin().purge(name) - takenAhead;
             } finally {
                 progress.finish();
             }

@@ -12,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import javax.sql.DataSource;
@@ -57,14 +58,14 @@ final class QueueStatsCommand implements Callable<Integer> {
         Names.checkDestination(name);
         PrintWriter out = spec.commandLine().getOut();
         try (Broker broker = connection.startBroker("queue stats")) {
-            QueueCommand.require(broker.admin(), name);
+            DestinationInfo d = QueueCommand.require(broker.admin(), name);
             long t0 = System.nanoTime();
-            QueueStats s = broker.admin().stats(name);
+            QueueStats s = withoutTakenAhead(broker.admin().stats(name), DequeueLog.of(broker, d));
             Rates rates = null;
             if (rate) {
                 Thread.sleep(RATE_SAMPLE_MILLIS);
                 long t1 = System.nanoTime();
-                QueueStats s2 = broker.admin().stats(name);
+                QueueStats s2 = withoutTakenAhead(broker.admin().stats(name), DequeueLog.of(broker, d));
                 double seconds = (t1 - t0) / 1e9;
                 rates = new Rates(
                         (s2.enqueued() - s.enqueued()) / seconds,
@@ -80,6 +81,24 @@ final class QueueStatsCommand implements Callable<Integer> {
             }
             return 0;
         }
+    }
+
+    /** The engine counts messages taken out of order by selective consumers as waiting: see {@link DequeueLog}. */
+    private static QueueStats withoutTakenAhead(QueueStats s, DequeueLog log) {
+        List<QueueStats.ShardStats> shards = s.shards().stream()
+                .map(x -> new QueueStats.ShardStats(
+                        x.shardNo(), x.nextSeq(), x.position(), x.backlog() - log.size(x.shardNo()), x.leaseInstance()))
+                .toList();
+        return new QueueStats(
+                s.destination(),
+                s.backlog() - log.size(),
+                s.enqueued(),
+                s.oldestMessageAgeMillis(),
+                shards,
+                s.slicesInUse(),
+                s.slicesFree(),
+                s.tableBytes(),
+                s.deadTuples());
     }
 
     record Rates(double enqueuePerSecond, double dequeuePerSecond, double seconds) {}

@@ -80,7 +80,7 @@ public final class ShardqCommand implements Runnable {
             if (root != null && root.verbose) {
                 e.printStackTrace(commandLine.getErr());
             }
-            commandLine.getErr().println("shardq: " + describe(e));
+            commandLine.getErr().println("shardq: " + oneLine(describe(e)));
             commandLine.getErr().flush();
             return e instanceof ShardQException ? 2 : 1;
         });
@@ -120,6 +120,15 @@ public final class ShardqCommand implements Runnable {
             }
         });
         return names;
+    }
+
+    /** Library messages may span lines (Flyway's do): the CLI's error stays one line. */
+    static String oneLine(String message) {
+        return message.lines()
+                .map(String::strip)
+                .filter(l -> !l.isEmpty() && !l.startsWith("Need more flexibility"))
+                .reduce((a, b) -> a + "; " + b)
+                .orElse(message);
     }
 
     static String describe(Throwable e) {

@@ -32,6 +32,8 @@ class DlqCommandsTest {
     @Test
     void list_showsReasonAndOrigin_thenRequeueMovesThemBackWithoutDeadLetterProperties() {
         cli.run("queue", "create", "pay", "--max-attempts", "1", "--shards", "1");
+        cli.run("queue", "create", "ship", "--max-attempts", "1", "--shards", "1");
+        cli.run("queue", "alter", "ship", "--dead-letter-queue", "pay.DLQ"); // shared with pay
         assertThat(cli.run("dlq", "list", "pay").out())
                 .isEqualTo("no dead letters: pay's dead-letter queue pay.DLQ does not exist yet (the first dead"
                         + " letter creates it)\n");
@@ -43,29 +45,38 @@ class DlqCommandsTest {
                             .mapToObj(i -> Messages.text("p" + i, Map.of("n", i)))
                             .toList());
             failEveryDelivery(app, "pay", 3);
+            CliRunner.send(app, "ship", List.of(Messages.text("s0"), Messages.text("s1")));
+            failEveryDelivery(app, "ship", 2);
         }
         assertThat(cli.backlog("pay")).isZero();
-        assertThat(cli.backlog("pay.DLQ")).isEqualTo(3);
+        assertThat(cli.backlog("pay.DLQ")).isEqualTo(5);
 
         CliRunner.Run list = cli.run("dlq", "list", "pay");
         assertThat(list.exit()).as(list.err()).isZero();
         assertThat(list.out())
                 .containsPattern("DEAD SINCE\\s+MESSAGE ID\\s+FROM\\s+BODY\\s+REASON")
                 .containsPattern("pay\\s+\"p0\"\\s+delivery failed 1 times; pay allows 1 attempts")
-                .endsWith("(3 of 3 messages in pay.DLQ; move them back with: shardq dlq requeue pay)\n");
+                .doesNotContain("\"s0\"")
+                .endsWith("(3 shown; 5 messages in pay.DLQ; move them back with: shardq dlq requeue pay)\n");
         JsonNode j = cli.run("dlq", "list", "pay", "--json").json();
         assertThat(j).hasSize(3);
         assertThat(j.get(0).get("originalDestination").asText()).isEqualTo("pay");
         assertThat(j.get(0).get("reason").asText()).startsWith("delivery failed 1 times");
         assertThat(j.get(0).get("message").get("properties").has("JMS_ShardQ_DeadLetterReason"))
                 .isTrue();
-        assertThat(cli.backlog("pay.DLQ")).as("list consumes nothing").isEqualTo(3);
+        assertThat(cli.backlog("pay.DLQ")).as("list consumes nothing").isEqualTo(5);
 
         CliRunner.Run requeue = cli.run("dlq", "requeue", "pay", "--batch", "2");
         assertThat(requeue.exit()).as(requeue.err()).isZero();
-        assertThat(requeue.out()).isEqualTo("requeued 3 messages from pay.DLQ: 3 to pay; pay.DLQ is empty\n");
-        assertThat(cli.backlog("pay.DLQ")).isZero();
+        assertThat(requeue.out())
+                .isEqualTo("requeued 3 messages from pay.DLQ to pay; 2 messages remain in pay.DLQ (dead letters of"
+                        + " other queues)\n");
         assertThat(cli.backlog("pay")).isEqualTo(3);
+        CliRunner.Run shipLetters = cli.run("dlq", "list", "ship", "--json");
+        assertThat(shipLetters.json()).hasSize(2);
+        assertThat(shipLetters.json().get(0).get("originalDestination").asText())
+                .isEqualTo("ship");
+        assertThat(cli.run("dlq", "list", "pay").out()).startsWith("no dead letters of pay in pay.DLQ");
 
         try (Broker app = cli.broker("checker")) {
             List<Broker.BrowsedMessage> back = app.browse("pay", 10);

@@ -134,27 +134,52 @@ class QueueDrainLoadCommandsTest {
     }
 
     @Test
-    void drainWithSelector_isRefused_andConsumesNothing() throws Exception {
-        cli.run("queue", "create", "sel");
-        Path in = Files.writeString(tmp.resolve("sel.jsonl"), FILE, StandardCharsets.UTF_8);
+    void drainWithSelector_takesOnlyMatchingMessages_andLeavesTheOthersInOrder() throws Exception {
+        cli.run("queue", "create", "sel", "--shards", "1");
+        StringBuilder file = new StringBuilder();
+        for (int i = 0; i < 12; i++) {
+            file.append("{\"messageId\":\"ID:sel-")
+                    .append(i)
+                    .append("\",\"bodyType\":\"TEXT\",\"body\":\"b")
+                    .append(i)
+                    .append("\",\"properties\":{\"region\":{\"type\":\"string\",\"value\":\"")
+                    .append(i % 3 == 0 ? "eu" : "us")
+                    .append("\"}}}\n");
+        }
+        Path in = Files.writeString(tmp.resolve("sel.jsonl"), file);
         cli.run("queue", "load", "sel", "--from", in.toString());
 
-        CliRunner.Run r = cli.run(
-                "queue",
-                "drain",
-                "sel",
-                "--selector",
-                "i = 5",
-                "--to",
-                tmp.resolve("x").toString());
-        assertOneLineError(r);
-        assertThat(r.exit()).isEqualTo(2);
-        assertThat(r.err()).contains("drain --selector is not supported yet");
-        assertThat(cli.backlog("sel")).isEqualTo(4);
-        assertThat(tmp.resolve("x")).doesNotExist();
+        Path eu = tmp.resolve("eu.jsonl");
+        CliRunner.Run r =
+                cli.run("queue", "drain", "sel", "--selector", "region = 'eu'", "--to", eu.toString(), "--batch", "2");
+
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out())
+                .startsWith("drained 4 messages matching region = 'eu' from queue sel to " + eu)
+                .endsWith("; no other message matches (8 messages remain)\n");
+        assertThat(CliRunner.ids(eu)).containsExactly("ID:sel-0", "ID:sel-3", "ID:sel-6", "ID:sel-9");
+        assertThat(cli.run("queue", "list").out()).containsPattern("sel .*\\s8\\n");
+        JsonNode left = cli.run("queue", "browse", "sel", "--json").json();
+        assertThat(left).hasSize(8);
+        assertThat(left.get(0).get("message").get("messageId").asText()).isEqualTo("ID:sel-1");
+
+        Path rest = tmp.resolve("rest.jsonl");
+        CliRunner.Run all = cli.run("queue", "drain", "sel", "--to", rest.toString());
+        assertThat(all.out()).contains("; the queue is empty");
+        assertThat(CliRunner.ids(rest))
+                .containsExactly(
+                        "ID:sel-1",
+                        "ID:sel-2",
+                        "ID:sel-4",
+                        "ID:sel-5",
+                        "ID:sel-7",
+                        "ID:sel-8",
+                        "ID:sel-10",
+                        "ID:sel-11");
 
         CliRunner.Run bad = cli.run("queue", "drain", "sel", "--selector", "i = = 5");
         assertOneLineError(bad);
+        assertThat(bad.exit()).isEqualTo(2);
         assertThat(bad.err()).startsWith("shardq: selector \"i = = 5\" is invalid");
     }
 
