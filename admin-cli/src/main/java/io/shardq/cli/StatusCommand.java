@@ -90,10 +90,10 @@ final class StatusCommand implements Callable<Integer> {
             out.printf("server version      PostgreSQL %s%n", version);
             out.printf("schema version      %s%n", schema.orElse("not created (run: shardq migrate)"));
             settings.forEach((k, v) -> out.printf("%-19s %s%n", k, v));
-            out.println();
             if (schema.isEmpty()) {
                 return 0;
             }
+            out.println();
             if (instances.isEmpty()) {
                 out.println("instances alive     none (no application or CLI has heartbeated in the last "
                         + ALIVE_SECONDS + " s)");

@@ -45,7 +45,7 @@ class QueueBrowseAndPurgeCommandsTest {
         assertThat(all.out())
                 .containsPattern("SHARD\\s+SEQ\\s+ENQUEUED\\s+MESSAGE ID\\s+BODY\\s+PROPERTIES")
                 .contains("\"hello 0 \u00e9\u6f22\"")
-                .contains("n=0, region='eu'")
+                .containsPattern("(n=0, region='eu'|region='eu', n=0)") // Map.of has no order
                 .endsWith("(5 of 30 messages waiting)\n");
         assertThat(all.out().lines()).hasSize(7);
 
