@@ -16,7 +16,8 @@ final class CsvReport {
         return sb.toString();
     }
 
-    private static void line(StringBuilder sb, Object[] cells) {
+    /** One CSV line of cells, CRLF-terminated. */
+    static void line(StringBuilder sb, Object[] cells) {
         for (int i = 0; i < cells.length; i++) {
             if (i > 0) {
                 sb.append(',');

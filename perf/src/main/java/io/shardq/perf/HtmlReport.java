@@ -20,19 +20,7 @@ final class HtmlReport {
     static String render(RunReport report) {
         Environment env = report.environment();
         Comparison run = report.run();
-        StringBuilder sb = new StringBuilder();
-        sb.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-                .append("<title>ShardQ benchmark: queue</title>\n<style>\n")
-                .append("body{font-family:sans-serif;margin:24px;color:#111827}")
-                .append("table{border-collapse:collapse;margin:8px 0 20px}")
-                .append("td,th{padding:3px 8px;border-bottom:1px solid #e5e7eb;text-align:right;white-space:nowrap}")
-                .append("table{font-size:13px}")
-                .append("td.l,th.l{text-align:left}th{background:#f3f4f6}")
-                .append(".unsafe{background:#b91c1c;color:#fff;font-weight:bold;font-size:20px;padding:12px}")
-                .append(".charts{display:flex;flex-wrap:wrap;gap:12px}")
-                .append(".charts svg{border:1px solid #e5e7eb}.note{color:#4b5563;font-size:13px}")
-                .append(".summary{color:#374151}\n")
-                .append("</style>\n</head>\n<body>\n");
+        StringBuilder sb = new StringBuilder(head("ShardQ benchmark: queue"));
         if (!env.unsafeBanner().isEmpty()) {
             sb.append("<div class=\"unsafe\">").append(esc(env.unsafeBanner())).append("</div>\n");
         }
@@ -134,9 +122,20 @@ final class HtmlReport {
                         .append("</p>\n");
             }
         }
-        sb.append("<h2>Settings</h2>\n<table>\n");
         List<String[]> facts = new ArrayList<>(env.facts());
         facts.addAll(report.scenario().facts());
+        return sb.append(settings(facts)).append("</body>\n</html>\n").toString();
+    }
+
+    /** The page up to and including {@code <body>}: inline CSS, nothing fetched. */
+    static String head(String title) {
+        return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + esc(title)
+                + "</title>\n<style>\n" + STYLE + "\n</style>\n</head>\n<body>\n";
+    }
+
+    /** The settings section: one row per {@code name  value} fact. */
+    static String settings(List<String[]> facts) {
+        StringBuilder sb = new StringBuilder("<h2>Settings</h2>\n<table>\n");
         for (String[] f : facts) {
             sb.append("<tr><th class=\"l\">")
                     .append(esc(f[0]))
@@ -144,8 +143,18 @@ final class HtmlReport {
                     .append(esc(f[1]))
                     .append("</td></tr>\n");
         }
-        return sb.append("</table>\n</body>\n</html>\n").toString();
+        return sb.append("</table>\n").toString();
     }
+
+    private static final String STYLE = "body{font-family:sans-serif;margin:24px;color:#111827}"
+            + "table{border-collapse:collapse;margin:8px 0 20px}"
+            + "td,th{padding:3px 8px;border-bottom:1px solid #e5e7eb;text-align:right;white-space:nowrap}"
+            + "table{font-size:13px}"
+            + "td.l,th.l{text-align:left}th{background:#f3f4f6}"
+            + ".unsafe{background:#b91c1c;color:#fff;font-weight:bold;font-size:20px;padding:12px}"
+            + ".charts{display:flex;flex-wrap:wrap;gap:12px}"
+            + ".charts svg{border:1px solid #e5e7eb}.note{color:#4b5563;font-size:13px}"
+            + ".summary{color:#374151}";
 
     /** The settings that matter most, in one line under the title. */
     static String summary(Environment env, Scenario sc) {

@@ -61,7 +61,8 @@ final class JsonReport {
         return sb.toString();
     }
 
-    private static void field(StringBuilder sb, int depth, String name, Object v, boolean more) {
+    /** {@code "name": value} on a line of its own at a depth of two spaces per level. */
+    static void field(StringBuilder sb, int depth, String name, Object v, boolean more) {
         sb.append("  ".repeat(depth))
                 .append(value(name))
                 .append(": ")

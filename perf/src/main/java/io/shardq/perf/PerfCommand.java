@@ -5,32 +5,36 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The benchmark command line. {@code queue} is the one scenario so far; the others are listed as
- * coming in the help and are not commands yet, so nobody runs a half-built benchmark.
+ * The benchmark command line, {@code ./shardq perf} (which builds and runs {@code
+ * perf/target/shardq-perf.jar}). {@code queue} and {@code mixed} are the scenarios so far; the
+ * others are listed as coming in the help and are not commands yet, so nobody runs a half-built
+ * benchmark.
  *
  * <pre>{@code
- * java -cp ... io.shardq.perf.PerfCommand queue --threads 1,2,4 --duration 20 --out target/perf
+ * ./shardq perf queue --threads 1,2,4 --duration 20 --out target/perf
+ * ./shardq perf mixed --stages 4,8,16,32 --stage-seconds 20 --out target/perf-mixed
  * }</pre>
  */
 @Command(
         name = "perf",
         mixinStandardHelpOptions = true,
         description = {
-            "Measure ShardQ against references run in the same process on the same PostgreSQL:",
-            "the ceiling (a plain multi-row INSERT) and the naive FOR UPDATE SKIP LOCKED queue."
+            "Measure ShardQ on PostgreSQL: queue against references run in the same process (the",
+            "ceiling, a plain multi-row INSERT, and the naive FOR UPDATE SKIP LOCKED queue); mixed",
+            "with concurrent users running a weighted mix of transactions."
         },
-        subcommands = {QueueCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {QueueCommand.class, MixedCommand.class, CommandLine.HelpCommand.class},
         footer = {
             "",
             "Scenarios:",
             "  queue          producers and consumers on one queue (available)",
-            "  mixed          coming: not implemented yet",
+            "  mixed          users running a weighted transaction mix, in stages (available)",
             "  topic          coming: not implemented yet",
             "  cache-putall   coming: not implemented yet",
             "  cache-read     coming: not implemented yet",
             "",
-            "With SHARDQ_JDBC_URL unset, the embedded PostgreSQL is started (durable: fsync and",
-            "synchronous_commit on)."
+            "With SHARDQ_JDBC_URL unset, the embedded PostgreSQL is started (durable: fsync",
+            "and synchronous_commit on)."
         })
 public final class PerfCommand implements Runnable {
 

@@ -30,6 +30,18 @@ final class SvgChart {
             List<String> categories,
             List<Series> series,
             DoubleFunction<String> yFormat) {
+        return render(title, xLabel, yLabel, categories, "threads", series, yFormat);
+    }
+
+    /** As above; {@code unit} names the x categories in the points' tooltips ("8 users: 1.2k"). */
+    static String render(
+            String title,
+            String xLabel,
+            String yLabel,
+            List<String> categories,
+            String unit,
+            List<Series> series,
+            DoubleFunction<String> yFormat) {
         double max = 0;
         boolean any = false;
         for (Series s : series) {
@@ -42,6 +54,9 @@ final class SvgChart {
         }
         double[] ticks = niceTicks(max);
         double top = ticks[ticks.length - 1];
+        // a legend of long names widens the chart rather than running off its right edge
+        int longest = series.stream().mapToInt(x -> x.name().length()).max().orElse(0);
+        int width = WIDTH + Math.max(0, 48 + 7 * longest - RIGHT);
         int plotW = WIDTH - LEFT - RIGHT;
         int plotH = HEIGHT - TOP - BOTTOM;
         StringBuilder sb = new StringBuilder();
@@ -49,12 +64,12 @@ final class SvgChart {
                 Locale.ROOT,
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\""
                         + " role=\"img\" aria-label=\"%s\" font-family=\"sans-serif\" font-size=\"12\">\n",
-                WIDTH,
+                width,
                 HEIGHT,
-                WIDTH,
+                width,
                 HEIGHT,
                 escape(title)));
-        sb.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", WIDTH, HEIGHT));
+        sb.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", width, HEIGHT));
         text(sb, LEFT + plotW / 2.0, 22, "middle", "font-size=\"15\" font-weight=\"bold\"", title);
         for (double t : ticks) {
             double y = TOP + plotH - t / top * plotH;
@@ -103,12 +118,13 @@ final class SvgChart {
                 pen = true;
                 points.add(String.format(
                         Locale.ROOT,
-                        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>%s, %s threads: %s</title></circle>\n",
+                        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>%s, %s %s: %s</title></circle>\n",
                         px,
                         py,
                         s.color(),
                         escape(s.name()),
                         escape(categories.get(i)),
+                        escape(unit),
                         escape(yFormat.apply(v))));
             }
             if (path.length() > 0) {

@@ -12,12 +12,17 @@ final class TextReport {
 
     /** The banner (if any) and the settings, printed before the run starts and atop the report. */
     static String header(Environment env, Scenario scenario) {
+        return header(env, "queue", scenario.facts());
+    }
+
+    /** The banner (if any), the title and the settings of any scenario: the environment's, then its own. */
+    static String header(Environment env, String scenarioName, List<String[]> scenarioFacts) {
         StringBuilder sb = new StringBuilder();
         if (!env.unsafeBanner().isEmpty()) {
             sb.append(env.unsafeBanner()).append('\n');
         }
-        sb.append("ShardQ benchmark: queue\n");
-        for (String[] f : concat(env.facts(), scenario.facts())) {
+        sb.append("ShardQ benchmark: ").append(scenarioName).append('\n');
+        for (String[] f : concat(env.facts(), scenarioFacts)) {
             sb.append(String.format(Locale.ROOT, "  %-19s %s%n", f[0], f[1]));
         }
         return sb.toString();

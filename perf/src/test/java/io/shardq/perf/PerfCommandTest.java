@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class PerfCommandTest {
@@ -20,11 +23,11 @@ class PerfCommandTest {
     }
 
     @Test
-    void help_listsQueue_andTheComingScenariosAsComing() {
+    void help_listsQueueAndMixed_andTheComingScenariosAsComing() {
         assertThat(run("--help")).isZero();
         assertThat(out.toString())
                 .contains("queue")
-                .contains("mixed          coming")
+                .contains("mixed          users running a weighted transaction mix")
                 .contains("topic          coming")
                 .contains("cache-putall   coming")
                 .contains("cache-read     coming");
@@ -32,10 +35,32 @@ class PerfCommandTest {
 
     @Test
     void comingScenarios_areNotCommands() {
-        for (String coming : new String[] {"mixed", "topic", "cache-putall", "cache-read"}) {
+        for (String coming : new String[] {"topic", "cache-putall", "cache-read"}) {
             assertThat(run(coming)).as(coming).isNotZero();
         }
         assertThat(err.toString()).contains("Unmatched argument");
+    }
+
+    @Test
+    void mixedHelp_showsEveryOptionWithItsDefault() {
+        assertThat(run("mixed", "--help")).isZero();
+        assertThat(out.toString().replaceAll("\\s+", " ").replace(", ", ","))
+                .contains("--workload", "--stages", "--stage-seconds", "--warmup", "--out", "--unsafe")
+                .contains("default: 4,8,16,32", "default: 20", "default: 5");
+    }
+
+    @Test
+    void mixed_rejectsABadWorkloadFile_namingTheLine_beforeTouchingTheDatabase(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("w.workload");
+        Files.writeString(file, "accounts = 10\nsend1 heavy send 1\n");
+        assertThat(run("mixed", "--workload", file.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains(file + " line 2: weight of template send1 \"heavy\" is invalid");
+    }
+
+    @Test
+    void mixed_rejectsAStageOfNoUsers() {
+        assertThat(run("mixed", "--stages", "2,0")).isEqualTo(2);
+        assertThat(err.toString()).contains("stages [2, 0] are invalid: expected user counts from 1 to");
     }
 
     @Test
@@ -61,15 +86,27 @@ class PerfCommandTest {
     }
 
     @Test
-    void queue_saysShardqIsNotAvailableYet_andStops_whenNothingElseAsked() {
-        assertThat(run("queue", "--systems", "shardq")).isEqualTo(2);
+    void queue_saysASystemIsNotAvailableYet_andStops_whenNothingElseAsked() {
+        CommandLine cli = new CommandLine(new QueueCommand(withoutShardq()));
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        assertThat(cli.execute("--systems", "shardq")).isEqualTo(2);
         assertThat(out.toString()).contains("shardq: not available yet");
         assertThat(err.toString()).contains("none of the systems asked for is available");
     }
 
     @Test
-    void scenario_keepsTheOthers_whenShardqIsNotRegistered() {
+    void scenario_runsShardqAndBothReferences_byDefault() {
         QueueCommand cmd = new QueueCommand();
+        new CommandLine(cmd).parseArgs();
+        List<String> notes = new ArrayList<>();
+        assertThat(cmd.scenario(notes).systems()).containsExactly("shardq", "ceiling", "naive");
+        assertThat(notes).isEmpty();
+    }
+
+    @Test
+    void scenario_keepsTheOthers_whenShardqIsNotRegistered() {
+        QueueCommand cmd = new QueueCommand(withoutShardq());
         CommandLine cli = new CommandLine(cmd);
         cli.parseArgs("--threads", "1,2,4", "--duration", "3", "--warmup", "0", "--non-persistent", "--unsafe");
         List<String> notes = new ArrayList<>();
@@ -81,6 +118,13 @@ class PerfCommandTest {
         assertThat(s.base().unsafe()).isTrue();
         assertThat(s.base().payloadBytes()).isEqualTo(512);
         assertThat(notes).singleElement(InstanceOfAssertFactories.STRING).startsWith("shardq: not available yet");
+    }
+
+    /** A registry as it was before ShardQ was registered: the references only. */
+    private static SystemRegistry withoutShardq() {
+        return new SystemRegistry()
+                .register(CeilingSystem.NAME, CeilingSystem::new)
+                .register(NaiveSkipLockedSystem.NAME, NaiveSkipLockedSystem::new);
     }
 
     @Test
