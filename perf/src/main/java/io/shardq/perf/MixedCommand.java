@@ -38,7 +38,8 @@ final class MixedCommand implements Callable<Integer> {
     @Option(
             names = "--stages",
             split = ",",
-            paramLabel = "N[,N...]",
+            paramLabel = "N",
+            splitSynopsisLabel = ",",
             defaultValue = "4,8,16,32",
             description = "concurrent users of each stage, run in this order (default: ${DEFAULT-VALUE})")
     List<Integer> stages;

@@ -28,7 +28,8 @@ final class QueueCommand implements Callable<Integer> {
     @Option(
             names = "--threads",
             split = ",",
-            paramLabel = "N[,N...]",
+            paramLabel = "N",
+            splitSynopsisLabel = ",",
             defaultValue = "4",
             description = "producer threads, and as many consumer threads; a list sweeps (default: ${DEFAULT-VALUE})")
     List<Integer> threads;
@@ -87,7 +88,8 @@ final class QueueCommand implements Callable<Integer> {
     @Option(
             names = "--systems",
             split = ",",
-            paramLabel = "NAME[,NAME...]",
+            paramLabel = "NAME",
+            splitSynopsisLabel = ",",
             defaultValue = "shardq,ceiling,naive",
             description = "systems to run, in this order (default: ${DEFAULT-VALUE})")
     List<String> systems;
