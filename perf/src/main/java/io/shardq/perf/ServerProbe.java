@@ -15,6 +15,9 @@ import javax.sql.DataSource;
  * failure (an old server, a missing privilege) costs one optional figure, never the run.
  */
 final class ServerProbe {
+    /** The application name of a ShardQ broker's connections (its pool's name). */
+    static final String SHARDQ_APPLICATION_NAME = "shardq-pool";
+
     private final DataSource dataSource;
 
     ServerProbe(DataSource dataSource) {
@@ -108,14 +111,17 @@ final class ServerProbe {
 
     /**
      * The server processes whose CPU time is counted: this pool's backends (same application
-     * name) and the background processes (WAL writer, checkpointer, autovacuum, ...).
+     * name), the backends of ShardQ's own pool (the JMS factory a system opens has its own, named
+     * {@value #SHARDQ_APPLICATION_NAME} by the broker) and the background processes (WAL writer,
+     * checkpointer, autovacuum, ...).
      */
     List<Integer> serverPids() {
         List<Integer> pids = new ArrayList<>();
         try (Connection c = dataSource.getConnection();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("select pid from pg_stat_activity where backend_type <> 'client backend'"
-                        + " or application_name = current_setting('application_name')")) {
+                        + " or application_name in (current_setting('application_name'), '"
+                        + SHARDQ_APPLICATION_NAME + "')")) {
             while (rs.next()) {
                 pids.add(rs.getInt(1));
             }
