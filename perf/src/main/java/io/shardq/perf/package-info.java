@@ -1,14 +1,18 @@
 /**
  * Benchmarks of ShardQ against references measured in the same run.
  *
- * <p>{@link io.shardq.perf.PerfCommand} is the command line:
+ * <p>{@link io.shardq.perf.PerfCommand} is the command line, run by {@code ./shardq perf}, which
+ * builds the runnable {@code perf/target/shardq-perf.jar} when it is missing or older than the
+ * sources. {@code docs/performance.md} has the commands, what each hot path costs in statements,
+ * and measured figures.
  *
  * <pre>{@code
- * ./mvnw -o -q -B -pl perf dependency:build-classpath -Dmdep.outputFile=/tmp/perf.cp
- * ./mvnw -o -q -B -pl perf compile
- * java -cp "$(cat /tmp/perf.cp):perf/target/classes" io.shardq.perf.PerfCommand \
- *     queue --threads 1,2,4 --warmup 5 --duration 20 --out target/perf
+ * export SHARDQ_EMBEDDED_DATA_DIR=/tmp/perf-pg/pgdata     # a server of its own
+ * ./shardq perf queue --threads 1,2,4 --warmup 5 --duration 20 --out target/perf
+ * ./shardq perf mixed --stages 4,8,16,32 --stage-seconds 20 --out target/perf-mixed
  * }</pre>
+ *
+ * <h2>queue</h2>
  *
  * <p>A step runs one {@link io.shardq.perf.QueueSystem} with P producer and P consumer threads
  * for a warm-up and a measured window. The references are {@link io.shardq.perf.CeilingSystem}
@@ -18,12 +22,23 @@
  * queue's, measured at the same threads value.
  *
  * <p>Adding a system is one class implementing {@link io.shardq.perf.QueueSystem} and one line
- * in {@code SystemRegistry.standard()}; {@code shardq} is already a known name there, reported
- * as "not available yet" until {@code ShardQSystem} is registered.
+ * in {@code SystemRegistry.standard()}; a name known there but not registered yet is reported as
+ * "not available yet" and the run goes on with the others.
  *
  * <p>The arithmetic lives in small pure classes ({@code Rates}, {@code WalDelta}, {@code
  * LatencyStats}) so it is tested without a database; everything read from the server goes
  * through {@code ServerProbe}; producers and consumers run in {@code Load}; the steps are
  * sequenced by {@code Runner}.
+ *
+ * <h2>mixed</h2>
+ *
+ * <p>After the TPoX benchmark: {@link io.shardq.perf.MixedUser}s, one transacted JMS session and
+ * one thread each, pick a template of a {@code Workload} by weight ({@code WeightedChoice}),
+ * run its steps (send, receive, browse, and the application's own UPDATE or INSERT on {@code
+ * ShardQSession#getConnection()}), commit, and pick again, with no think time. {@code
+ * MixedRunner} runs the stages of growing user counts on one queue and one set of application
+ * tables, and checks at the end that the application rows changed exactly as often as the
+ * transactions that change them committed ({@code ApplicationCheck}). The workload file format
+ * is in {@code WorkloadParser} and the built-in workload, {@code mixed-default.workload}.
  */
 package io.shardq.perf;
