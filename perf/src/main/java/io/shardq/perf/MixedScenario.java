@@ -17,7 +17,8 @@ import java.util.Locale;
  */
 record MixedScenario(Workload workload, List<Integer> stages, Duration warmup, Duration duration, boolean unsafe) {
 
-    static final int MAX_USERS = 1000;
+    /** Each user may hold two connections (see MixedRunner); 128 users stay within a server of 300. */
+    static final int MAX_USERS = 128;
 
     MixedScenario {
         stages = List.copyOf(stages);
