@@ -65,9 +65,9 @@ final class DequeueLog {
         return taken.getOrDefault(shard, Set.of()).contains(seq);
     }
 
-    /** Messages really waiting: the engine's backlog without those taken out of order. */
+    /** Messages really waiting: the engine's backlog already leaves out those taken out of order. */
     static long waiting(Broker broker, DestinationInfo queue) {
-        return broker.admin().backlog(queue.name()) - of(broker, queue).size();
+        return broker.admin().backlog(queue.name());
     }
 
     /** The first {@code limit} waiting messages, without those already taken out of order. */

@@ -33,15 +33,14 @@ final class QueuePurgeCommand implements Callable<Integer> {
         Names.checkDestination(name);
         try (Broker broker = connection.startBroker("queue purge")) {
             DestinationInfo d = QueueCommand.require(broker.admin(), name);
-            long takenAhead = DequeueLog.of(broker, d).size();
-            long waiting = broker.admin().backlog(name) - takenAhead;
+            long waiting = broker.admin().backlog(name);
             // one statement: progress can only be its elapsed time
             Progress progress = Progress.forTerminal(
                             spec.commandLine().getErr(), "purging " + Format.messages(waiting) + " from " + name, 0)
                     .tick();
             long purged;
             try {
-                purged = broker.admin().purge(name) - takenAhead;
+                purged = broker.admin().purge(name);
             } finally {
                 progress.finish();
             }

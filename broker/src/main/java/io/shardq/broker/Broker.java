@@ -212,6 +212,14 @@ public final class Broker implements AutoCloseable, Engine {
     }
 
     @Override
+    public DestinationRuntime deadLetterRuntime(String name) {
+        if (!runtimes.containsKey(name) && catalog.find(name).isEmpty()) {
+            admin.createOrGet(name, QueueOptions.DEFAULTS.withShards(defaultShards));
+        }
+        return runtime(name, false);
+    }
+
+    @Override
     public DestinationRuntime runtime(String name, boolean createIfMissing) {
         checkOpen();
         DestinationRuntime rt = runtimes.get(name);

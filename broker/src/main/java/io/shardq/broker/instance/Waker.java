@@ -67,7 +67,7 @@ public final class Waker {
                 PGConnection pg = c.unwrap(PGConnection.class);
                 backoff = 100;
                 while (running) {
-                    PGNotification[] notes = pg.getNotifications(500);
+                    PGNotification[] notes = pg.getNotifications(100);
                     if (notes == null) {
                         continue;
                     }

@@ -438,7 +438,7 @@ public final class BrokerSession implements AutoCloseable {
 
     private void deadLetter(DestinationRuntime rt, BrokerMessage m, int attempts) {
         DestinationInfo d = rt.info();
-        DestinationRuntime dlq = engine.runtime(d.deadLetterQueue(), true);
+        DestinationRuntime dlq = engine.deadLetterRuntime(d.deadLetterQueue());
         BrokerMessage dead = m.withProperty(
                         DEAD_LETTER_REASON,
                         "delivery failed " + attempts + " times; " + d.name() + " allows " + d.maxAttempts()
@@ -560,6 +560,9 @@ public final class BrokerSession implements AutoCloseable {
         List<Batch> batches = new ArrayList<>(written);
         batches.addAll(toWrite);
         boolean consume = consumption && !claims.isEmpty();
+        // cursor rows are always locked in (destination, shard) order: no deadlock between commits
+        claims.sort(java.util.Comparator.comparingInt((Claim cl) -> cl.rt.info().id())
+                .thenComparingInt(cl -> cl.shard.shardNo));
         long me = engine.instanceId();
         long[] newPositions = new long[claims.size()];
         int advances = 0;

@@ -16,6 +16,9 @@ public interface Engine {
     /** The runtime of a destination, creating the queue first if allowed. */
     DestinationRuntime runtime(String name, boolean createIfMissing);
 
+    /** The runtime of a dead-letter queue, created if missing even when auto-create is off. */
+    DestinationRuntime deadLetterRuntime(String name);
+
     /** True when other live instances exist (then waiting consumers ask for a NOTIFY). */
     boolean otherInstancesAlive();
 

@@ -84,6 +84,10 @@ public final class Heartbeat {
             try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_renew"))) {
                 ps.setDouble(1, ttl);
                 ps.setLong(2, me);
+                ps.executeUpdate();
+            }
+            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_select_held"))) {
+                ps.setLong(1, me);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         renewed.computeIfAbsent(rs.getLong(1), k -> new HashSet<>())

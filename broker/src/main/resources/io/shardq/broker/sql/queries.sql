@@ -116,9 +116,14 @@ UPDATE shardq.cursor c
 RETURNING c.shard_no, c.position, s.next_seq
 
 -- name: cursor_lease_renew
+-- SKIP LOCKED: a row locked by one of our own consumer commits is skipped (its lease is renewed
+-- next round) instead of waiting, so renewal never deadlocks with a commit over two shards.
 UPDATE shardq.cursor SET lease_until = now() + make_interval(secs => ?)
- WHERE lease_instance = ?
-RETURNING subscription_id, shard_no
+ WHERE (subscription_id, shard_no) IN (
+       SELECT subscription_id, shard_no FROM shardq.cursor WHERE lease_instance = ? FOR UPDATE SKIP LOCKED)
+
+-- name: cursor_select_held
+SELECT subscription_id, shard_no FROM shardq.cursor WHERE lease_instance = ?
 
 -- name: cursor_lease_release
 UPDATE shardq.cursor SET lease_instance = NULL, lease_until = NULL
@@ -192,5 +197,7 @@ SELECT m.shard_no, m.seq, m.enqueued_at, m.deliver_at, m.expires_at, m.priority,
   FROM /* TEMPLATE: parent */ m
   JOIN shardq.cursor c ON c.subscription_id = ? AND c.shard_no = m.shard_no
  WHERE m.seq > c.position
+   AND NOT EXISTS (SELECT 1 FROM shardq.dequeue_log l
+                    WHERE l.subscription_id = c.subscription_id AND l.shard_no = m.shard_no AND l.seq = m.seq)
  ORDER BY m.enqueued_at, m.shard_no, m.seq
  LIMIT ?
