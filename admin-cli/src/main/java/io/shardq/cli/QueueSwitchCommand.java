@@ -1,0 +1,56 @@
+package io.shardq.cli;
+
+import io.shardq.broker.Admin;
+import io.shardq.broker.Broker;
+import io.shardq.broker.catalog.DestinationInfo;
+import io.shardq.broker.catalog.Names;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code queue start} and {@code queue stop}: the same options, a different switch. */
+abstract class QueueSwitchCommand implements Callable<Integer> {
+    @Mixin
+    HelpOption help;
+
+    @Parameters(paramLabel = "NAME", description = QueueCommand.NAME_HELP)
+    String name;
+
+    @Option(names = "--enqueue", description = "only sending (enqueue)")
+    boolean enqueue;
+
+    @Option(names = "--dequeue", description = "only receiving (dequeue)")
+    boolean dequeue;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** The command's name, for messages. */
+    abstract String verb();
+
+    /** Flips the chosen switches. */
+    abstract DestinationInfo apply(Admin admin, String name, boolean enqueue, boolean dequeue);
+
+    @Override
+    public Integer call() {
+        Names.checkDestination(name);
+        boolean both = !enqueue && !dequeue;
+        try (Broker broker = connection.startBroker("queue " + verb())) {
+            QueueCommand.require(broker.admin(), name);
+            DestinationInfo d = apply(broker.admin(), name, enqueue || both, dequeue || both);
+            spec.commandLine().getOut().println(state(d));
+            return 0;
+        }
+    }
+
+    /** "queue orders: enqueue on, dequeue off" */
+    static String state(DestinationInfo d) {
+        return "queue " + d.name() + ": enqueue " + Format.onOff(d.enqueueEnabled()) + ", dequeue "
+                + Format.onOff(d.dequeueEnabled());
+    }
+}
