@@ -80,7 +80,9 @@ public final class Broker implements AutoCloseable, Engine {
                 config.getInt(BrokerProperty.POLL_MAX_MS),
                 config.getInt(BrokerProperty.ENQUEUE_MAX_BATCH),
                 config.getInt(BrokerProperty.LEASE_TTL_MS),
-                config.getInt(BrokerProperty.HEARTBEAT_MS));
+                config.getInt(BrokerProperty.HEARTBEAT_MS),
+                Math.max(1, config.getInt(BrokerProperty.PREFETCH)),
+                config.getInt(BrokerProperty.NON_PERSISTENT_MAX_BYTES));
         this.autoCreate = config.getBoolean(BrokerProperty.AUTO_CREATE_DESTINATIONS);
         this.defaultShards = config.getInt(BrokerProperty.DEFAULT_SHARDS);
         String prefix = "shardq-" + instanceId;
@@ -189,6 +191,35 @@ public final class Broker implements AutoCloseable, Engine {
     @Override
     public DataSource dataSource() {
         return database.dataSource();
+    }
+
+    @Override
+    public Connection borrowConnection() throws SQLException {
+        try {
+            return database.dataSource().getConnection();
+        } catch (java.sql.SQLTransientConnectionException e) {
+            if (closed || e.getMessage() == null || !e.getMessage().contains("not available")) {
+                throw e;
+            }
+            throw new ShardQException(
+                    ErrorKind.RESOURCE_EXHAUSTED,
+                    "no pooled connection became free within " + config.get(BrokerProperty.POOL_TIMEOUT_MS)
+                            + " ms: all " + config.get(BrokerProperty.POOL_SIZE) + " connections of instance "
+                            + instanceId + " are in use (raise " + BrokerProperty.POOL_SIZE.key() + " or "
+                            + BrokerProperty.POOL_TIMEOUT_MS.key() + ", or keep fewer sessions sharing "
+                            + "their JDBC connection with application SQL open)",
+                    e);
+        }
+    }
+
+    @Override
+    public boolean reserveNonPersistent(BrokerMessage m, boolean force) {
+        return stats.reserveNonPersistent(m.estimatedSize(), settings.nonPersistentMaxBytes(), force);
+    }
+
+    @Override
+    public void releaseNonPersistent(BrokerMessage m) {
+        stats.releaseNonPersistent(m.estimatedSize());
     }
 
     @Override

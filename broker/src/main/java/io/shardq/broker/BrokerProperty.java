@@ -15,7 +15,18 @@ public enum BrokerProperty {
             "JDBC URL of the PostgreSQL server; empty starts the embedded PostgreSQL"),
     JDBC_USER("shardq.jdbc.user", "SHARDQ_USER", "postgres", "database user"),
     JDBC_PASSWORD("shardq.jdbc.password", "SHARDQ_PASSWORD", "", "database password (never logged)"),
-    POOL_SIZE("shardq.pool.size", "SHARDQ_POOL_SIZE", "24", "maximum JDBC connections per connection factory"),
+    POOL_SIZE(
+            "shardq.pool.size",
+            "SHARDQ_POOL_SIZE",
+            "32",
+            "maximum JDBC connections per connection factory; a session holds one only while a statement "
+                    + "or commit runs (or while its transaction is shared with application SQL)"),
+    POOL_TIMEOUT_MS(
+            "shardq.pool.timeout-ms",
+            "SHARDQ_POOL_TIMEOUT_MS",
+            "10000",
+            "how long an operation waits for a free pooled connection before failing with a message that "
+                    + "names shardq.pool.size"),
     CONNECT_TIMEOUT_MS(
             "shardq.jdbc.connect-timeout-ms",
             "SHARDQ_CONNECT_TIMEOUT_MS",
@@ -68,6 +79,18 @@ public enum BrokerProperty {
             "SHARDQ_DEQUEUE_READ_AHEAD",
             "500",
             "messages read in one SELECT when the cache misses"),
+    PREFETCH(
+            "shardq.dequeue.prefetch",
+            "SHARDQ_DEQUEUE_PREFETCH",
+            "10",
+            "messages a transacted or client-acknowledge session takes from a shard at once; other sessions "
+                    + "take the next ones of the same shard in parallel"),
+    NON_PERSISTENT_MAX_BYTES(
+            "shardq.non-persistent.max-bytes",
+            "SHARDQ_NON_PERSISTENT_MAX_BYTES",
+            "33554432",
+            "bound of the non-persistent messages an instance holds in memory; a send beyond it fails with "
+                    + "ResourceAllocationException"),
     POLL_MAX_MS(
             "shardq.dequeue.poll-max-ms",
             "SHARDQ_DEQUEUE_POLL_MAX_MS",

@@ -20,6 +20,8 @@ public enum ErrorKind {
     ROLLED_BACK,
     /** A value is out of range or malformed. */
     INVALID_ARGUMENT,
+    /** A bounded resource is exhausted (the connection pool, non-persistent memory). */
+    RESOURCE_EXHAUSTED,
     /** Anything else the database refused. */
     DATABASE
 }

@@ -32,6 +32,9 @@ final class Exceptions {
                                 se.getMessage(), se.kind().name());
                     case ILLEGAL_STATE ->
                         new IllegalStateException(se.getMessage(), se.kind().name());
+                    case RESOURCE_EXHAUSTED ->
+                        new jakarta.jms.ResourceAllocationException(
+                                se.getMessage(), se.kind().name());
                     default -> new JMSException(se.getMessage(), se.kind().name());
                 };
         return link(j, se);

@@ -12,8 +12,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,11 +24,17 @@ import java.util.TreeMap;
  * The engine's side of one JMS session: what it sends and receives, and the one database
  * transaction that makes it durable. Not thread-safe (a JMS session is single-threaded).
  *
- * <p>Sends are buffered per (destination, shard) and written at commit as one multi-row INSERT
- * per slice, after reserving their sequence numbers with {@code shard_reserve}, which keeps the
- * shard row locked until the transaction ends (see {@code docs/architecture.md}, visibility
- * rule). Receives claim a shard and move its cursor forward in the same transaction. After
- * the commit the sent messages go into the instance's cache and wake local consumers.
+ * <p><b>Commit order.</b> Sends are buffered per (destination, shard) and written at commit;
+ * every statement that locks a row runs in one global order, so two commits never deadlock:
+ * first the shard rows (enqueue reservations, dead letters included) in (destination, shard)
+ * order, then the cursor rows in (destination, shard) order, each cursor row updated before its
+ * dequeue-log rows are written. A commit that is nothing but one batch of sends goes through the
+ * shard's {@link ShardWriter} and is combined with other sessions' batches for that shard; a
+ * commit that is one cursor move runs alone in autocommit (one round trip).
+ *
+ * <p>Receives take ranges of a leased shard ({@link ShardState#take}) and move its cursor forward
+ * in the same transaction. After the commit the sent messages go into the instance's cache and
+ * wake local consumers.
  */
 public final class BrokerSession implements AutoCloseable {
     /** How consumption is acknowledged, as in JMS. */
@@ -47,16 +54,15 @@ public final class BrokerSession implements AutoCloseable {
     private Connection txConnection;
     private final TreeMap<Long, Batch> pending = new TreeMap<>();
     private final List<Batch> written = new ArrayList<>();
-    private final List<NpMessage> pendingNp = new ArrayList<>();
+    private final List<NpSend> pendingNp = new ArrayList<>();
     private final Map<DestinationRuntime, Integer> pinned = new HashMap<>();
     private final List<Claim> claims = new ArrayList<>();
-    private final List<NpMessage> deliveredNp = new ArrayList<>();
+    /** Non-persistent messages delivered (or dead-lettered, expired) and not yet acknowledged. */
+    private final List<NpTaken> takenNp = new ArrayList<>();
     /** Slices this transaction looked up or assigned: published to the SliceMap after commit. */
-    private final List<TentativeSlice> tentativeSlices = new ArrayList<>();
+    private final List<Enqueue.TentativeSlice> tentativeSlices = new ArrayList<>();
 
     private boolean closed;
-
-    private record TentativeSlice(DestinationRuntime rt, int shard, SliceMap.Slice slice) {}
 
     private static final class Batch {
         final DestinationRuntime rt;
@@ -64,6 +70,8 @@ public final class BrokerSession implements AutoCloseable {
         final boolean deadLetters;
         final List<BrokerMessage> messages = new ArrayList<>();
         long firstSeq;
+        /** Written through the shard's writer, which cached them and moved the head already. */
+        boolean published;
 
         Batch(DestinationRuntime rt, int shard, boolean deadLetters) {
             this.rt = rt;
@@ -72,29 +80,49 @@ public final class BrokerSession implements AutoCloseable {
         }
     }
 
-    private record NpMessage(DestinationRuntime rt, BrokerMessage message) {}
+    private record NpSend(DestinationRuntime rt, BrokerMessage message) {}
 
+    private record NpTaken(DestinationRuntime rt, DestinationRuntime.NpEntry entry, boolean delivered) {}
+
+    /** What this session holds of one shard. */
     private static final class Claim {
         final DestinationRuntime rt;
         final ShardState shard;
-        final long startPosition;
+        final int epoch;
+        /** A selective session scans the shard alone and passes over what does not match. */
+        final boolean exclusive;
+        /** Handed to this session, not delivered yet (its prefetch), ascending. */
+        final ArrayDeque<Long> prefetched = new ArrayDeque<>();
+        /** Exclusive scans: the next sequence number to look at. */
+        long scanNext;
+
         final List<Long> delivered = new ArrayList<>();
         /** Consumed in this transaction: delivered, dead-lettered or expired. */
         final List<Long> taken = new ArrayList<>();
-        /** A selector passed over a message: what was taken may not be contiguous. */
-        boolean gap;
 
         boolean attemptsToClear;
-        /** Computed at commit: new cursor position, and sequence numbers consumed beyond it. */
+        /** Computed at commit: where the cursor was, where it goes, what is logged beyond it. */
+        long startPosition;
+
         long newPosition;
-
-        List<Long> outOfOrder = List.of();
+        final List<Long> outOfOrder = new ArrayList<>();
         boolean logToClear;
+        /** This claim's commit is the shard's cursor mover in flight. */
+        boolean mover;
 
-        Claim(DestinationRuntime rt, ShardState shard, long startPosition) {
+        Claim(DestinationRuntime rt, ShardState shard, boolean exclusive) {
             this.rt = rt;
             this.shard = shard;
-            this.startPosition = startPosition;
+            this.epoch = shard.leaseEpoch;
+            this.exclusive = exclusive;
+        }
+
+        boolean current() {
+            return epoch == shard.leaseEpoch && shard.leased;
+        }
+
+        boolean moves() {
+            return newPosition > startPosition || !outOfOrder.isEmpty();
         }
     }
 
@@ -110,11 +138,15 @@ public final class BrokerSession implements AutoCloseable {
 
     /** True while the session has sends or receives that are not committed yet. */
     public boolean hasUncommittedWork() {
-        return !pending.isEmpty()
-                || !written.isEmpty()
-                || !pendingNp.isEmpty()
-                || !claims.isEmpty()
-                || !deliveredNp.isEmpty();
+        if (!pending.isEmpty() || !written.isEmpty() || !pendingNp.isEmpty() || !takenNp.isEmpty()) {
+            return true;
+        }
+        for (Claim cl : claims) {
+            if (!cl.taken.isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ---------------------------------------------------------------- send
@@ -136,11 +168,21 @@ public final class BrokerSession implements AutoCloseable {
     /** Dead letters are written only together with the consumption that produced them. */
     private void buffer(DestinationRuntime rt, BrokerMessage message, boolean deadLetter) {
         if (!message.persistent()) {
-            pendingNp.add(new NpMessage(rt, message));
+            if (!engine.reserveNonPersistent(message, false)) {
+                throw new ShardQException(
+                        ErrorKind.RESOURCE_EXHAUSTED,
+                        "cannot hold another non-persistent message for "
+                                + rt.info().name()
+                                + ": this instance holds " + engine.stats().nonPersistentBytes()
+                                + " bytes of them, the bound is shardq.non-persistent.max-bytes = "
+                                + engine.settings().nonPersistentMaxBytes());
+            }
+            pendingNp.add(new NpSend(rt, message));
             return;
         }
         int shard = pinned.computeIfAbsent(rt, DestinationRuntime::assignProducerShard);
-        long key = ((long) rt.info().id() << 16) | shard | (deadLetter ? 1L << 62 : 0);
+        // (destination, shard) order first, so statements lock shard rows in one global order
+        long key = ((long) rt.info().id() << 20) | ((long) shard << 1) | (deadLetter ? 1 : 0);
         Batch b = pending.computeIfAbsent(key, k -> new Batch(rt, shard, deadLetter));
         b.messages.add(message);
         if (mode == Mode.TRANSACTED
@@ -157,135 +199,9 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     private void writeBatch(Connection c, Batch b) throws SQLException {
-        if (!writeBatchFast(c, b)) {
-            writeBatchReserving(c, b);
-        }
-    }
-
-    /**
-     * One statement when this instance knows the shard's head (the usual case for a pinned
-     * producer): reserve from the expected next_seq and insert, in the current slice. Returns
-     * false, having changed nothing, when the guess was wrong or the batch crosses a slice.
-     */
-    private boolean writeBatchFast(Connection c, Batch b) throws SQLException {
-        DestinationInfo d = b.rt.info();
-        int n = b.messages.size();
-        long expected;
-        b.rt.lock.lock();
-        try {
-            expected = b.rt.shards[b.shard].knownHead + 1;
-        } finally {
-            b.rt.lock.unlock();
-        }
-        SliceMap.Slice slice = b.rt.slices.find(b.shard, expected);
-        if (slice == null || expected + n - 1 > slice.last() || n > 1000) {
-            return false;
-        }
-        long now = System.currentTimeMillis();
-        long notified;
-        try (PreparedStatement ps = c.prepareStatement(Queries.insertReserving(d.id(), b.shard, slice.slot(), n))) {
-            int i = 1;
-            ps.setInt(i++, n);
-            ps.setInt(i++, d.id());
-            ps.setInt(i++, b.shard);
-            ps.setLong(i++, expected);
-            ps.setInt(i++, b.shard);
-            ps.setInt(i++, slice.slot());
-            for (int k = 0; k < n; k++) {
-                BrokerMessage m = b.messages.get(k);
-                ps.setLong(i++, expected + k);
-                ps.setLong(i++, now);
-                ps.setLong(i++, m.deliverAt());
-                ps.setLong(i++, m.expiration());
-                ps.setShort(i++, (short) m.priority());
-                ps.setBytes(i++, HeaderCodec.encode(m));
-                ps.setBytes(i++, m.body());
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return false;
-                }
-                notified = rs.getLong(1);
-            }
-        }
-        b.firstSeq = expected;
-        notifyIfWaited(c, d, b.shard, notified);
-        return true;
-    }
-
-    private void notifyIfWaited(Connection c, DestinationInfo d, int shard, long waiter) throws SQLException {
-        if (waiter != 0 && waiter != engine.instanceId()) {
-            try (PreparedStatement ps = c.prepareStatement("select pg_notify('shardq_wake', ?)")) {
-                ps.setString(1, d.id() + "/" + shard);
-                ps.execute();
-            }
-            engine.stats().notifiesSent.increment();
-        }
-    }
-
-    private void writeBatchReserving(Connection c, Batch b) throws SQLException {
-        DestinationInfo d = b.rt.info();
-        int n = b.messages.size();
-        long first;
-        long waiter;
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("shard_reserve"))) {
-            ps.setInt(1, n);
-            ps.setInt(2, d.id());
-            ps.setInt(3, b.shard);
-            ps.setInt(4, n);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    throw new ShardQException(
-                            ErrorKind.UNKNOWN_DESTINATION, d.kind() + " " + d.name() + " no longer exists");
-                }
-                first = rs.getLong(1);
-                waiter = rs.getLong(2);
-            }
-        }
-        b.firstSeq = first;
-        long now = System.currentTimeMillis();
-        long seq = first;
-        int i = 0;
-        while (i < n) {
-            SliceMap.Slice slice = sliceForEnqueue(c, b, seq, d.sliceSize());
-            int count = (int) Math.min(n - i, slice.last() - seq + 1);
-            try (PreparedStatement ps =
-                    c.prepareStatement(Queries.withLeaf("message_insert", d.id(), b.shard, slice.slot()))) {
-                for (int k = 0; k < count; k++) {
-                    BrokerMessage m = b.messages.get(i + k);
-                    ps.setInt(1, b.shard);
-                    ps.setInt(2, slice.slot());
-                    ps.setLong(3, seq + k);
-                    ps.setLong(4, now);
-                    ps.setLong(5, m.deliverAt());
-                    ps.setLong(6, m.expiration());
-                    ps.setShort(7, (short) m.priority());
-                    ps.setNull(8, Types.BINARY);
-                    ps.setBytes(9, HeaderCodec.encode(m));
-                    ps.setBytes(10, m.body());
-                    ps.addBatch();
-                }
-                ps.executeBatch();
-            }
-            seq += count;
-            i += count;
-        }
-        notifyIfWaited(c, d, b.shard, waiter);
-    }
-
-    private SliceMap.Slice sliceForEnqueue(Connection c, Batch b, long seq, int sliceSize) throws SQLException {
-        SliceMap.Slice known = b.rt.slices.find(b.shard, seq);
-        if (known != null) {
-            return known;
-        }
-        for (TentativeSlice t : tentativeSlices) {
-            if (t.rt == b.rt && t.shard == b.shard && t.slice.first() <= seq && t.slice.last() >= seq) {
-                return t.slice;
-            }
-        }
-        SliceMap.Slice s = b.rt.slices.forEnqueue(c, b.shard, seq, sliceSize);
-        tentativeSlices.add(new TentativeSlice(b.rt, b.shard, s));
-        return s;
+        long first = Enqueue.insertReserving(engine, c, b.rt, b.shard, b.messages);
+        b.firstSeq =
+                first >= 0 ? first : Enqueue.reserveAndInsert(engine, c, b.rt, b.shard, b.messages, tentativeSlices);
     }
 
     // ---------------------------------------------------------------- receive
@@ -312,18 +228,19 @@ public final class BrokerSession implements AutoCloseable {
         long now = System.nanoTime();
         long deadline =
                 timeoutMillis == 0 ? Long.MAX_VALUE : timeoutMillis < 0 ? now : now + timeoutMillis * 1_000_000L;
+        boolean autoAck = mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE;
         try {
             while (true) {
                 Delivery d = next(rt, destination, selector);
                 if (d != null) {
-                    if ((mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE) && !deferAck) {
+                    if (autoAck && !deferAck) {
                         commitWork(true, true);
                     }
                     return d;
                 }
                 releaseIdleClaims(rt);
                 if (!rt.awaitMessages(deadline, selector != null)) {
-                    if ((mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE) && hasUncommittedWork()) {
+                    if (autoAck && hasUncommittedWork()) {
                         // only expired or dead-lettered messages were passed over on the way (a deferred
                         // acknowledgement is always made before the next receive): make that final
                         commitWork(true, true);
@@ -340,46 +257,33 @@ public final class BrokerSession implements AutoCloseable {
     /** One delivery attempt without waiting; null when nothing is available right now. */
     private Delivery next(DestinationRuntime rt, String destination, Selector selector) {
         while (true) {
-            ShardState s = null;
-            long seq = 0;
-            long head = 0;
-            BrokerMessage np = null;
-            Claim claim = null;
-            rt.lock.lock();
-            try {
-                if (!rt.info().dequeueEnabled()) {
-                    return null;
-                }
-                np = rt.nonPersistent.pollFirst();
-                if (np == null) {
-                    s = rt.pick(this);
-                    if (s == null) {
-                        return null;
-                    }
-                    if (s.claimedBy == null) {
-                        s.claimedBy = this;
-                        s.nextSeq = s.position + 1;
-                        claims.add(new Claim(rt, s, s.position));
-                    }
-                    seq = s.nextSeq++;
-                    head = s.knownHead;
-                    s.lastClaimNanos = System.nanoTime();
-                    claim = claimOf(s);
-                    if (s.consumedAhead.contains(seq)) {
-                        continue; // taken earlier by a selective consumer
-                    }
-                }
-            } finally {
-                rt.lock.unlock();
+            if (!rt.info().dequeueEnabled()) {
+                return null;
             }
+            NpTaken np = takeNonPersistent(rt, selector);
             if (np != null) {
-                if (expired(np)) {
+                if (np.delivered()) {
+                    return new Delivery(destination, np.entry().message, np.entry().attempts + 1, -1, 0);
+                }
+                continue; // expired or dead-lettered on the way
+            }
+            Claim claim = selector == null ? nextRange(rt) : nextExclusive(rt);
+            if (claim == null) {
+                return null;
+            }
+            long seq;
+            if (claim.exclusive) {
+                seq = claim.shard.nextUnconsumed(claim.scanNext);
+                if (seq < 0) {
+                    claim.scanNext = claim.shard.knownHead + 1;
                     continue;
                 }
-                deliveredNp.add(new NpMessage(rt, np));
-                return new Delivery(destination, np, 1, -1, 0);
+                claim.scanNext = seq + 1;
+            } else {
+                seq = claim.prefetched.pollFirst();
             }
-            BrokerMessage m = fetch(rt, s, seq, head);
+            ShardState s = claim.shard;
+            BrokerMessage m = fetch(rt, s, seq, s.knownHead);
             int attempts = s.attempts.getOrDefault(seq, 0);
             if (attempts > 0) {
                 claim.attemptsToClear = true;
@@ -389,11 +293,10 @@ public final class BrokerSession implements AutoCloseable {
                 continue;
             }
             if (selector != null && !selector.matches(m)) {
-                claim.gap = true;
-                continue;
+                continue; // left for other consumers: the exclusive scan passes over it
             }
             if (attempts >= rt.info().maxAttempts()) {
-                deadLetter(rt, m, attempts);
+                deadLetter(rt, m, attempts, true);
                 claim.taken.add(seq);
                 continue;
             }
@@ -403,40 +306,137 @@ public final class BrokerSession implements AutoCloseable {
         }
     }
 
-    private Claim claimOf(ShardState s) {
-        for (int i = claims.size() - 1; i >= 0; i--) {
-            if (claims.get(i).shard == s) {
-                return claims.get(i);
+    /** A claim with a prefetched message to deliver: this session's own first, else a new range. */
+    private Claim nextRange(DestinationRuntime rt) {
+        for (Claim cl : claims) {
+            if (cl.rt == rt && !cl.exclusive && !cl.prefetched.isEmpty()) {
+                if (cl.current()) {
+                    return cl;
+                }
+                cl.prefetched.clear(); // the lease moved: these are another instance's now
             }
         }
-        throw new IllegalStateException("no claim for " + s);
+        for (int attempt = 0; attempt < 4; attempt++) {
+            ShardState s = rt.pickForRange();
+            if (s == null) {
+                return null;
+            }
+            Claim cl = claimOf(rt, s);
+            boolean first = cl == null || !cl.current();
+            List<Long> got = s.take(prefetch(), first);
+            if (got.isEmpty()) {
+                continue; // raced with another session; look again
+            }
+            if (first) {
+                if (cl != null) {
+                    claims.remove(cl); // from an older lease: its commit fails on the cursor guard
+                }
+                cl = new Claim(rt, s, false);
+                claims.add(cl);
+            }
+            cl.prefetched.addAll(got);
+            return cl;
+        }
+        return null;
     }
 
-    /** Before waiting: give back shards this session scanned but took nothing from. */
-    private void releaseIdleClaims(DestinationRuntime rt) {
-        if (claims.isEmpty()) {
-            return;
+    private static final int MAX_PREFETCH = 1000;
+    /** Messages the last committed transaction consumed: the next one likely takes as many. */
+    private int lastTransactionSize;
+
+    /**
+     * Messages taken from a shard at once: one when every receive is acknowledged alone, else
+     * the setting or, if larger, what the last transaction consumed (so a transaction mostly
+     * covers one contiguous range of a shard and its commit moves the cursor).
+     */
+    private int prefetch() {
+        if (mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE) {
+            return 1;
         }
-        rt.lock.lock();
-        try {
-            claims.removeIf(cl -> {
-                if (cl.rt == rt && cl.taken.isEmpty()) {
-                    cl.shard.claimedBy = null;
-                    rt.changed.signalAll();
-                    return true;
+        return Math.max(engine.settings().prefetch(), lastTransactionSize);
+    }
+
+    /** A selective session's claim: a shard it scans alone. */
+    private Claim nextExclusive(DestinationRuntime rt) {
+        for (Claim cl : claims) {
+            if (cl.rt == rt && cl.exclusive && cl.current() && cl.shard.nextUnconsumed(cl.scanNext) >= 0) {
+                return cl;
+            }
+        }
+        ShardState[] all = rt.shards();
+        for (ShardState s : all) {
+            if (!s.mayBeScanned() || claimOf(rt, s) != null) {
+                continue;
+            }
+            if (s.takeExclusive(this)) {
+                Claim cl = new Claim(rt, s, true);
+                cl.scanNext = s.position + 1;
+                claims.add(cl);
+                if (s.nextUnconsumed(cl.scanNext) >= 0) {
+                    return cl;
                 }
-                return false;
-            });
-        } finally {
-            rt.lock.unlock();
+            }
         }
+        return null;
+    }
+
+    private Claim claimOf(DestinationRuntime rt, ShardState s) {
+        for (Claim cl : claims) {
+            if (cl.rt == rt && cl.shard == s) {
+                return cl;
+            }
+        }
+        return null;
+    }
+
+    /** Before waiting: give back what this session holds but has not delivered. */
+    private void releaseIdleClaims(DestinationRuntime rt) {
+        for (int i = claims.size() - 1; i >= 0; i--) {
+            Claim cl = claims.get(i);
+            if (cl.rt != rt) {
+                continue;
+            }
+            boolean release = cl.taken.isEmpty();
+            if (release || !cl.prefetched.isEmpty()) {
+                boolean available = cl.shard.giveBack(cl.prefetched, release, cl.epoch);
+                cl.prefetched.clear();
+                if (release) {
+                    claims.remove(i);
+                }
+                rt.released(available);
+            }
+        }
+    }
+
+    /** The next non-persistent message (matching the selector), taken from the destination's memory. */
+    private NpTaken takeNonPersistent(DestinationRuntime rt, Selector selector) {
+        for (DestinationRuntime.NpEntry e : rt.nonPersistent) {
+            if (selector != null && !selector.matches(e.message)) {
+                continue;
+            }
+            if (!rt.nonPersistent.remove(e)) {
+                continue; // another session took it
+            }
+            NpTaken taken;
+            if (expired(e.message)) {
+                taken = new NpTaken(rt, e, false);
+            } else if (e.attempts >= rt.info().maxAttempts()) {
+                deadLetter(rt, e.message, e.attempts, false);
+                taken = new NpTaken(rt, e, false);
+            } else {
+                taken = new NpTaken(rt, e, true);
+            }
+            takenNp.add(taken);
+            return taken;
+        }
+        return null;
     }
 
     private static boolean expired(BrokerMessage m) {
         return m.expiration() > 0 && m.expiration() < System.currentTimeMillis();
     }
 
-    private void deadLetter(DestinationRuntime rt, BrokerMessage m, int attempts) {
+    private void deadLetter(DestinationRuntime rt, BrokerMessage m, int attempts, boolean persistent) {
         DestinationInfo d = rt.info();
         DestinationRuntime dlq = engine.deadLetterRuntime(d.deadLetterQueue());
         BrokerMessage dead = m.withProperty(
@@ -444,9 +444,17 @@ public final class BrokerSession implements AutoCloseable {
                         "delivery failed " + attempts + " times; " + d.name() + " allows " + d.maxAttempts()
                                 + " attempts")
                 .withProperty(ORIGINAL_DESTINATION, d.name());
-        buffer(dlq, dead, true);
+        if (persistent) {
+            buffer(dlq, dead, true);
+        } else {
+            engine.reserveNonPersistent(dead, true);
+            deadNp.add(new NpSend(dlq, dead));
+        }
         engine.stats().deadLettered.increment();
     }
+
+    /** Non-persistent dead letters: released with the consumption that produced them. */
+    private final List<NpSend> deadNp = new ArrayList<>();
 
     /** The message {@code seq} of a claimed shard: from the cache, else read ahead in bulk. */
     private BrokerMessage fetch(DestinationRuntime rt, ShardState s, long seq, long head) {
@@ -541,85 +549,68 @@ public final class BrokerSession implements AutoCloseable {
             return external;
         }
         if (txConnection == null) {
-            Connection c = engine.dataSource().getConnection();
+            Connection c = engine.borrowConnection();
             c.setAutoCommit(false);
             txConnection = c;
         }
         return txConnection;
     }
 
+    /**
+     * The commit planner: turns the session's work into one ordered list of statements (see the
+     * class comment for the order), runs it, then publishes the outcome in memory.
+     */
     private void commitWork(boolean sends, boolean consumption) {
         List<Batch> toWrite = new ArrayList<>();
         if (sends) {
             for (Batch b : pending.values()) {
                 if (consumption || !b.deadLetters) {
-                    toWrite.add(b);
+                    toWrite.add(b); // pending is ordered by (destination, shard)
                 }
             }
         }
+        List<Claim> moving = consumption ? planCursorMoves() : List.of();
+        boolean attemptsOrLog = false;
+        for (Claim cl : moving) {
+            attemptsOrLog |= cl.attemptsToClear || cl.logToClear || !cl.outOfOrder.isEmpty();
+        }
+        boolean dbWork = !toWrite.isEmpty() || !written.isEmpty() || !moving.isEmpty() || txConnection != null;
+        boolean own = txConnection == null && external == null && written.isEmpty();
+        boolean onlyOneBatch = own && toWrite.size() == 1 && moving.isEmpty();
+        boolean onlyOneMove = own && toWrite.isEmpty() && moving.size() == 1 && !attemptsOrLog;
         List<Batch> batches = new ArrayList<>(written);
         batches.addAll(toWrite);
-        boolean consume = consumption && !claims.isEmpty();
-        // cursor rows are always locked in (destination, shard) order: no deadlock between commits
-        claims.sort(java.util.Comparator.comparingInt((Claim cl) -> cl.rt.info().id())
-                .thenComparingInt(cl -> cl.shard.shardNo));
-        long me = engine.instanceId();
-        long[] newPositions = new long[claims.size()];
-        int advances = 0;
-        boolean attemptsToClear = false;
-        if (consume) {
-            for (int i = 0; i < claims.size(); i++) {
-                Claim cl = claims.get(i);
-                cl.rt.lock.lock();
-                try {
-                    newPositions[i] = newPosition(cl);
-                } finally {
-                    cl.rt.lock.unlock();
-                }
-                if (newPositions[i] > cl.startPosition || !cl.outOfOrder.isEmpty()) {
-                    advances++;
-                    attemptsToClear |= cl.attemptsToClear || cl.logToClear || !cl.outOfOrder.isEmpty();
-                }
+        if (onlyOneBatch) {
+            Batch b = toWrite.get(0);
+            try {
+                b.firstSeq = b.rt.writer(b.shard).write(b.messages);
+                b.published = true;
+            } catch (RuntimeException e) {
+                afterFailedCommit();
+                throw e;
             }
-        }
-        boolean dbWork = !batches.isEmpty() || advances > 0 || txConnection != null;
-        // One statement needs no transaction block: run it in autocommit, one round trip.
-        boolean single = txConnection == null
-                && external == null
-                && written.isEmpty()
-                && ((toWrite.size() == 1 && advances == 0) || (toWrite.isEmpty() && advances == 1 && !attemptsToClear));
-        if (dbWork) {
+        } else if (dbWork) {
             Connection c = null;
             boolean borrowed = false;
             try {
                 if (txConnection != null || external != null) {
                     c = transactionConnection();
                 } else {
-                    c = engine.dataSource().getConnection();
+                    c = engine.borrowConnection();
                     borrowed = true;
-                    if (!single) {
-                        c.setAutoCommit(false);
+                    if (!onlyOneMove) {
+                        c.setAutoCommit(false); // one statement needs no transaction block: one round trip
                     }
                 }
-                if (single && toWrite.size() == 1) {
-                    if (!writeBatchFast(c, toWrite.get(0))) {
-                        c.setAutoCommit(false);
-                        writeBatchReserving(c, toWrite.get(0));
-                        c.commit();
-                    }
-                } else {
-                    for (Batch b : toWrite) {
-                        writeBatch(c, b);
-                    }
-                    for (int i = 0; i < claims.size() && consume; i++) {
-                        Claim cl = claims.get(i);
-                        if (newPositions[i] > cl.startPosition || !cl.outOfOrder.isEmpty()) {
-                            advanceCursor(c, cl, newPositions[i], me);
-                        }
-                    }
-                    if (external == null && !c.getAutoCommit()) {
-                        c.commit();
-                    }
+                for (Batch b : toWrite) {
+                    writeBatch(c, b);
+                }
+                long me = engine.instanceId();
+                for (Claim cl : moving) {
+                    advanceCursor(c, cl, me);
+                }
+                if (external == null && !c.getAutoCommit()) {
+                    c.commit();
                 }
             } catch (SQLException | RuntimeException e) {
                 rollbackQuietly(c);
@@ -635,164 +626,237 @@ public final class BrokerSession implements AutoCloseable {
             releaseConnection(c, borrowed);
         }
         pending.values().removeAll(toWrite);
-        afterCommit(batches, sends, consume, newPositions);
+        afterCommit(batches, sends, consumption, moving);
     }
 
     /**
-     * The cursor moves over the contiguous run of consumed messages: taken now, or taken earlier
-     * out of order. What was taken beyond that run is logged. Called under the runtime's lock.
+     * Claims whose consumption this commit makes final, in (destination, shard) order, each with
+     * its new cursor position and what is logged beyond it.
      */
-    private static long newPosition(Claim cl) {
-        ShardState s = cl.shard;
-        long p;
-        if (!cl.gap) {
-            p = s.nextSeq - 1; // everything scanned was taken (or consumed before)
-            cl.outOfOrder = List.of();
-        } else {
-            java.util.Set<Long> taken = new java.util.HashSet<>(cl.taken);
-            p = cl.startPosition;
-            while (taken.contains(p + 1) || s.consumedAhead.contains(p + 1)) {
-                p++;
+    private List<Claim> planCursorMoves() {
+        List<Claim> moving = new ArrayList<>();
+        claims.sort(Comparator.comparingInt((Claim cl) -> cl.rt.info().id()).thenComparingInt(cl -> cl.shard.shardNo));
+        for (Claim cl : claims) {
+            cl.outOfOrder.clear();
+            if (cl.taken.isEmpty()) {
+                continue;
             }
-            List<Long> ahead = new ArrayList<>();
-            for (long seq : cl.taken) {
-                if (seq > p) {
-                    ahead.add(seq);
-                }
+            if (!cl.current()) {
+                ShardQException e = leaseLost(cl, "claim from an older lease");
+                afterFailedCommit();
+                throw e;
             }
-            cl.outOfOrder = ahead;
+            boolean mayWait = txConnection == null && external == null && written.isEmpty();
+            ShardState.Move move = cl.shard.plannedMove(cl.taken, cl.outOfOrder, mayWait);
+            cl.startPosition = move.start();
+            cl.newPosition = move.end();
+            cl.logToClear = move.logToClear();
+            cl.mover = move.mover();
+            if (cl.moves()) {
+                moving.add(cl);
+            }
         }
-        while (s.consumedAhead.contains(p + 1)) {
-            p++;
-        }
-        cl.logToClear = !s.consumedAhead.isEmpty() && s.consumedAhead.first() <= p;
-        return p;
+        return moving;
     }
 
-    private void advanceCursor(Connection c, Claim cl, long newPosition, long me) throws SQLException {
+    private static ShardQException leaseLost(Claim cl, String detail) {
+        return new ShardQException(
+                ErrorKind.ROLLED_BACK,
+                "transaction rolled back: the dequeue lease of " + cl.rt.info().name() + " shard "
+                        + cl.shard.shardNo + " passed to another instance (" + detail
+                        + "); its messages will be redelivered");
+    }
+
+    /** Cursor row first (it may move), then the dequeue log behind the same row lock. */
+    private void advanceCursor(Connection c, Claim cl, long me) throws SQLException {
         DestinationInfo d = cl.rt.info();
+        if (cl.newPosition > cl.startPosition) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_advance"))) {
+                ps.setLong(1, cl.newPosition);
+                ps.setLong(2, d.queueSubscription());
+                ps.setInt(3, cl.shard.shardNo);
+                ps.setLong(4, cl.startPosition);
+                ps.setLong(5, me);
+                if (ps.executeUpdate() != 1) {
+                    throw leaseLost(cl, "cursor was not at " + cl.startPosition);
+                }
+            }
+        }
         if (!cl.outOfOrder.isEmpty()) {
+            // FOR SHARE on our cursor row: no other instance can take the lease until this commits
             try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_log_insert"))) {
-                ps.setLong(1, d.queueSubscription());
-                ps.setInt(2, cl.shard.shardNo);
-                ps.setArray(3, c.createArrayOf("bigint", cl.outOfOrder.toArray()));
-                ps.executeUpdate();
+                ps.setArray(1, c.createArrayOf("bigint", cl.outOfOrder.toArray()));
+                ps.setLong(2, d.queueSubscription());
+                ps.setInt(3, cl.shard.shardNo);
+                ps.setLong(4, me);
+                if (ps.executeUpdate() != cl.outOfOrder.size()) {
+                    throw leaseLost(cl, "lease not held when logging");
+                }
             }
         }
         if (cl.logToClear) {
             try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_log_delete_upto"))) {
                 ps.setLong(1, d.queueSubscription());
                 ps.setInt(2, cl.shard.shardNo);
-                ps.setLong(3, newPosition);
+                ps.setLong(3, cl.newPosition);
                 ps.executeUpdate();
             }
         }
-        if (newPosition == cl.startPosition) {
-            return; // only out-of-order consumption: the cursor stays
-        }
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_advance"))) {
-            ps.setLong(1, newPosition);
-            ps.setLong(2, d.queueSubscription());
-            ps.setInt(3, cl.shard.shardNo);
-            ps.setLong(4, cl.startPosition);
-            ps.setLong(5, me);
-            if (ps.executeUpdate() != 1) {
-                throw new ShardQException(
-                        ErrorKind.ROLLED_BACK,
-                        "transaction rolled back: the dequeue lease of " + d.name() + " shard " + cl.shard.shardNo
-                                + " passed to another instance; its messages will be redelivered");
-            }
-        }
-        if (cl.attemptsToClear) {
+        if (cl.attemptsToClear && cl.newPosition > cl.startPosition) {
             try (PreparedStatement ps = c.prepareStatement(Queries.get("delivery_attempt_delete_upto"))) {
                 ps.setLong(1, d.queueSubscription());
                 ps.setInt(2, cl.shard.shardNo);
-                ps.setLong(3, newPosition);
+                ps.setLong(3, cl.newPosition);
                 ps.executeUpdate();
             }
         }
     }
 
-    private static ShardQException rolledBack(ShardQException e) {
-        return e.kind() == ErrorKind.CONNECTION
+    static ShardQException rolledBack(ShardQException e) {
+        return e.kind() == ErrorKind.CONNECTION || e.kind() == ErrorKind.RESOURCE_EXHAUSTED
                 ? e
                 : new ShardQException(ErrorKind.ROLLED_BACK, "transaction rolled back: " + e.getMessage(), e);
     }
 
-    private void afterCommit(List<Batch> batches, boolean sends, boolean consume, long[] newPositions) {
-        for (TentativeSlice t : tentativeSlices) {
-            t.rt.slices.put(t.shard, t.slice);
-        }
-        tentativeSlices.clear();
+    private void afterCommit(List<Batch> batches, boolean sends, boolean consumption, List<Claim> moving) {
+        Enqueue.publish(tentativeSlices);
         for (Batch b : batches) {
             int n = b.messages.size();
             engine.stats().enqueued.add(n);
-            if (external != null) {
-                continue; // the application may still roll back: consumers find these by polling
+            if (external != null || b.published) {
+                continue; // external: the application may still roll back; consumers find these by polling
             }
             int dest = b.rt.info().id();
             for (int i = 0; i < n; i++) {
                 engine.cache().put(dest, b.shard, b.firstSeq + i, b.messages.get(i));
             }
-            b.rt.lock.lock();
-            try {
-                b.rt.advanceHead(b.shard, b.firstSeq + n - 1);
-            } finally {
-                b.rt.lock.unlock();
-            }
+            b.rt.advanceHead(b.shard, b.firstSeq + n - 1);
         }
         written.clear();
         if (sends) {
-            for (NpMessage np : pendingNp) {
-                np.rt.lock.lock();
-                try {
-                    np.rt.nonPersistent.addLast(np.message);
-                    np.rt.changed.signalAll();
-                } finally {
-                    np.rt.lock.unlock();
+            offerAll(pendingNp);
+        }
+        if (!consumption) {
+            return;
+        }
+        offerAll(deadNp);
+        long delivered = 0;
+        for (int i = claims.size() - 1; i >= 0; i--) {
+            Claim cl = claims.get(i);
+            if (cl.taken.isEmpty()) {
+                continue;
+            }
+            int dest = cl.rt.info().id();
+            for (long seq : cl.taken) {
+                engine.cache().remove(dest, cl.shard.shardNo, seq);
+                if (cl.attemptsToClear) {
+                    cl.shard.attempts.remove(seq);
                 }
             }
-            pendingNp.clear();
-        }
-        if (consume) {
-            long delivered = 0;
-            for (int i = 0; i < claims.size(); i++) {
-                Claim cl = claims.get(i);
-                int dest = cl.rt.info().id();
-                for (long seq : cl.taken) {
-                    engine.cache().remove(dest, cl.shard.shardNo, seq);
-                    if (cl.attemptsToClear) {
-                        cl.shard.attempts.remove(seq);
-                    }
-                }
-                delivered += cl.delivered.size();
-                cl.rt.lock.lock();
-                try {
-                    if (external == null) {
-                        cl.shard.position = Math.max(cl.shard.position, newPositions[i]);
-                        cl.shard.consumedAhead.addAll(cl.outOfOrder);
-                        cl.shard.consumedAhead.headSet(cl.shard.position, true).clear();
-                    } else {
-                        cl.shard.leased = false; // the application commits: re-read the cursor on next lease
-                    }
-                    cl.shard.claimedBy = null;
-                    cl.rt.changed.signalAll();
-                } finally {
-                    cl.rt.lock.unlock();
-                }
+            delivered += cl.delivered.size();
+            // prefetched messages stay with the session (given back when it closes or rolls back), so
+            // each consumer sees a shard in sequence order
+            boolean release = cl.exclusive || cl.prefetched.isEmpty();
+            if (external == null) {
+                long p = moving.contains(cl) ? cl.newPosition : cl.shard.position;
+                cl.shard.committed(p, cl.outOfOrder, release, cl.epoch);
+            } else {
+                cl.shard.lost(); // the application commits: re-read the cursor on the next lease
             }
-            delivered += deliveredNp.size();
-            engine.stats().dequeued.add(delivered);
-            claims.clear();
-            deliveredNp.clear();
+            if (!cl.mover && !cl.outOfOrder.isEmpty() && external == null) {
+                catchUp(cl);
+            }
+            cl.taken.clear();
+            cl.delivered.clear();
+            cl.attemptsToClear = false;
+            cl.outOfOrder.clear();
+            cl.mover = false;
+            if (release) {
+                claims.remove(i);
+                cl.rt.released(cl.shard.mayHaveAvailable());
+            }
         }
+        lastTransactionSize = (int) Math.min(MAX_PREFETCH, delivered);
+        for (NpTaken t : takenNp) {
+            engine.releaseNonPersistent(t.entry().message);
+            if (t.delivered()) {
+                delivered++;
+            }
+        }
+        takenNp.clear();
+        engine.stats().dequeued.add(delivered);
+    }
+
+    /**
+     * A logged commit landed just after a mover passed up to it: move the cursor over the log now
+     * (its own small transaction), so the cursor and slice retirement do not wait for the next
+     * commit on the shard. Rare: only when the two commits raced. A failure is left to the next
+     * mover.
+     */
+    private void catchUp(Claim cl) {
+        ShardState.Move move = cl.shard.planCatchUp();
+        if (move == null) {
+            return;
+        }
+        DestinationInfo d = cl.rt.info();
+        boolean done = false;
+        try (Connection c = engine.borrowConnection()) {
+            c.setAutoCommit(false);
+            try {
+                try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_advance"))) {
+                    ps.setLong(1, move.end());
+                    ps.setLong(2, d.queueSubscription());
+                    ps.setInt(3, cl.shard.shardNo);
+                    ps.setLong(4, move.start());
+                    ps.setLong(5, engine.instanceId());
+                    done = ps.executeUpdate() == 1;
+                }
+                if (done) {
+                    try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_log_delete_upto"))) {
+                        ps.setLong(1, d.queueSubscription());
+                        ps.setInt(2, cl.shard.shardNo);
+                        ps.setLong(3, move.end());
+                        ps.executeUpdate();
+                    }
+                }
+                c.commit();
+            } catch (SQLException e) {
+                done = false;
+                c.rollback();
+            } finally {
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException | RuntimeException e) {
+            done = false;
+        }
+        if (done) {
+            cl.shard.committed(move.end(), List.of(), false, cl.epoch);
+        } else {
+            cl.shard.moveAborted(cl.epoch);
+        }
+    }
+
+    /** Committed non-persistent sends become deliverable (their room was reserved when buffered). */
+    private static void offerAll(List<NpSend> sends) {
+        for (NpSend np : sends) {
+            np.rt().offerNonPersistent(new DestinationRuntime.NpEntry(np.message(), 0), false);
+        }
+        sends.clear();
+    }
+
+    /** Discarded non-persistent sends give their room back. */
+    private void discard(List<NpSend> sends) {
+        for (NpSend np : sends) {
+            engine.releaseNonPersistent(np.message());
+        }
+        sends.clear();
     }
 
     private void afterFailedCommit() {
         tentativeSlices.clear();
         pending.clear();
         written.clear();
-        pendingNp.clear();
+        discard(pendingNp);
         releaseClaims(true);
     }
 
@@ -801,44 +865,37 @@ public final class BrokerSession implements AutoCloseable {
             rollbackQuietly(txConnection);
             releaseConnection(txConnection, false);
         }
-        tentativeSlices.clear();
-        pending.clear();
-        written.clear();
-        pendingNp.clear();
-        releaseClaims(true);
+        afterFailedCommit();
     }
 
-    /** Gives claimed shards back; delivered messages count one more attempt. */
+    /** Gives everything held back; delivered messages count one more attempt. */
     private void releaseClaims(boolean countAttempts) {
         ShardQException failure = null;
         for (Claim cl : claims) {
-            if (countAttempts && !cl.delivered.isEmpty()) {
+            if (cl.mover) {
+                cl.shard.moveAborted(cl.epoch);
+                cl.mover = false;
+            }
+            if (countAttempts && !cl.delivered.isEmpty() && cl.current()) {
                 try {
                     recordAttempts(cl);
                 } catch (ShardQException e) {
                     failure = e;
                 }
             }
-            cl.rt.lock.lock();
-            try {
-                cl.shard.claimedBy = null;
-                cl.rt.changed.signalAll();
-            } finally {
-                cl.rt.lock.unlock();
-            }
+            List<Long> back = new ArrayList<>(cl.taken);
+            back.addAll(cl.prefetched);
+            boolean available = cl.shard.giveBack(back, true, cl.epoch);
+            cl.rt.released(available);
         }
         claims.clear();
-        for (int i = deliveredNp.size() - 1; i >= 0; i--) {
-            NpMessage np = deliveredNp.get(i);
-            np.rt.lock.lock();
-            try {
-                np.rt.nonPersistent.addFirst(np.message);
-                np.rt.changed.signalAll();
-            } finally {
-                np.rt.lock.unlock();
-            }
+        discard(deadNp);
+        for (int i = takenNp.size() - 1; i >= 0; i--) {
+            NpTaken t = takenNp.get(i);
+            int attempts = t.entry().attempts + (countAttempts && t.delivered() ? 1 : 0);
+            t.rt().offerNonPersistent(new DestinationRuntime.NpEntry(t.entry().message, attempts), true);
         }
-        deliveredNp.clear();
+        takenNp.clear();
         if (failure != null) {
             throw failure;
         }
@@ -846,7 +903,7 @@ public final class BrokerSession implements AutoCloseable {
 
     private void recordAttempts(Claim cl) {
         DestinationInfo d = cl.rt.info();
-        try (Connection c = engine.dataSource().getConnection();
+        try (Connection c = engine.borrowConnection();
                 PreparedStatement ps = c.prepareStatement(Queries.get("delivery_attempt_increment"))) {
             ps.setLong(1, d.queueSubscription());
             ps.setInt(2, cl.shard.shardNo);
@@ -908,7 +965,7 @@ public final class BrokerSession implements AutoCloseable {
             return;
         }
         try {
-            if (hasUncommittedWork() || txConnection != null) {
+            if (hasUncommittedWork() || txConnection != null || !claims.isEmpty()) {
                 rollbackWork();
             }
         } finally {

@@ -9,14 +9,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
+import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,64 +24,82 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Dequeue affinity and the lease protocol: a (shard, subscription) cursor is leased by one
  * instance at a time ({@code shardq.cursor.lease_instance}, renewed by the heartbeat, lost
- * after the TTL). Within the instance a shard is claimed by at most one session at a time,
- * from its first delivery until that session commits or rolls back, so a shard is consumed
- * strictly in sequence order and the cursor moves forward in the consumer's own transaction.
- * Consumers prefer shards whose next message is already in the cache. An instance takes free
- * or expired leases up to its fair share, more only for shards with backlog nobody serves, and
- * gives back shards it does not use, or has beyond its fair share while another instance's
- * consumers are hungry.
+ * after the TTL). Within the instance, sessions take ranges of a leased shard ({@link
+ * ShardState}): several consumers deliver from one shard at once, each in sequence order, and
+ * the cursor moves forward in the consumers' own transactions. Consumers prefer shards whose next
+ * message is already in the cache. An instance takes free or expired leases up to its fair share,
+ * more only for shards with backlog nobody serves, and gives back shards it does not use, or has
+ * beyond its fair share while another instance's consumers are hungry.
  *
- * <p>Threading: all fields of the {@link ShardState}s are guarded by {@link #lock}; SQL runs
- * outside it.
+ * <p>Threading: there is no destination-wide lock on the send, receive or commit path. Each
+ * {@link ShardState} guards itself; waiting consumers are parked in {@link Waiters} and woken as
+ * many as there is work for; the lease and poll schedule (touched only by consumers that found
+ * nothing) is guarded by {@link #schedule}. SQL never runs under a monitor.
  */
 public final class DestinationRuntime {
     private static final Logger LOG = LoggerFactory.getLogger(DestinationRuntime.class);
 
+    /** A non-persistent message held in memory, with its failed delivery attempts. */
+    static final class NpEntry {
+        final BrokerMessage message;
+        final int attempts;
+
+        NpEntry(BrokerMessage message, int attempts) {
+            this.message = message;
+            this.attempts = attempts;
+        }
+    }
+
     final Engine engine;
     volatile DestinationInfo info;
-    volatile ShardState[] shards;
+    private volatile ShardState[] shards;
+    private volatile ShardWriter[] writers;
     final SliceMap slices;
-    final ReentrantLock lock = new ReentrantLock();
-    final Condition changed = lock.newCondition();
-    final Deque<BrokerMessage> nonPersistent = new ArrayDeque<>();
-    private final AtomicInteger producerCounter;
-    private int pickCounter;
+    final Waiters waiters = new Waiters();
+    final ConcurrentLinkedDeque<NpEntry> nonPersistent = new ConcurrentLinkedDeque<>();
+    private final AtomicInteger producerCounter = new AtomicInteger();
+    private final AtomicInteger pickCounter = new AtomicInteger();
+    private final ThreadLocal<Integer> threadShard = new ThreadLocal<>();
+    private final Object schedule = new Object();
     private long nextLeaseAttemptNanos;
     private long nextPollNanos;
     private long pollIntervalMillis = 20;
-    private boolean pollRequested;
+    private volatile boolean pollRequested;
     private long waiterRegisteredNanos;
-    int waitingConsumers;
-    /** Waiting consumers with a selector: they may not take what they are woken for. */
-    private int selectiveWaiters;
-
-    private long lastConsumerNanos;
+    private volatile long lastConsumerNanos;
 
     public DestinationRuntime(Engine engine, DestinationInfo info) {
         this.engine = engine;
         this.info = info;
         this.slices = new SliceMap(info.id());
         this.shards = newShards(info.shardCount(), null);
-        this.producerCounter = new AtomicInteger();
+        this.writers = newWriters(shards.length, null);
     }
 
     public DestinationInfo info() {
         return info;
     }
 
+    ShardState shard(int shardNo) {
+        return shards[shardNo];
+    }
+
+    ShardState[] shards() {
+        return shards;
+    }
+
+    ShardWriter writer(int shardNo) {
+        return writers[shardNo];
+    }
+
     /** Takes a fresh catalog snapshot (flags, max attempts, more shards). */
-    public void refresh(DestinationInfo fresh) {
-        lock.lock();
-        try {
-            if (fresh.shardCount() != shards.length) {
-                shards = newShards(fresh.shardCount(), shards);
-            }
-            info = fresh;
-            changed.signalAll();
-        } finally {
-            lock.unlock();
+    public synchronized void refresh(DestinationInfo fresh) {
+        if (fresh.shardCount() != shards.length) {
+            writers = newWriters(fresh.shardCount(), writers);
+            shards = newShards(fresh.shardCount(), shards);
         }
+        info = fresh;
+        waiters.wakeAll();
     }
 
     private static ShardState[] newShards(int n, ShardState[] old) {
@@ -94,20 +110,47 @@ public final class DestinationRuntime {
         return s;
     }
 
+    private ShardWriter[] newWriters(int n, ShardWriter[] old) {
+        ShardWriter[] w = new ShardWriter[n];
+        for (int i = 0; i < n; i++) {
+            w[i] = old != null && i < old.length ? old[i] : new ShardWriter(engine, this, i);
+        }
+        return w;
+    }
+
     /** The retirer freed the slot of this slice. */
     public void forgetSlice(int shard, long firstSeq) {
         slices.remove(shard, firstSeq);
     }
 
+    // ---------------------------------------------------------------- enqueue affinity
+
     /**
-     * The shard a new producing session is pinned to: round robin over the shards this instance
-     * owns for enqueue (taken on first use, up to its fair share, from shards no live instance
-     * owns), else over all shards.
+     * The shard a new producing session is pinned to. Sessions used by one thread share that
+     * thread's shard, so messages a thread sends one after another arrive in order even when each
+     * send uses a new session or connection (Spring's JmsTemplate); different threads spread round
+     * robin over the shards this instance owns for enqueue (taken on first use, up to its fair
+     * share, from shards no live instance owns), else over all shards.
      */
     int assignProducerShard() {
         int[] own = ownedShards();
+        Integer mine = threadShard.get();
+        if (mine != null && mine < shards.length && (own.length == 0 || contains(own, mine))) {
+            return mine;
+        }
         int i = producerCounter.getAndIncrement();
-        return own.length > 0 ? own[Math.floorMod(i, own.length)] : Math.floorMod(i, shards.length);
+        int shard = own.length > 0 ? own[Math.floorMod(i, own.length)] : Math.floorMod(i, shards.length);
+        threadShard.set(shard);
+        return shard;
+    }
+
+    private static boolean contains(int[] a, int v) {
+        for (int x : a) {
+            if (x == v) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private volatile int[] owned;
@@ -149,82 +192,99 @@ public final class DestinationRuntime {
         }
     }
 
-    // ---- called by sessions, under the lock ----
+    // ---------------------------------------------------------------- delivery
 
     /**
-     * A shard this session may deliver from now: its own claim first, then one whose next
-     * message is cached, then any with backlog. The scan starts at a rotating offset so that no
-     * shard waits behind lower-numbered ones (that showed as a latency tail).
+     * A shard this session may take a range of now, or null. In order of preference: a shard
+     * nobody holds whose next message is cached, one nobody holds, then one already held by other
+     * sessions (so consumers spread over the shards before they share one, and a commit mostly
+     * moves a cursor instead of logging). The scan starts at a rotating offset so that no shard
+     * waits behind lower-numbered ones (that showed as a latency tail).
      */
-    ShardState pick(Object session) {
+    ShardState pickForRange() {
         ShardState[] all = shards;
-        for (ShardState s : all) {
-            if (s.claimedBy == session && s.leased && s.nextSeq - 1 < s.knownHead) {
-                return s;
-            }
-        }
-        ShardState fallback = null;
-        int start = Math.floorMod(pickCounter++, all.length);
+        ShardState unheld = null;
+        ShardState shared = null;
+        int start = Math.floorMod(pickCounter.getAndIncrement(), all.length);
         for (int i = 0; i < all.length; i++) {
             ShardState s = all[(start + i) % all.length];
-            if (s.claimedBy == null && s.hasAvailable()) {
-                if (engine.cache().contains(info.id(), s.shardNo, s.position + 1)) {
-                    return s;
+            if (!s.mayHaveAvailable()) {
+                continue;
+            }
+            if (s.held()) {
+                if (shared == null) {
+                    shared = s;
                 }
-                if (fallback == null) {
-                    fallback = s;
-                }
+            } else if (engine.cache().contains(info.id(), s.shardNo, s.nextHint())) {
+                return s;
+            } else if (unheld == null) {
+                unheld = s;
             }
         }
-        return fallback;
+        return unheld != null ? unheld : shared;
     }
 
-    /** After a local commit of messages up to {@code head} on a shard. */
+    /** After a commit of messages up to {@code head} on a shard: wake as many consumers as can use them. */
     void advanceHead(int shard, long head) {
-        ShardState s = shards[shard];
-        if (head > s.knownHead) {
-            s.knownHead = head;
-            // an unclaimed shard: any one waiting consumer can take it; a claimed one: only its claimer
-            if (s.claimedBy == null && selectiveWaiters == 0) {
-                changed.signal();
-            } else {
-                changed.signalAll();
-            }
+        long added = shards[shard].raiseHead(head);
+        if (added > 0) {
+            waiters.wake((added + engine.settings().prefetch() - 1)
+                    / engine.settings().prefetch());
         }
+    }
+
+    /** A session gave back or released part of a shard: someone else may take it. */
+    void released(boolean available) {
+        if (available) {
+            waiters.wake(1);
+        } else if (engine.settings().prefetch() > 0) {
+            waiters.wake(0); // selective waiters may now take the shard alone
+        }
+    }
+
+    /** A non-persistent message is available in memory. */
+    void offerNonPersistent(NpEntry e, boolean first) {
+        if (first) {
+            nonPersistent.addFirst(e);
+        } else {
+            nonPersistent.addLast(e);
+        }
+        waiters.wake(1);
     }
 
     /** A NOTIFY arrived for a shard: poll the heads soon. */
     public void onWake() {
-        lock.lock();
-        try {
+        synchronized (schedule) {
             pollRequested = true;
             waiterRegisteredNanos = 0;
-            changed.signalAll();
-        } finally {
-            lock.unlock();
         }
+        waiters.wakeAll();
         engine.stats().recordWakeup();
+    }
+
+    private boolean hasAnyAvailable(boolean selective) {
+        if (!nonPersistent.isEmpty()) {
+            return true;
+        }
+        for (ShardState s : shards) {
+            if (selective ? s.mayBeScanned() : s.mayHaveAvailable()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
      * Nothing to deliver: take leases, poll heads or wait. Returns false when the deadline passed.
-     * Called without the lock.
-     */
-    boolean awaitMessages(long deadlineNanos) throws InterruptedException {
-        return awaitMessages(deadlineNanos, false);
-    }
-
-    /**
-     * As above; a {@code selective} consumer has just scanned everything available without a
-     * match, so it waits for the next change instead of returning at once.
+     * A {@code selective} consumer has just scanned everything available without a match, so it
+     * waits for the next change instead of returning at once.
      */
     boolean awaitMessages(long deadlineNanos, boolean selective) throws InterruptedException {
         long now = System.nanoTime();
         boolean poll;
         boolean acquire;
-        lock.lock();
-        try {
-            lastConsumerNanos = now;
+        lastConsumerNanos = now;
+        synchronized (schedule) {
             acquire = now >= nextLeaseAttemptNanos && leasedCount() < shards.length;
             poll = pollRequested || now >= nextPollNanos;
             if (acquire) {
@@ -233,8 +293,6 @@ public final class DestinationRuntime {
             if (poll) {
                 pollRequested = false;
             }
-        } finally {
-            lock.unlock();
         }
         boolean found = false;
         if (acquire) {
@@ -246,49 +304,37 @@ public final class DestinationRuntime {
         if (!found && engine.otherInstancesAlive()) {
             found = registerWaiter();
         }
-        lock.lock();
-        try {
-            if (!selective && (found || hasAnyAvailable())) {
+        if (!selective && (found || hasAnyAvailable(false))) {
+            synchronized (schedule) {
                 pollIntervalMillis = 20;
-                return true;
             }
-            long remaining = deadlineNanos - System.nanoTime();
-            if (remaining <= 0) {
-                return false;
-            }
+            return true;
+        }
+        long remaining = deadlineNanos - System.nanoTime();
+        if (remaining <= 0) {
+            return false;
+        }
+        long untilPoll;
+        synchronized (schedule) {
             if (poll) {
                 nextPollNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pollIntervalMillis);
                 pollIntervalMillis = Math.min(engine.settings().pollMaxMillis(), pollIntervalMillis * 2);
             }
-            long untilPoll = nextPollNanos - System.nanoTime();
-            waitingConsumers++;
-            if (selective) {
-                selectiveWaiters++;
+            untilPoll = nextPollNanos - System.nanoTime();
+        }
+        Waiters.Waiter w = waiters.register(selective);
+        try {
+            if (!selective && hasAnyAvailable(false)) {
+                return true; // arrived between the check and the registration
             }
-            try {
-                changed.awaitNanos(Math.max(1_000_000L, Math.min(remaining, untilPoll)));
-            } finally {
-                waitingConsumers--;
-                if (selective) {
-                    selectiveWaiters--;
-                }
-            }
-            return true;
+            Waiters.park(w, Math.max(1_000_000L, Math.min(remaining, untilPoll)));
         } finally {
-            lock.unlock();
+            waiters.unregister(w);
         }
-    }
-
-    private boolean hasAnyAvailable() {
-        if (!nonPersistent.isEmpty()) {
-            return true;
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
         }
-        for (ShardState s : shards) {
-            if (s.claimedBy == null && s.hasAvailable()) {
-                return true;
-            }
-        }
-        return false;
+        return true;
     }
 
     int leasedCount() {
@@ -319,24 +365,20 @@ public final class DestinationRuntime {
             engine.stats().dequeueSqlReads.increment();
             int fair = engine.fairShare(d.shardCount());
             List<Integer> wanted = new ArrayList<>();
-            lock.lock();
-            try {
-                int held = leasedCount();
-                // backlog first, then free ones up to the fair share
-                candidates.sort((a, b) -> Long.compare(b[2] - 1 - b[1], a[2] - 1 - a[1]));
-                for (long[] cand : candidates) {
-                    int shard = (int) cand[0];
-                    if (shard >= shards.length || shards[shard].leased) {
-                        continue;
-                    }
-                    boolean backlog = cand[2] - 1 > cand[1];
-                    if (backlog || held < fair) {
-                        wanted.add(shard);
-                        held++;
-                    }
+            ShardState[] all = shards;
+            int held = leasedCount();
+            // backlog first, then free ones up to the fair share
+            candidates.sort((a, b) -> Long.compare(b[2] - 1 - b[1], a[2] - 1 - a[1]));
+            for (long[] cand : candidates) {
+                int shard = (int) cand[0];
+                if (shard >= all.length || all[shard].leased) {
+                    continue;
                 }
-            } finally {
-                lock.unlock();
+                boolean backlog = cand[2] - 1 > cand[1];
+                if (backlog || held < fair) {
+                    wanted.add(shard);
+                    held++;
+                }
             }
             if (wanted.isEmpty()) {
                 return false;
@@ -355,21 +397,18 @@ public final class DestinationRuntime {
                         long position = rs.getLong(2);
                         long head = rs.getLong(3) - 1;
                         found |= head > position;
-                        loadAttempts(c, shard, position);
-                        lock.lock();
-                        try {
-                            ShardState s = shards[shard];
-                            s.leased = true;
-                            s.position = position;
-                            s.knownHead = Math.max(s.knownHead, head);
-                            s.lastClaimNanos = System.nanoTime();
-                            changed.signalAll();
-                        } finally {
-                            lock.unlock();
+                        if (all[shard].leased) {
+                            all[shard].raiseHead(head); // a racing acquisition got it first
+                            continue;
                         }
+                        List<Long> ahead = loadAttempts(c, shard, position);
+                        all[shard].leased(position, head, ahead);
                         LOG.debug("{} - leased {} of {} at position {}", me, shard, d.name(), position);
                     }
                 }
+            }
+            if (found) {
+                waiters.wakeAll();
             }
             return found;
         } catch (SQLException e) {
@@ -377,9 +416,10 @@ public final class DestinationRuntime {
         }
     }
 
-    private void loadAttempts(Connection c, int shard, long position) throws SQLException {
+    /** Loads the delivery attempts of a newly leased shard; returns what was consumed out of order. */
+    private List<Long> loadAttempts(Connection c, int shard, long position) throws SQLException {
         ShardState s = shards[shard];
-        java.util.TreeSet<Long> ahead = new java.util.TreeSet<>();
+        List<Long> ahead = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_log_select"))) {
             ps.setLong(1, info.queueSubscription());
             ps.setInt(2, shard);
@@ -389,13 +429,6 @@ public final class DestinationRuntime {
                     ahead.add(rs.getLong(1));
                 }
             }
-        }
-        lock.lock();
-        try {
-            s.consumedAhead.clear();
-            s.consumedAhead.addAll(ahead);
-        } finally {
-            lock.unlock();
         }
         s.attempts.clear();
         try (PreparedStatement ps = c.prepareStatement(Queries.get("delivery_attempt_select"))) {
@@ -408,6 +441,7 @@ public final class DestinationRuntime {
                 }
             }
         }
+        return ahead;
     }
 
     /** Reads every shard's head; returns true if a leased shard has something to deliver. */
@@ -416,23 +450,21 @@ public final class DestinationRuntime {
                 PreparedStatement ps = c.prepareStatement(Queries.get("shard_select_heads"))) {
             ps.setInt(1, info.id());
             engine.stats().dequeueSqlReads.increment();
+            boolean found = false;
             try (ResultSet rs = ps.executeQuery()) {
-                lock.lock();
-                try {
-                    boolean found = false;
-                    ShardState[] all = shards;
-                    while (rs.next()) {
-                        int shard = rs.getInt(1);
-                        if (shard < all.length) {
-                            all[shard].knownHead = Math.max(all[shard].knownHead, rs.getLong(2) - 1);
-                            found |= all[shard].claimedBy == null && all[shard].hasAvailable();
-                        }
+                ShardState[] all = shards;
+                while (rs.next()) {
+                    int shard = rs.getInt(1);
+                    if (shard < all.length) {
+                        long added = all[shard].raiseHead(rs.getLong(2) - 1);
+                        found |= added > 0 && all[shard].mayHaveAvailable();
                     }
-                    return found;
-                } finally {
-                    lock.unlock();
                 }
             }
+            if (found) {
+                waiters.wakeAll();
+            }
+            return found || hasAnyAvailable(false);
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "polling " + info.name());
         }
@@ -441,20 +473,17 @@ public final class DestinationRuntime {
     /** Asks the next enqueue on our leased shards to NOTIFY us. */
     private boolean registerWaiter() {
         List<Integer> leased = new ArrayList<>();
-        lock.lock();
-        try {
+        synchronized (schedule) {
             long now = System.nanoTime();
             if (waiterRegisteredNanos != 0 && now - waiterRegisteredNanos < TimeUnit.SECONDS.toNanos(5)) {
                 return false;
             }
             waiterRegisteredNanos = now;
-            for (ShardState s : shards) {
-                if (s.leased) {
-                    leased.add(s.shardNo);
-                }
+        }
+        for (ShardState s : shards) {
+            if (s.leased) {
+                leased.add(s.shardNo);
             }
-        } finally {
-            lock.unlock();
         }
         if (leased.isEmpty()) {
             return false;
@@ -468,15 +497,10 @@ public final class DestinationRuntime {
             ps.setLong(4, me);
             boolean found = false;
             try (ResultSet rs = ps.executeQuery()) {
-                lock.lock();
-                try {
-                    while (rs.next()) {
-                        ShardState s = shards[rs.getInt(1)];
-                        s.knownHead = Math.max(s.knownHead, rs.getLong(2) - 1);
-                        found |= s.claimedBy == null && s.hasAvailable();
-                    }
-                } finally {
-                    lock.unlock();
+                while (rs.next()) {
+                    ShardState s = shards[rs.getInt(1)];
+                    s.raiseHead(rs.getLong(2) - 1);
+                    found |= s.mayHaveAvailable();
                 }
             }
             return found;
@@ -485,86 +509,65 @@ public final class DestinationRuntime {
         }
     }
 
-    // ---- heartbeat ----
+    // ---------------------------------------------------------------- heartbeat
 
     /** Shards whose lease this instance should give back now. */
     List<Integer> leasesToRelease(int hungryOthers) {
-        lock.lock();
-        try {
-            List<Integer> out = new ArrayList<>();
-            long now = System.nanoTime();
-            long idle = TimeUnit.MILLISECONDS.toNanos(
-                    Math.max(2000, engine.settings().leaseTtlMillis() / 2));
-            boolean consumersIdle = waitingConsumers == 0 && now - lastConsumerNanos > idle;
-            int fair = hungryOthers == 0
-                    ? Integer.MAX_VALUE
-                    : (int) Math.ceil((double) shards.length / (hungryOthers + 1));
-            int held = leasedCount();
-            for (ShardState s : shards) {
-                if (!s.leased || s.claimedBy != null) {
-                    continue;
-                }
-                boolean idleShard = consumersIdle && now - s.lastClaimNanos > idle;
-                if (idleShard || held > fair) {
-                    s.leased = false;
-                    out.add(s.shardNo);
-                    held--;
-                }
+        List<Integer> out = new ArrayList<>();
+        long now = System.nanoTime();
+        long idle =
+                TimeUnit.MILLISECONDS.toNanos(Math.max(2000, engine.settings().leaseTtlMillis() / 2));
+        boolean consumersIdle = waiters.size() == 0 && now - lastConsumerNanos > idle;
+        ShardState[] all = shards;
+        int fair = hungryOthers == 0 ? Integer.MAX_VALUE : (int) Math.ceil((double) all.length / (hungryOthers + 1));
+        int held = leasedCount();
+        for (ShardState s : all) {
+            if (s.releaseIfIdle(consumersIdle ? idle : Long.MAX_VALUE, held > fair)) {
+                out.add(s.shardNo);
+                held--;
             }
-            return out;
-        } finally {
-            lock.unlock();
         }
+        return out;
     }
 
     /** Forgets leases the database no longer says are ours. */
     void keepOnlyLeases(java.util.Set<Integer> renewed) {
-        lock.lock();
-        try {
-            for (ShardState s : shards) {
-                if (s.leased && !renewed.contains(s.shardNo)) {
-                    LOG.warn("{} - lost the dequeue lease of {} of {}", engine.instanceId(), s, info.name());
-                    s.leased = false;
-                }
+        for (ShardState s : shards) {
+            if (s.leased && !renewed.contains(s.shardNo)) {
+                LOG.warn("{} - lost the dequeue lease of {} of {}", engine.instanceId(), s, info.name());
+                s.lost();
             }
-        } finally {
-            lock.unlock();
         }
     }
 
     /** True when this instance's consumers wait here with nothing leased to serve them. */
     boolean hungry() {
-        lock.lock();
-        try {
-            return waitingConsumers > 0 && leasedCount() < engine.fairShare(shards.length) && !hasAnyAvailable();
-        } finally {
-            lock.unlock();
-        }
+        return waiters.size() > 0 && leasedCount() < engine.fairShare(shards.length) && !hasAnyAvailable(false);
     }
 
     int[] leasedShards() {
-        lock.lock();
-        try {
-            return java.util.Arrays.stream(shards)
-                    .filter(s -> s.leased)
-                    .mapToInt(s -> s.shardNo)
-                    .toArray();
-        } finally {
-            lock.unlock();
-        }
+        return java.util.Arrays.stream(shards)
+                .filter(s -> s.leased)
+                .mapToInt(s -> s.shardNo)
+                .toArray();
     }
 
-    /** Per-shard backlog known to this instance (head minus position for leased shards). */
+    /** Per-shard backlog known to this instance (head minus position for leased shards; -1 if not leased). */
     public long[] knownBacklog() {
-        lock.lock();
-        try {
-            long[] out = new long[shards.length];
-            for (ShardState s : shards) {
-                out[s.shardNo] = s.leased ? Math.max(0, s.knownHead - s.position) : -1;
-            }
-            return out;
-        } finally {
-            lock.unlock();
+        ShardState[] all = shards;
+        long[] out = new long[all.length];
+        for (ShardState s : all) {
+            out[s.shardNo] = s.leased ? s.backlog() : -1;
         }
+        return out;
+    }
+
+    /** Non-persistent messages held in memory for this destination, oldest first (a snapshot). */
+    public List<BrokerMessage> nonPersistentSnapshot() {
+        List<BrokerMessage> out = new ArrayList<>();
+        for (Iterator<NpEntry> it = nonPersistent.iterator(); it.hasNext(); ) {
+            out.add(it.next().message);
+        }
+        return out;
     }
 }

@@ -1,11 +1,28 @@
 package io.shardq.broker.shard;
 
 import io.shardq.broker.cache.MessageCache;
+import io.shardq.broker.message.BrokerMessage;
 import javax.sql.DataSource;
 
 /** What the shard runtime needs from its broker, as one object. */
 public interface Engine {
     DataSource dataSource();
+
+    /**
+     * A pooled connection; when none frees up within the pool's timeout this fails with {@link
+     * io.shardq.broker.ErrorKind#RESOURCE_EXHAUSTED}, naming the settings to change.
+     */
+    java.sql.Connection borrowConnection() throws java.sql.SQLException;
+
+    /**
+     * Reserves room for a non-persistent message in the instance's memory; false when the bound
+     * ({@code shardq.non-persistent.max-bytes}) is reached. {@code force} reserves regardless
+     * (dead letters of messages already held).
+     */
+    boolean reserveNonPersistent(BrokerMessage m, boolean force);
+
+    /** Gives back the room of a non-persistent message that was consumed or discarded. */
+    void releaseNonPersistent(BrokerMessage m);
 
     MessageCache cache();
 
@@ -29,5 +46,11 @@ public interface Engine {
 
     /** Tunables, read once from the broker's configuration. */
     record Settings(
-            int readAhead, long pollMaxMillis, int enqueueMaxBatch, long leaseTtlMillis, long heartbeatMillis) {}
+            int readAhead,
+            long pollMaxMillis,
+            int enqueueMaxBatch,
+            long leaseTtlMillis,
+            long heartbeatMillis,
+            int prefetch,
+            long nonPersistentMaxBytes) {}
 }

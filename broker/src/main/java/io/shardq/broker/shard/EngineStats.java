@@ -13,7 +13,44 @@ public final class EngineStats {
     final LongAdder deadLettered = new LongAdder();
     final LongAdder notifiesSent = new LongAdder();
     final LongAdder wakeupsReceived = new LongAdder();
+    /** Batches that rode along in another session's group commit ({@link ShardWriter}). */
+    final LongAdder combinedWrites = new LongAdder();
+
+    final java.util.concurrent.atomic.AtomicLong nonPersistentBytes = new java.util.concurrent.atomic.AtomicLong();
+    final LongAdder nonPersistentRejected = new LongAdder();
     volatile String retireBlockedBy = "";
+
+    public long combinedWrites() {
+        return combinedWrites.sum();
+    }
+
+    /** Counts {@code size} bytes of non-persistent messages in, unless that passes {@code max}. */
+    public boolean reserveNonPersistent(long size, long max, boolean force) {
+        while (true) {
+            long held = nonPersistentBytes.get();
+            if (!force && held + size > max) {
+                nonPersistentRejected.increment();
+                return false;
+            }
+            if (nonPersistentBytes.compareAndSet(held, held + size)) {
+                return true;
+            }
+        }
+    }
+
+    public void releaseNonPersistent(long size) {
+        nonPersistentBytes.addAndGet(-size);
+    }
+
+    /** Bytes of non-persistent messages held in memory now. */
+    public long nonPersistentBytes() {
+        return nonPersistentBytes.get();
+    }
+
+    /** Non-persistent sends refused because the memory bound was reached. */
+    public long nonPersistentRejected() {
+        return nonPersistentRejected.sum();
+    }
 
     public long enqueued() {
         return enqueued.sum();

@@ -1,27 +1,55 @@
 package io.shardq.broker.shard;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
- * What this instance knows of one shard of one destination. Guarded by the owning {@link
- * DestinationRuntime}'s lock, except {@link #attempts}.
+ * What this instance knows of one shard of one destination, and who is delivering from it.
+ *
+ * <p><b>Range claims.</b> Several sessions of the instance may deliver from one shard at once:
+ * each {@link #take} hands a session the next few undelivered sequence numbers (its prefetch),
+ * so consumers do not queue behind each other on a shard while one of them processes and commits.
+ * Every sequence number in {@code (position, dispatched]} is exactly one of: held by a session
+ * (delivered or prefetched, not committed), {@link #returned} (given back by a rollback or an
+ * idle session, delivered again first), or {@link #consumedAhead} (committed out of order, logged
+ * in {@code shardq.dequeue_log}). Only the session holding {@code position + 1} can move the
+ * cursor; the others log what they consume, and the next cursor move passes over it.
+ *
+ * <p>A selective consumer (one with a message selector) needs the shard to itself: it scans from
+ * the cursor and passes over what does not match, which only works when nobody else holds part of
+ * the range. It takes the shard {@link #exclusive}ly when no session holds anything there.
+ *
+ * <p>Threading: the mutable fields are guarded by this object's monitor; the volatile ones may
+ * be read without it for a cheap "anything here?" check, then re-checked under it.
  */
 final class ShardState {
     final int shardNo;
     /** Highest committed sequence number known here (from local commits, notifies, polls). */
-    long knownHead;
+    volatile long knownHead;
     /** True while this instance holds the dequeue lease of the (shard, subscription) cursor. */
-    boolean leased;
+    volatile boolean leased;
+    /** Incremented each time the lease is taken: claims from an older lease are void. */
+    volatile int leaseEpoch;
     /** Committed cursor position (valid while leased). */
-    long position;
-    /** Session with uncommitted deliveries from this shard; only it may deliver from here. */
-    Object claimedBy;
-    /** Next sequence number the claiming session will deliver. */
-    long nextSeq;
+    volatile long position;
+    /** Highest sequence number handed to a session by {@link #take}. */
+    private volatile long dispatched;
+    /** Sessions holding sequence numbers of this shard. */
+    private volatile int holders;
+    /** A selective session scanning the shard alone, or null. */
+    private volatile Object exclusive;
+    /** Handed out, then given back undelivered or rolled back: delivered again first. */
+    private final TreeSet<Long> returned = new TreeSet<>();
+
+    private volatile boolean anyReturned;
     /** nanoTime of the last claim, for idle lease release. */
-    long lastClaimNanos;
-    /** Sequence numbers above the position already consumed out of order (selectors). */
-    final java.util.TreeSet<Long> consumedAhead = new java.util.TreeSet<>();
+    volatile long lastClaimNanos;
+    /** Sequence numbers above the position already consumed out of order. */
+    final TreeSet<Long> consumedAhead = new TreeSet<>();
     /** Delivery attempts already recorded for sequence numbers above the position. */
     final ConcurrentHashMap<Long, Integer> attempts = new ConcurrentHashMap<>();
 
@@ -29,8 +57,290 @@ final class ShardState {
         this.shardNo = shardNo;
     }
 
-    boolean hasAvailable() {
-        return leased && (claimedBy == null ? position : nextSeq - 1) < knownHead;
+    /** A racy, lock-free hint: might {@link #take} hand out something now? */
+    boolean mayHaveAvailable() {
+        return leased && exclusive == null && (anyReturned || Math.max(dispatched, position) < knownHead);
+    }
+
+    /** A racy hint for selective consumers: something above the cursor and nobody holds the shard. */
+    boolean mayBeScanned() {
+        return leased && exclusive == null && position < knownHead;
+    }
+
+    /** A racy hint: does any session hold part of this shard? */
+    boolean held() {
+        return holders > 0;
+    }
+
+    /** The next sequence number {@link #take} would hand out (a hint for cache affinity). */
+    long nextHint() {
+        return Math.max(dispatched, position) + 1;
+    }
+
+    /** Raises the known head; returns how many new messages became visible. */
+    synchronized long raiseHead(long head) {
+        long before = knownHead;
+        if (head > before) {
+            knownHead = head;
+            return head - before;
+        }
+        return 0;
+    }
+
+    /**
+     * The lease was taken at {@code cursor}: start dispatching from the cursor. Returns false, and
+     * changes nothing but the head, when the lease was already held here (a second acquisition
+     * racing the first must not void the claims taken since).
+     */
+    synchronized boolean leased(long cursor, long head, Collection<Long> loggedAhead) {
+        if (head > knownHead) {
+            knownHead = head;
+        }
+        if (leased) {
+            return false;
+        }
+        leaseEpoch++;
+        position = cursor;
+        dispatched = cursor;
+        returned.clear();
+        anyReturned = false;
+        consumedAhead.clear();
+        consumedAhead.addAll(loggedAhead);
+        holders = 0;
+        exclusive = null;
+        moverActive = false;
+        lastClaimNanos = System.nanoTime();
+        leased = true;
+        return true;
+    }
+
+    /**
+     * Gives the lease up if no session holds anything here and either {@code force} or nothing
+     * was taken for {@code idleNanos}; checked and done under the monitor, so a session cannot
+     * take a range in between. Returns true when the lease was given up.
+     */
+    synchronized boolean releaseIfIdle(long idleNanos, boolean force) {
+        if (!leased || holders > 0 || !(force || System.nanoTime() - lastClaimNanos > idleNanos)) {
+            return false;
+        }
+        lost();
+        return true;
+    }
+
+    /**
+     * Hands a session up to {@code max} undelivered sequence numbers, ascending: given-back ones
+     * first, then new ones. {@code firstFromSession} counts the session as a holder.
+     */
+    synchronized List<Long> take(int max, boolean firstFromSession) {
+        if (!leased || exclusive != null) {
+            return List.of();
+        }
+        List<Long> out = new ArrayList<>(Math.min(max, 16));
+        while (out.size() < max && !returned.isEmpty()) {
+            out.add(returned.pollFirst());
+        }
+        anyReturned = !returned.isEmpty();
+        long next = Math.max(dispatched, position) + 1;
+        long head = knownHead;
+        while (out.size() < max && next <= head) {
+            if (!consumedAhead.contains(next)) {
+                out.add(next);
+            }
+            next++;
+        }
+        if (next - 1 > dispatched) {
+            dispatched = next - 1;
+        }
+        if (!out.isEmpty()) {
+            if (firstFromSession) {
+                holders++;
+            }
+            lastClaimNanos = System.nanoTime();
+        }
+        return out;
+    }
+
+    /** A selective session takes the shard alone: only when nobody holds anything here. */
+    synchronized boolean takeExclusive(Object session) {
+        if (!leased || exclusive != null || holders > 0 || position >= knownHead) {
+            return false;
+        }
+        exclusive = session;
+        holders = 1;
+        returned.clear(); // nobody holds anything: everything above the cursor is scanned again
+        anyReturned = false;
+        dispatched = position;
+        lastClaimNanos = System.nanoTime();
+        return true;
+    }
+
+    /** The next sequence number a selective session scans at or after {@code from}, or -1. */
+    synchronized long nextUnconsumed(long from) {
+        long seq = Math.max(from, position + 1);
+        while (seq <= knownHead) {
+            if (!consumedAhead.contains(seq)) {
+                return seq;
+            }
+            seq++;
+        }
+        return -1;
+    }
+
+    /**
+     * A session gives sequence numbers back undelivered or rolled back, and stops holding the
+     * shard if {@code release}. Returns true when something is available to others now.
+     */
+    synchronized boolean giveBack(Collection<Long> seqs, boolean release, int epoch) {
+        if (epoch == leaseEpoch) {
+            if (exclusive == null) {
+                for (long seq : seqs) {
+                    if (seq > position && !consumedAhead.contains(seq)) {
+                        returned.add(seq);
+                    }
+                }
+                anyReturned = !returned.isEmpty();
+            }
+            if (release) {
+                if (exclusive != null) {
+                    exclusive = null;
+                    dispatched = position;
+                }
+                holders = Math.max(0, holders - 1);
+            }
+        }
+        return mayHaveAvailable();
+    }
+
+    /**
+     * Where a commit moves the cursor: from {@code start} to {@code end}, read together. {@code
+     * mover}: this commit is the shard's one cursor mover in flight (see {@link #plannedMove}).
+     */
+    record Move(long start, long end, boolean logToClear, boolean mover) {}
+
+    /** A commit moving the cursor is in flight (between its plan and its outcome), and where to. */
+    private boolean moverActive;
+
+    private long moverEnd;
+
+    /**
+     * Where the cursor may move when a session commits {@code taken}: over the contiguous run of
+     * messages consumed now or before. {@code outOfOrder} receives what was taken beyond it.
+     *
+     * <p>At most one commit per shard moves the cursor at a time: its {@code UPDATE ... WHERE
+     * position = start} must find the position this plan read. While one is in flight, other
+     * commits log what they took instead (they cannot hold {@code position + 1}: the mover's run
+     * starts there); the next mover passes over it.
+     */
+    synchronized Move plannedMove(Collection<Long> taken, List<Long> outOfOrder, boolean mayWait) {
+        java.util.Set<Long> mine = new java.util.HashSet<>(taken);
+        // A mover is committing and our range starts where it ends: rather than log ours now and
+        // leave the cursor behind, wait for its commit (as its row lock would make us anyway),
+        // then move the cursor ourselves. Only without an open transaction of our own, so that the
+        // mover can never be waiting for one of our locks; bounded all the same.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (mayWait && moverActive && runReaches(moverEnd, mine)) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            try {
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        long p = position;
+        if (!moverActive) {
+            while (mine.contains(p + 1) || consumedAhead.contains(p + 1)) {
+                p++;
+            }
+        }
+        for (long seq : taken) {
+            if (seq > p) {
+                outOfOrder.add(seq);
+            }
+        }
+        boolean mover = p > position;
+        if (mover) {
+            moverActive = true;
+            moverEnd = p;
+        }
+        return new Move(position, p, mover && !consumedAhead.isEmpty() && consumedAhead.first() <= p, mover);
+    }
+
+    /** True when the consumed-ahead run after {@code from} reaches one of {@code mine}. */
+    private boolean runReaches(long from, java.util.Set<Long> mine) {
+        long p = from;
+        while (consumedAhead.contains(p + 1)) {
+            p++;
+        }
+        return mine.contains(p + 1);
+    }
+
+    /**
+     * After a commit that only logged: when what was logged now starts right at the cursor and no
+     * mover is in flight (a mover committed just before the log landed), the cursor should pass
+     * over it now rather than at the next commit. Returns that move, made this shard's mover, or
+     * null.
+     */
+    synchronized Move planCatchUp() {
+        if (!leased || moverActive || consumedAhead.isEmpty() || consumedAhead.first() != position + 1) {
+            return null;
+        }
+        long p = position;
+        while (consumedAhead.contains(p + 1)) {
+            p++;
+        }
+        moverActive = true;
+        moverEnd = p;
+        return new Move(position, p, true, true);
+    }
+
+    /** A planned cursor move did not happen (the commit failed). */
+    synchronized void moveAborted(int epoch) {
+        if (epoch == leaseEpoch) {
+            moverActive = false;
+            notifyAll();
+        }
+    }
+
+    /** After the commit of a consumption: the cursor moved to {@code p}, {@code ahead} logged. */
+    synchronized void committed(long p, Collection<Long> ahead, boolean release, int epoch) {
+        if (epoch != leaseEpoch) {
+            return;
+        }
+        if (p > position) {
+            position = p;
+            moverActive = false;
+            notifyAll();
+        }
+        consumedAhead.addAll(ahead);
+        consumedAhead.headSet(position, true).clear();
+        if (release) {
+            if (exclusive != null) {
+                exclusive = null;
+                dispatched = position;
+            }
+            holders = Math.max(0, holders - 1);
+        }
+    }
+
+    /** The lease is gone: nothing may be delivered from here until it is taken again. */
+    synchronized void lost() {
+        leased = false;
+        moverActive = false;
+        notifyAll();
+        leaseEpoch++;
+        holders = 0;
+        exclusive = null;
+        returned.clear();
+        anyReturned = false;
+    }
+
+    /** Committed cursor position plus what was consumed ahead of it (for stats). */
+    synchronized long backlog() {
+        return Math.max(0, knownHead - position - consumedAhead.size());
     }
 
     @Override

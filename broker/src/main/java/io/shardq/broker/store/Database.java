@@ -57,7 +57,7 @@ public final class Database implements AutoCloseable {
         }
         hc.setMaximumPoolSize(config.getInt(BrokerProperty.POOL_SIZE));
         hc.setMinimumIdle(1);
-        hc.setConnectionTimeout(Math.max(250, timeoutMs));
+        hc.setConnectionTimeout(Math.max(250, config.getInt(BrokerProperty.POOL_TIMEOUT_MS)));
         hc.setInitializationFailTimeout(1);
         hc.setAutoCommit(true);
         String initSql = config.get(BrokerProperty.JDBC_INIT_SQL);

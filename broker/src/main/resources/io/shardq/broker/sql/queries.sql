@@ -160,8 +160,14 @@ SELECT seq, attempts FROM shardq.delivery_attempt WHERE subscription_id = ? AND 
 DELETE FROM shardq.delivery_attempt WHERE subscription_id = ? AND shard_no = ? AND seq <= ?
 
 -- name: dequeue_log_insert
+-- Records messages consumed beyond the cursor. FOR SHARE on our leased cursor row fences the
+-- lease: another instance cannot take it (an UPDATE of the row) until this transaction ends,
+-- and nothing is logged once the lease is gone (0 rows).
 INSERT INTO shardq.dequeue_log (subscription_id, shard_no, seq)
-SELECT ?, ?, unnest(?::bigint[])
+SELECT c.subscription_id, c.shard_no, s.seq
+  FROM shardq.cursor c, unnest(?::bigint[]) AS s (seq)
+ WHERE c.subscription_id = ? AND c.shard_no = ? AND c.lease_instance = ?
+   FOR SHARE OF c
 
 -- name: dequeue_log_delete_upto
 DELETE FROM shardq.dequeue_log WHERE subscription_id = ? AND shard_no = ? AND seq <= ?

@@ -41,6 +41,8 @@ final class Workload {
     final AtomicLong committedReceives = new AtomicLong();
     final AtomicInteger failedProducers = new AtomicInteger();
     final AtomicInteger failedConsumers = new AtomicInteger();
+    /** Why sessions failed, for assertion messages. */
+    final List<String> failures = Collections.synchronizedList(new ArrayList<>());
 
     Workload(String queue, int producers, int consumers, int messages, int batch) {
         this.queue = queue;
@@ -74,6 +76,7 @@ final class Workload {
                     }
                 } catch (ShardQException e) {
                     failedProducers.incrementAndGet();
+                    failures.add("producer " + producer + ": " + e);
                 }
                 return null;
             }));
@@ -108,6 +111,7 @@ final class Workload {
                     }
                 } catch (ShardQException e) {
                     failedConsumers.incrementAndGet();
+                    failures.add("consumer " + consumer + ": " + e);
                 }
                 return null;
             }));

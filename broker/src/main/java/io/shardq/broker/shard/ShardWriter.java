@@ -1,0 +1,166 @@
+package io.shardq.broker.shard;
+
+import io.shardq.broker.ShardQException;
+import io.shardq.broker.internal.SqlErrors;
+import io.shardq.broker.message.BrokerMessage;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Group commit for one shard: sessions of this instance whose commit is nothing but a batch of
+ * sends to this shard hand the batch here, and one of them writes every batch waiting at that
+ * moment in one statement and one commit (flat combining).
+ *
+ * <p>Why: the visibility rule lets one enqueue transaction per shard run at a time, holding the
+ * shard row's lock until its COMMIT is flushed. Producers sharing a shard would otherwise queue in
+ * PostgreSQL, each holding a pooled connection, and pay one WAL flush each. Combined, N waiting
+ * batches cost one statement and one flush, and producers never wait on each other's row lock.
+ *
+ * <p>Each session's batch stays contiguous and in its send order; a session's commit returns
+ * only after the combined transaction committed (or throws what it failed with: all batches of
+ * a group commit or fail together, and a failed group is never partly visible).
+ *
+ * <p>Threading: the combiner is whoever holds {@link #lock}; requests are handed over through
+ * a lock-free queue; a request's outcome is published through its volatile {@code done}.
+ */
+final class ShardWriter {
+    private final Engine engine;
+    private final DestinationRuntime rt;
+    private final int shard;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final ConcurrentLinkedQueue<Request> queue = new ConcurrentLinkedQueue<>();
+
+    static final class Request {
+        final List<BrokerMessage> messages;
+        long firstSeq;
+        RuntimeException error;
+        volatile boolean done;
+
+        Request(List<BrokerMessage> messages) {
+            this.messages = messages;
+        }
+    }
+
+    ShardWriter(Engine engine, DestinationRuntime rt, int shard) {
+        this.engine = engine;
+        this.rt = rt;
+        this.shard = shard;
+    }
+
+    /**
+     * Writes and commits {@code messages}, combined with other sessions' batches for the shard.
+     * On return they are committed, cached and visible to local consumers. Returns the first
+     * sequence number.
+     */
+    long write(List<BrokerMessage> messages) {
+        Request r = new Request(messages);
+        queue.add(r);
+        while (!r.done) {
+            lock.lock();
+            try {
+                if (!r.done) {
+                    runGroup(drain());
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        if (r.error != null) {
+            throw r.error;
+        }
+        return r.firstSeq;
+    }
+
+    private List<Request> drain() {
+        List<Request> group = new ArrayList<>();
+        int rows = 0;
+        Request next;
+        while ((next = queue.peek()) != null) {
+            if (!group.isEmpty() && rows + next.messages.size() > Enqueue.FAST_MAX_ROWS) {
+                break;
+            }
+            queue.poll();
+            group.add(next);
+            rows += next.messages.size();
+        }
+        return group;
+    }
+
+    private void runGroup(List<Request> group) {
+        if (group.isEmpty()) {
+            return;
+        }
+        List<BrokerMessage> all;
+        if (group.size() == 1) {
+            all = group.get(0).messages;
+        } else {
+            all = new ArrayList<>();
+            for (Request q : group) {
+                all.addAll(q.messages);
+            }
+            engine.stats().combinedWrites.add(group.size() - 1);
+        }
+        List<Enqueue.TentativeSlice> tentative = new ArrayList<>();
+        RuntimeException failure = null;
+        long first = -1;
+        try (Connection c = engine.dataSource().getConnection()) {
+            try {
+                first = Enqueue.insertReserving(engine, c, rt, shard, all);
+                if (first < 0) {
+                    c.setAutoCommit(false);
+                    first = Enqueue.reserveAndInsert(engine, c, rt, shard, all, tentative);
+                    c.commit();
+                }
+            } catch (SQLException | RuntimeException e) {
+                rollbackQuietly(c);
+                throw e;
+            } finally {
+                restoreAutoCommit(c);
+            }
+        } catch (SQLException e) {
+            failure = BrokerSession.rolledBack(SqlErrors.translate(e, "commit"));
+        } catch (ShardQException e) {
+            failure = e;
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        if (failure == null) {
+            Enqueue.publish(tentative);
+            int dest = rt.info().id();
+            long seq = first;
+            for (Request q : group) {
+                q.firstSeq = seq;
+                for (BrokerMessage m : q.messages) {
+                    engine.cache().put(dest, shard, seq++, m);
+                }
+            }
+            rt.advanceHead(shard, seq - 1);
+        }
+        for (Request q : group) {
+            q.error = failure;
+            q.done = true;
+        }
+    }
+
+    private static void rollbackQuietly(Connection c) {
+        try {
+            if (!c.getAutoCommit()) {
+                c.rollback();
+            }
+        } catch (SQLException ignored) {
+            // the connection is broken; the pool discards it
+        }
+    }
+
+    private static void restoreAutoCommit(Connection c) {
+        try {
+            c.setAutoCommit(true);
+        } catch (SQLException ignored) {
+            // broken connection: closing returns it to the pool, which evicts it
+        }
+    }
+}
