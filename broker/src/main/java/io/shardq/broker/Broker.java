@@ -77,6 +77,7 @@ public final class Broker implements AutoCloseable, Engine {
                 config.getInt(BrokerProperty.CACHE_MAX_BYTES), config.getInt(BrokerProperty.CACHE_LARGE_PAYLOAD_BYTES));
         this.settings = new Settings(
                 config.getInt(BrokerProperty.READ_AHEAD),
+                config.getInt(BrokerProperty.READ_AHEAD_MAX_BYTES),
                 config.getInt(BrokerProperty.POLL_MAX_MS),
                 config.getInt(BrokerProperty.ENQUEUE_MAX_BATCH),
                 config.getInt(BrokerProperty.LEASE_TTL_MS),

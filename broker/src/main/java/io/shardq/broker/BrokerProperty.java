@@ -73,12 +73,17 @@ public enum BrokerProperty {
             "shardq.cache.large-payload-bytes",
             "SHARDQ_CACHE_LARGE_PAYLOAD_BYTES",
             "65536",
-            "bodies larger than this are not cached; consumers read them from PostgreSQL"),
+            "bodies larger than this are not cached or read ahead; a consumer reads one when it delivers the message"),
     READ_AHEAD(
             "shardq.dequeue.read-ahead",
             "SHARDQ_DEQUEUE_READ_AHEAD",
             "500",
             "messages read in one SELECT when the cache misses"),
+    READ_AHEAD_MAX_BYTES(
+            "shardq.dequeue.read-ahead-max-bytes",
+            "SHARDQ_DEQUEUE_READ_AHEAD_MAX_BYTES",
+            "4194304",
+            "bytes (headers and small bodies) one read-ahead SELECT returns at most; large bodies are never read ahead"),
     PREFETCH(
             "shardq.dequeue.prefetch",
             "SHARDQ_DEQUEUE_PREFETCH",

@@ -14,13 +14,26 @@ import org.slf4j.LoggerFactory;
  * connection is started. In AUTO/DUPS_OK mode a message is acknowledged after onMessage returns;
  * if onMessage throws, it is redelivered (JMSRedelivered, JMSXDeliveryCount) and, past the
  * queue's max attempts, dead-lettered.
+ *
+ * <p>The listener a message goes to is read under the session lock, right before the receive, and
+ * {@link ShardQMessageConsumer#setMessageListener} takes the same lock: a message received for a
+ * listener is received while that listener is still set. So a replacement applies from the next
+ * message, and after {@code setMessageListener(null)} no message is taken for the consumer here,
+ * which leaves them to {@code receive()}. Setting a listener waits for a receive in progress (at
+ * most {@link #WAIT_MILLIS}).
  */
 final class ListenerDispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(ListenerDispatcher.class);
+    /** Longest wait for a message inside one receive, which holds the session lock. */
+    static final long WAIT_MILLIS = 100;
 
     private final ShardQSession session;
     private final Thread thread;
     private final Object idle = new Object();
+    /** Signalled when a listener is set or removed, the connection starts or the dispatcher stops. */
+    private final Object changed = new Object();
+
+    private boolean changedFlag;
     private volatile boolean running = true;
     private boolean inListener;
 
@@ -34,12 +47,17 @@ final class ListenerDispatcher {
         thread.start();
     }
 
+    /** A listener was set or removed, or the connection started: look again. */
     void wake() {
-        // the loop polls in short slices; nothing to do
+        synchronized (changed) {
+            changedFlag = true;
+            changed.notifyAll();
+        }
     }
 
     void stop() {
         running = false;
+        wake();
         if (Thread.currentThread() != thread) {
             try {
                 thread.join(TimeUnit.SECONDS.toMillis(30));
@@ -69,18 +87,20 @@ final class ListenerDispatcher {
                 if (!session.connection().awaitStarted(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200))) {
                     continue;
                 }
+                boolean any = false;
                 boolean delivered = false;
                 for (ShardQMessageConsumer c : session.consumers()) {
-                    MessageListener l = c.listener();
-                    if (l != null && running) {
-                        delivered |= deliverOne(c, l, 0);
+                    if (c.listener() != null && running) {
+                        any = true;
+                        delivered |= deliverOne(c, 0);
                     }
                 }
-                if (!delivered) {
+                if (!any) {
+                    awaitChange(); // no listener left: wait instead of spinning
+                } else if (!delivered) {
                     for (ShardQMessageConsumer c : session.consumers()) {
-                        MessageListener l = c.listener();
-                        if (l != null && running) {
-                            deliverOne(c, l, 100);
+                        if (c.listener() != null && running) {
+                            deliverOne(c, WAIT_MILLIS);
                             break;
                         }
                     }
@@ -97,13 +117,32 @@ final class ListenerDispatcher {
         }
     }
 
-    private boolean deliverOne(ShardQMessageConsumer c, MessageListener l, long waitMillis) throws JMSException {
-        Delivery d = session.call(s ->
-                s.receive(c.queueDestination().getQueueName(), waitMillis == 0 ? -1 : waitMillis, true, c.selector()));
-        if (d == null) {
+    private void awaitChange() throws InterruptedException {
+        synchronized (changed) {
+            if (!changedFlag) {
+                changed.wait(200);
+            }
+            changedFlag = false;
+        }
+    }
+
+    private record Received(Delivery delivery, MessageListener listener) {}
+
+    private boolean deliverOne(ShardQMessageConsumer c, long waitMillis) throws JMSException {
+        Received r = session.call(s -> {
+            MessageListener current = c.listener(); // cannot change until the lock is released
+            if (current == null || !running) {
+                return null;
+            }
+            Delivery d = s.receive(
+                    c.queueDestination().getQueueName(), waitMillis == 0 ? -1 : waitMillis, true, c.selector());
+            return d == null ? null : new Received(d, current);
+        });
+        if (r == null) {
             return false;
         }
-        Message m = session.toJms(d, c.queueDestination());
+        MessageListener l = r.listener();
+        Message m = session.toJms(r.delivery(), c.queueDestination());
         int mode = session.sessionMode();
         boolean autoAck = mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE;
         synchronized (idle) {

@@ -60,10 +60,20 @@ final class ShardQMessageConsumer implements QueueReceiver {
         return listener;
     }
 
+    /**
+     * Takes effect for the next message: the session's listener thread chooses the listener under
+     * the session lock, held here too, so this waits for a receive in progress on that thread.
+     * {@code null} stops asynchronous delivery; {@code receive()} can be used again.
+     */
     @Override
     public void setMessageListener(MessageListener listener) throws JMSException {
         checkOpen();
-        this.listener = listener;
+        session.lock.lock();
+        try {
+            this.listener = listener;
+        } finally {
+            session.lock.unlock();
+        }
         session.listenersChanged();
     }
 

@@ -438,6 +438,8 @@ public final class ShardQSession implements QueueSession {
         if (any && dispatcher == null) {
             dispatcher = new ListenerDispatcher(this);
             dispatcher.start();
+        } else if (dispatcher != null) {
+            dispatcher.wake();
         }
     }
 

@@ -10,31 +10,46 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Keys are (destination, shard, sequence). Because sequences are gapless per shard, the
  * next message for a cursor at position p is simply key p+1: no ordered structure is needed.
- * Messages whose body is larger than the threshold are not cached at all (the dequeue path
- * reads them with their slice neighbours), so a few large payloads cannot flush the cache.
+ *
+ * <p>What is kept: the metadata of every message put here (ids, header fields, properties,
+ * priority, expiry, deliver-at, body size), and its body only when the body is at most {@code
+ * largePayloadBytes}. A larger body is dropped on {@link #put} and read by the dequeue path when
+ * it delivers the message, so a few large payloads can neither flush the cache nor make every
+ * consumer re-read them. Eviction runs on the calling thread (not on a pool), so the weighed size
+ * is back within {@code maxBytes} when a put returns.
  */
 public final class MessageCache {
+    /** Weight of a key and the map entry around a value. */
+    static final int ENTRY_OVERHEAD = 48;
+
     private final Cache<Key, BrokerMessage> cache;
+    private final long maxBytes;
     private final int largePayloadBytes;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
 
     public MessageCache(long maxBytes, int largePayloadBytes) {
+        this.maxBytes = maxBytes;
         this.largePayloadBytes = largePayloadBytes;
         this.cache = Caffeine.newBuilder()
                 .maximumWeight(maxBytes)
-                .weigher((Key k, BrokerMessage m) -> m.estimatedSize() + 48)
+                .weigher((Key k, BrokerMessage m) -> m.estimatedSize() + ENTRY_OVERHEAD)
+                .executor(Runnable::run)
                 .build();
     }
 
     record Key(int destination, int shard, long seq) {}
 
+    /** Caches a message: with its body if that is small, else its metadata only. */
     public void put(int destination, int shard, long seq, BrokerMessage m) {
-        if (m.body().length <= largePayloadBytes) {
-            cache.put(new Key(destination, shard, seq), m);
-        }
+        BrokerMessage kept = m.bodyLoaded() && m.bodySize() <= largePayloadBytes ? m : m.withoutBody();
+        cache.put(new Key(destination, shard, seq), kept);
     }
 
+    /**
+     * The cached message, or null. Its body is not loaded when it is larger than {@link
+     * #largePayloadBytes()} (or was not read ahead).
+     */
     public BrokerMessage get(int destination, int shard, long seq) {
         BrokerMessage m = cache.getIfPresent(new Key(destination, shard, seq));
         (m == null ? misses : hits).increment();
@@ -49,6 +64,21 @@ public final class MessageCache {
     /** Drops a consumed message: the cache holds what is still to be delivered. */
     public void remove(int destination, int shard, long seq) {
         cache.invalidate(new Key(destination, shard, seq));
+    }
+
+    /** Bodies up to this many bytes are cached; larger ones are read when delivered. */
+    public int largePayloadBytes() {
+        return largePayloadBytes;
+    }
+
+    /** The configured bound of {@link #weightedSize()}. */
+    public long maxBytes() {
+        return maxBytes;
+    }
+
+    /** Sum of the weights of the cached messages (approximate heap bytes), from Caffeine's policy. */
+    public long weightedSize() {
+        return cache.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
     }
 
     public long hits() {

@@ -9,49 +9,123 @@ import java.util.Objects;
  * A message as the engine stores and delivers it. No JMS types: the JMS layer translates.
  *
  * <p>{@code properties} values are limited to Boolean, Byte, Short, Integer, Long, Float, Double
- * and String (the JMS property types). {@code body} is opaque bytes whose meaning depends on
- * {@code bodyType}; the engine never looks inside it.
+ * and String (the JMS property types). The body is opaque bytes whose meaning depends on {@code
+ * bodyType}; the engine never looks inside it.
  *
- * @param messageId stable id, e.g. {@code ID:...}; null when the producer disabled ids
- * @param bodyType which kind of body (see {@link BodyType})
- * @param timestamp send time, epoch millis (0 when disabled)
- * @param correlationId JMSCorrelationID or null
- * @param type JMSType or null
- * @param replyTo destination name for replies, or null (encoded by the JMS layer)
- * @param priority 0..9
- * @param expiration epoch millis after which the message is dropped, 0 = never
- * @param deliverAt epoch millis before which the message is not delivered, 0 = at once
- * @param persistent false: kept in memory only, never written to PostgreSQL
- * @param properties application and provider properties
- * @param body body bytes (may be empty, never null)
+ * <p>The body may be <em>not loaded</em>: the message cache keeps only the metadata of a message
+ * whose body is over {@code shardq.cache.large-payload-bytes}, and the dequeue path reads such a
+ * body by (slot, seq) only when it delivers the message. {@link #bodySize()} is always known;
+ * {@link #body()} of a message whose body is not loaded throws, so a path that forgets to load it
+ * fails loudly instead of reading PostgreSQL at a moment when the row may be gone. {@link
+ * #withBodyLoaded()} reads it through the message's {@link BodyRef}. Immutable.
  */
-public record BrokerMessage(
-        String messageId,
-        BodyType bodyType,
-        long timestamp,
-        String correlationId,
-        String type,
-        String replyTo,
-        int priority,
-        long expiration,
-        long deliverAt,
-        boolean persistent,
-        Map<String, Object> properties,
-        byte[] body) {
+public final class BrokerMessage {
+    private final String messageId;
+    private final BodyType bodyType;
+    private final long timestamp;
+    private final String correlationId;
+    private final String type;
+    private final String replyTo;
+    private final int priority;
+    private final long expiration;
+    private final long deliverAt;
+    private final boolean persistent;
+    private final Map<String, Object> properties;
+    /** Null when not loaded. */
+    private final byte[] body;
 
-    public BrokerMessage {
+    private final int bodySize;
+    /** Where a body that is not loaded can be read; null when loaded or when nobody can read it. */
+    private final BodyRef bodyRef;
+
+    /** Reads a body that is not loaded, e.g. one row of a slot by sequence number. */
+    @FunctionalInterface
+    public interface BodyRef {
+        byte[] read();
+    }
+
+    /**
+     * A message with its body.
+     *
+     * @param messageId stable id, e.g. {@code ID:...}; null when the producer disabled ids
+     * @param bodyType which kind of body (see {@link BodyType})
+     * @param timestamp send time, epoch millis (0 when disabled)
+     * @param correlationId JMSCorrelationID or null
+     * @param type JMSType or null
+     * @param replyTo destination name for replies, or null (encoded by the JMS layer)
+     * @param priority 0..9
+     * @param expiration epoch millis after which the message is dropped, 0 = never
+     * @param deliverAt epoch millis before which the message is not delivered, 0 = at once
+     * @param persistent false: kept in memory only, never written to PostgreSQL
+     * @param properties application and provider properties
+     * @param body body bytes (null means empty)
+     */
+    public BrokerMessage(
+            String messageId,
+            BodyType bodyType,
+            long timestamp,
+            String correlationId,
+            String type,
+            String replyTo,
+            int priority,
+            long expiration,
+            long deliverAt,
+            boolean persistent,
+            Map<String, Object> properties,
+            byte[] body) {
+        this(
+                messageId,
+                bodyType,
+                timestamp,
+                correlationId,
+                type,
+                replyTo,
+                priority,
+                expiration,
+                deliverAt,
+                persistent,
+                properties == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(properties)),
+                body == null ? new byte[0] : body,
+                body == null ? 0 : body.length,
+                null);
+    }
+
+    private BrokerMessage(
+            String messageId,
+            BodyType bodyType,
+            long timestamp,
+            String correlationId,
+            String type,
+            String replyTo,
+            int priority,
+            long expiration,
+            long deliverAt,
+            boolean persistent,
+            Map<String, Object> properties,
+            byte[] body,
+            int bodySize,
+            BodyRef bodyRef) {
         Objects.requireNonNull(bodyType, "bodyType");
-        properties = properties == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(properties));
-        body = body == null ? new byte[0] : body;
         if (priority < 0 || priority > 9) {
             throw new IllegalArgumentException("priority " + priority + " is out of range: expected 0..9");
         }
+        this.messageId = messageId;
+        this.bodyType = bodyType;
+        this.timestamp = timestamp;
+        this.correlationId = correlationId;
+        this.type = type;
+        this.replyTo = replyTo;
+        this.priority = priority;
+        this.expiration = expiration;
+        this.deliverAt = deliverAt;
+        this.persistent = persistent;
+        this.properties = properties;
+        this.body = body;
+        this.bodySize = bodySize;
+        this.bodyRef = bodyRef;
     }
 
-    /** A copy with one more property (used e.g. to record a dead-letter reason). */
-    public BrokerMessage withProperty(String name, Object value) {
-        Map<String, Object> p = new LinkedHashMap<>(properties);
-        p.put(name, value);
+    private BrokerMessage with(Map<String, Object> properties, byte[] body, int bodySize, BodyRef bodyRef) {
         return new BrokerMessage(
                 messageId,
                 bodyType,
@@ -63,13 +137,115 @@ public record BrokerMessage(
                 expiration,
                 deliverAt,
                 persistent,
-                p,
-                body);
+                properties,
+                body,
+                bodySize,
+                bodyRef);
     }
 
-    /** Approximate heap footprint, used to bound the message cache in bytes. */
+    /**
+     * A copy with one more property (used e.g. to record a dead-letter reason). The copy carries
+     * the body: a body not loaded yet is read now.
+     */
+    public BrokerMessage withProperty(String name, Object value) {
+        BrokerMessage loaded = withBodyLoaded();
+        Map<String, Object> p = new LinkedHashMap<>(properties);
+        p.put(name, value);
+        return loaded.with(Collections.unmodifiableMap(p), loaded.body, bodySize, null);
+    }
+
+    /** A copy holding only the metadata (what the cache keeps of a large message). */
+    public BrokerMessage withoutBody() {
+        return body == null && bodyRef == null ? this : with(properties, null, bodySize, null);
+    }
+
+    /** A copy whose body, of {@code bodySize} bytes, is not loaded and is read from {@code ref}. */
+    public BrokerMessage withBodyRef(int bodySize, BodyRef ref) {
+        return with(properties, null, bodySize, Objects.requireNonNull(ref, "ref"));
+    }
+
+    /** This message if its body is loaded, else a copy with the body read through its reference. */
+    public BrokerMessage withBodyLoaded() {
+        if (body != null) {
+            return this;
+        }
+        if (bodyRef == null) {
+            throw new IllegalStateException("the body of message " + messageId + " is not loaded and has no reference");
+        }
+        byte[] b = Objects.requireNonNull(bodyRef.read(), "body");
+        return with(properties, b, b.length, null);
+    }
+
+    /** True when {@link #body()} can be called. */
+    public boolean bodyLoaded() {
+        return body != null;
+    }
+
+    /** Length of the body in bytes, loaded or not. */
+    public int bodySize() {
+        return bodySize;
+    }
+
+    /**
+     * The body bytes (empty, never null).
+     *
+     * @throws IllegalStateException if the body is not loaded (see {@link #withBodyLoaded()})
+     */
+    public byte[] body() {
+        if (body == null) {
+            throw new IllegalStateException("the body of message " + messageId + " (" + bodySize
+                    + " bytes) is not loaded: call withBodyLoaded() first");
+        }
+        return body;
+    }
+
+    public String messageId() {
+        return messageId;
+    }
+
+    public BodyType bodyType() {
+        return bodyType;
+    }
+
+    public long timestamp() {
+        return timestamp;
+    }
+
+    public String correlationId() {
+        return correlationId;
+    }
+
+    public String type() {
+        return type;
+    }
+
+    public String replyTo() {
+        return replyTo;
+    }
+
+    public int priority() {
+        return priority;
+    }
+
+    public long expiration() {
+        return expiration;
+    }
+
+    public long deliverAt() {
+        return deliverAt;
+    }
+
+    public boolean persistent() {
+        return persistent;
+    }
+
+    public Map<String, Object> properties() {
+        return properties;
+    }
+
+    /** Approximate heap footprint (a body that is not loaded counts nothing), to bound the cache. */
     public int estimatedSize() {
-        int size = 96 + body.length;
+        int size = 96 + (body == null ? 0 : body.length);
         for (Map.Entry<String, Object> e : properties.entrySet()) {
             size += 48 + e.getKey().length() * 2 + (e.getValue() instanceof String s ? s.length() * 2 : 16);
         }
@@ -77,6 +253,13 @@ public record BrokerMessage(
             size += 40 + messageId.length() * 2;
         }
         return size;
+    }
+
+    @Override
+    public String toString() {
+        return "BrokerMessage[" + messageId + ", " + bodyType + ", " + bodySize + " bytes"
+                + (body == null ? " not loaded" : "") + ", priority " + priority + ", properties " + properties.keySet()
+                + "]";
     }
 
     /** The kind of body, so the JMS layer can rebuild the right message type. */

@@ -7,10 +7,8 @@ import io.shardq.broker.internal.Queries;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
-import io.shardq.broker.store.HeaderCodec;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -300,6 +298,9 @@ public final class BrokerSession implements AutoCloseable {
                 claim.taken.add(seq);
                 continue;
             }
+            // a large body is read now, while this claim keeps the cursor before the message: after an
+            // AUTO_ACKNOWLEDGE commit its slot may already be truncated
+            m = m.withBodyLoaded();
             claim.taken.add(seq);
             claim.delivered.add(seq);
             return new Delivery(destination, m, attempts + 1, s.shardNo, seq);
@@ -458,48 +459,7 @@ public final class BrokerSession implements AutoCloseable {
 
     /** The message {@code seq} of a claimed shard: from the cache, else read ahead in bulk. */
     private BrokerMessage fetch(DestinationRuntime rt, ShardState s, long seq, long head) {
-        DestinationInfo d = rt.info();
-        BrokerMessage cached = engine.cache().get(d.id(), s.shardNo, seq);
-        if (cached != null) {
-            return cached;
-        }
-        try (Connection c = engine.dataSource().getConnection()) {
-            SliceMap.Slice slice = rt.slices.findOrReload(c, s.shardNo, seq);
-            if (slice == null) {
-                throw new ShardQException(
-                        ErrorKind.DATABASE,
-                        "no slice of " + d.name() + " shard " + s.shardNo + " holds message " + seq);
-            }
-            long to = Math.max(
-                    seq, Math.min(Math.min(head, seq + engine.settings().readAhead() - 1), slice.last()));
-            BrokerMessage result = null;
-            engine.stats().dequeueSqlReads.increment();
-            try (PreparedStatement ps =
-                    c.prepareStatement(Queries.withLeaf("message_select_range", d.id(), s.shardNo, slice.slot()))) {
-                ps.setLong(1, seq);
-                ps.setLong(2, to);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        long rowSeq = rs.getLong(1);
-                        BrokerMessage m = HeaderCodec.decode(
-                                rs.getBytes(6), rs.getBytes(7), rs.getShort(5), rs.getLong(4), rs.getLong(3));
-                        if (rowSeq == seq) {
-                            result = m;
-                        } else {
-                            engine.cache().put(d.id(), s.shardNo, rowSeq, m);
-                        }
-                    }
-                }
-            }
-            if (result == null) {
-                throw new ShardQException(
-                        ErrorKind.DATABASE,
-                        "message " + seq + " of " + d.name() + " shard " + s.shardNo + " is missing");
-            }
-            return result;
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "reading messages of " + d.name());
-        }
+        return MessageReader.read(engine, rt, s.shardNo, seq, head);
     }
 
     // ---------------------------------------------------------------- completion

@@ -44,9 +44,15 @@ public interface Engine {
 
     Settings settings();
 
-    /** Tunables, read once from the broker's configuration. */
+    /**
+     * Tunables, read once from the broker's configuration.
+     *
+     * @param readAhead rows one read-ahead SELECT returns at most
+     * @param readAheadMaxBytes header and body bytes one read-ahead SELECT returns at most
+     */
     record Settings(
             int readAhead,
+            long readAheadMaxBytes,
             long pollMaxMillis,
             int enqueueMaxBatch,
             long leaseTtlMillis,

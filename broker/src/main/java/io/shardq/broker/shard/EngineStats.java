@@ -8,6 +8,10 @@ public final class EngineStats {
     final LongAdder dequeued = new LongAdder();
     /** SELECTs run for dequeue: message reads on cache misses, head polls, lease look-ups. */
     final LongAdder dequeueSqlReads = new LongAdder();
+    /** Message rows read on the dequeue path: read-ahead rows and large bodies read one by one. */
+    final LongAdder messageRowsRead = new LongAdder();
+    /** Bodies among those rows: small bodies read ahead and large bodies read on delivery. */
+    final LongAdder bodiesRead = new LongAdder();
 
     final LongAdder slicesRetired = new LongAdder();
     final LongAdder deadLettered = new LongAdder();
@@ -62,6 +66,14 @@ public final class EngineStats {
 
     public long dequeueSqlReads() {
         return dequeueSqlReads.sum();
+    }
+
+    public long messageRowsRead() {
+        return messageRowsRead.sum();
+    }
+
+    public long bodiesRead() {
+        return bodiesRead.sum();
     }
 
     /** SQL reads per dequeued message; 0 when nothing was dequeued. */

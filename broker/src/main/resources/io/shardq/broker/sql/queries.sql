@@ -195,8 +195,21 @@ SELECT ?, ?, v.seq, v.enq, v.dlv, v.exp, v.prio, NULL, v.header, v.body
 RETURNING (SELECT notified FROM r)
 
 -- name: message_select_range
-SELECT seq, enqueued_at, deliver_at, expires_at, priority, header, body
-  FROM /* TEMPLATE: leaf */ WHERE seq BETWEEN ? AND ? ORDER BY seq
+-- Read-ahead on a cache miss: rows first..last of one slot, a body only when it is at most ?
+-- bytes (octet_length reads the length, not the TOASTed value, so a large body is never read
+-- here), and no more rows once the headers and bodies before a row reach ? bytes (the first row
+-- always comes).
+SELECT seq, enqueued_at, deliver_at, expires_at, priority, header, body, body_size
+  FROM (SELECT m.*, sum(octet_length(m.header) + coalesce(octet_length(m.body), 0)) OVER (ORDER BY m.seq) AS upto
+          FROM (SELECT seq, enqueued_at, deliver_at, expires_at, priority, header,
+                       CASE WHEN octet_length(body) <= ? THEN body END AS body, octet_length(body) AS body_size
+                  FROM /* TEMPLATE: leaf */ WHERE seq BETWEEN ? AND ?) m) r
+ WHERE upto - octet_length(header) - coalesce(octet_length(body), 0) < ?
+ ORDER BY seq
+
+-- name: message_select_body
+-- A large body, read when its message is delivered.
+SELECT body FROM /* TEMPLATE: leaf */ WHERE seq = ?
 
 -- name: message_browse
 SELECT m.shard_no, m.seq, m.enqueued_at, m.deliver_at, m.expires_at, m.priority, m.header, m.body
