@@ -766,6 +766,7 @@ public final class BrokerSession implements AutoCloseable {
                     }
                 }
                 delivered += cl.delivered.size();
+                engine.cursorCommitted(cl.rt.info(), cl.shard.shardNo, cl.startPosition, newPositions[i]);
                 cl.rt.lock.lock();
                 try {
                     if (external == null) {

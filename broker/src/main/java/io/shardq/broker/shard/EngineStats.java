@@ -13,6 +13,8 @@ public final class EngineStats {
     final LongAdder deadLettered = new LongAdder();
     final LongAdder notifiesSent = new LongAdder();
     final LongAdder wakeupsReceived = new LongAdder();
+    final LongAdder maintenanceRounds = new LongAdder();
+    final LongAdder catalogChanges = new LongAdder();
     volatile String retireBlockedBy = "";
 
     public long enqueued() {
@@ -52,6 +54,24 @@ public final class EngineStats {
     /** Empty, or which backend blocked the last slice truncation and for how long. */
     public String retireBlockedBy() {
         return retireBlockedBy;
+    }
+
+    /** Maintenance rounds (retirement and spare slots of one destination) run by this instance. */
+    public long maintenanceRounds() {
+        return maintenanceRounds.sum();
+    }
+
+    /** Catalog changes (by NOTIFY) applied to this instance's in-memory state. */
+    public long catalogChanges() {
+        return catalogChanges.sum();
+    }
+
+    public void recordMaintenanceRound() {
+        maintenanceRounds.increment();
+    }
+
+    public void recordCatalogChange() {
+        catalogChanges.increment();
     }
 
     public void recordSliceRetired() {
