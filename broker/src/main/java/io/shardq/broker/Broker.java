@@ -80,7 +80,11 @@ public final class Broker implements AutoCloseable, Engine {
             throw e;
         }
         this.catalog = new Catalog(database.dataSource());
-        this.admin = new Admin(database.dataSource(), catalog);
+        // this instance's own changes apply at once; other instances' arrive by NOTIFY
+        this.admin = new Admin(
+                database.dataSource(),
+                catalog,
+                name -> apply(name, catalog.known(name).orElse(null)));
         this.cache = new MessageCache(
                 config.getInt(BrokerProperty.CACHE_MAX_BYTES), config.getInt(BrokerProperty.CACHE_LARGE_PAYLOAD_BYTES));
         this.settings = new Settings(

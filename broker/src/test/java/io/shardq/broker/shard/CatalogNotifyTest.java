@@ -138,6 +138,42 @@ class CatalogNotifyTest {
                 .hasSize(4);
     }
 
+    @Test
+    void dropAndRecreate_bySameInstance_nextSendWorksAtOnce(TestDatabase db) {
+        a.admin().createQueue("own", QueueOptions.DEFAULTS.withShards(2));
+        assertThat(roundTrip(a, "own", "before")).isEqualTo("before");
+        a.admin().dropQueue("own", true);
+        int newId = a.admin()
+                .createQueue("own", QueueOptions.DEFAULTS.withShards(2))
+                .id();
+        // no waiting: an instance's own admin calls apply before they return
+        assertThat(runtimeOf(a, "own").map(DestinationInfo::id).orElse(newId)).isEqualTo(newId);
+        assertThat(roundTrip(a, "own", "after")).isEqualTo("after");
+    }
+
+    @Test
+    void lostListenConnection_reloadsEverything_whenItReconnects(TestDatabase db) throws Exception {
+        a.admin().createQueue("missed", QueueOptions.DEFAULTS.withShards(1));
+        assertThat(roundTrip(a, "missed", "running")).isEqualTo("running");
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            // a change nobody is notified of, as if it happened while the LISTEN connection was down
+            s.execute("alter table shardq.destination disable trigger destination_notify");
+            s.execute("update shardq.destination set enqueue_enabled = false where name = 'missed'");
+            s.execute("alter table shardq.destination enable trigger destination_notify");
+            try (ResultSet rs = s.executeQuery("select count(pg_terminate_backend(pid)) from pg_stat_activity"
+                    + " where datname = current_database() and query ilike 'LISTEN %'")) {
+                rs.next();
+                assertThat(rs.getInt(1))
+                        .as("LISTEN connections of both instances")
+                        .isGreaterThanOrEqualTo(2);
+            }
+        }
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> !runtimeOf(a, "missed").orElseThrow().enqueueEnabled());
+    }
+
     /** The snapshot the instance's runtime holds, without loading anything. */
     private static Optional<DestinationInfo> runtimeOf(Broker broker, String name) {
         return broker.runtimes().stream()
