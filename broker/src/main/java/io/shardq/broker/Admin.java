@@ -12,20 +12,30 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
  * Queue administration: create, drop, alter, start/stop, purge, list and stats. Each call is
  * one of the {@code shardq.*} SQL functions (so psql users get the same operations), with the
- * name validated here first for a clear message.
+ * name validated here first for a clear message. Other instances learn of each change by the
+ * catalog NOTIFY; this one is told at once ({@code changed}), so its own next send or receive
+ * never sees the destination as it was.
  */
 public final class Admin {
     private final DataSource dataSource;
     private final Catalog catalog;
+    private final Consumer<String> changed;
 
     public Admin(DataSource dataSource, Catalog catalog) {
+        this(dataSource, catalog, name -> {});
+    }
+
+    /** @param changed told the name of each destination this instance created, dropped or changed */
+    public Admin(DataSource dataSource, Catalog catalog, Consumer<String> changed) {
         this.dataSource = dataSource;
         this.catalog = catalog;
+        this.changed = changed;
     }
 
     public DestinationInfo createQueue(String name, QueueOptions options) {
@@ -47,7 +57,7 @@ public final class Admin {
                 o.sliceSize(),
                 o.maxAttempts(),
                 ifNotExists);
-        return require(name);
+        return changed(name);
     }
 
     /** Drops the queue; refuses a non-empty one unless {@code force}. */
@@ -55,6 +65,7 @@ public final class Admin {
         Names.checkDestination(name);
         call("select shardq.drop_queue(?, force => ?)", "dropping queue " + name, name, force);
         catalog.forget(name);
+        changed.accept(name);
     }
 
     /** Changes what is not null: shard count (grow only), slice size, max attempts, dead-letter queue. */
@@ -72,19 +83,19 @@ public final class Admin {
                 sliceSize,
                 maxAttempts,
                 deadLetterQueue);
-        return require(name);
+        return changed(name);
     }
 
     public DestinationInfo start(String name, boolean enqueue, boolean dequeue) {
         Names.checkDestination(name);
         call("select shardq.start_queue(?, enqueue => ?, dequeue => ?)", "starting " + name, name, enqueue, dequeue);
-        return require(name);
+        return changed(name);
     }
 
     public DestinationInfo stop(String name, boolean enqueue, boolean dequeue) {
         Names.checkDestination(name);
         call("select shardq.stop_queue(?, enqueue => ?, dequeue => ?)", "stopping " + name, name, enqueue, dequeue);
-        return require(name);
+        return changed(name);
     }
 
     /** Discards every waiting message and returns how many there were. */
@@ -106,6 +117,12 @@ public final class Admin {
         return catalog.reload(Names.checkDestination(name))
                 .orElseThrow(() -> new ShardQException(
                         ErrorKind.UNKNOWN_DESTINATION, "destination \"" + name + "\" does not exist"));
+    }
+
+    private DestinationInfo changed(String name) {
+        DestinationInfo fresh = require(name);
+        changed.accept(name);
+        return fresh;
     }
 
     public QueueStats stats(String name) {

@@ -2,8 +2,10 @@ package io.shardq.broker;
 
 import io.shardq.broker.cache.MessageCache;
 import io.shardq.broker.catalog.Catalog;
+import io.shardq.broker.catalog.CatalogWatcher;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
+import io.shardq.broker.instance.Elector;
 import io.shardq.broker.instance.Waker;
 import io.shardq.broker.internal.Queries;
 import io.shardq.broker.internal.SqlErrors;
@@ -13,6 +15,7 @@ import io.shardq.broker.shard.DestinationRuntime;
 import io.shardq.broker.shard.Engine;
 import io.shardq.broker.shard.EngineStats;
 import io.shardq.broker.shard.Heartbeat;
+import io.shardq.broker.slice.SliceMaintainer;
 import io.shardq.broker.slice.SliceRetirer;
 import io.shardq.broker.store.Database;
 import io.shardq.broker.store.HeaderCodec;
@@ -26,18 +29,21 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One ShardQ instance: a connection pool, a message cache, the destinations it serves and its
- * background services (heartbeat with lease renewal and slice retirement, wake-up listener).
- * Every JMS connection factory owns one. No JMS types here: the JMS layer translates.
+ * background services, each with its own thread and lifecycle: the heartbeat (liveness and
+ * lease renewal), the elector and the slice maintainer (retirement and spare slots, on the one
+ * elected instance), the catalog watcher (catalog changes by NOTIFY) and the waker (the LISTEN
+ * connection they share). Every JMS connection factory owns one. No JMS types here: the JMS
+ * layer translates.
  */
 public final class Broker implements AutoCloseable, Engine {
     private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
@@ -54,9 +60,11 @@ public final class Broker implements AutoCloseable, Engine {
     private final int defaultShards;
     private final Map<String, DestinationRuntime> runtimes = new ConcurrentHashMap<>();
     private final Map<Integer, DestinationRuntime> runtimesById = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService scheduler;
     private final Waker waker;
     private final Heartbeat heartbeat;
+    private final Elector elector;
+    private final SliceMaintainer maintainer;
+    private final CatalogWatcher catalogWatcher;
     private volatile boolean closed;
 
     private Broker(BrokerConfig config) {
@@ -72,7 +80,11 @@ public final class Broker implements AutoCloseable, Engine {
             throw e;
         }
         this.catalog = new Catalog(database.dataSource());
-        this.admin = new Admin(database.dataSource(), catalog);
+        // this instance's own changes apply at once; other instances' arrive by NOTIFY
+        this.admin = new Admin(
+                database.dataSource(),
+                catalog,
+                name -> apply(name, catalog.known(name).orElse(null)));
         this.cache = new MessageCache(
                 config.getInt(BrokerProperty.CACHE_MAX_BYTES), config.getInt(BrokerProperty.CACHE_LARGE_PAYLOAD_BYTES));
         this.settings = new Settings(
@@ -87,12 +99,7 @@ public final class Broker implements AutoCloseable, Engine {
         this.autoCreate = config.getBoolean(BrokerProperty.AUTO_CREATE_DESTINATIONS);
         this.defaultShards = config.getInt(BrokerProperty.DEFAULT_SHARDS);
         String prefix = "shardq-" + instanceId;
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, prefix + "-heartbeat-1");
-            t.setDaemon(true);
-            return t;
-        });
-        SliceRetirer retirer = new SliceRetirer(database.dataSource(), new SliceRetirer.Listener() {
+        SliceRetirer.Listener retirements = new SliceRetirer.Listener() {
             @Override
             public void retired(DestinationInfo destination, int shard, long firstSeq) {
                 stats.recordSliceRetired();
@@ -106,12 +113,47 @@ public final class Broker implements AutoCloseable, Engine {
             public void blocked(String description) {
                 stats.recordRetireBlocked(description);
             }
-        });
-        this.heartbeat = new Heartbeat(this, catalog, retirer, runtimes.values());
-        this.waker = new Waker(database.dataSource(), this::wake, prefix + "-waker-1");
+
+            @Override
+            public void round(DestinationInfo destination) {
+                stats.recordMaintenanceRound();
+            }
+        };
+        SliceRetirer retirer = new SliceRetirer(
+                database.dataSource(), retirements, config.getInt(BrokerProperty.MAINTENANCE_LOCK_TIMEOUT_MS));
+        long beat = settings.heartbeatMillis();
+        // the slow fallbacks for missed notifications: catalog poll, maintenance scan
+        long fallback = Math.max(30_000, 30 * beat);
+        this.heartbeat = new Heartbeat(this, runtimes.values(), prefix + "-heartbeat-1");
+        this.maintainer = new SliceMaintainer(
+                database.dataSource(),
+                catalog,
+                retirer,
+                this::isMaintenanceLeader,
+                beat,
+                fallback,
+                System::nanoTime,
+                prefix + "-maintenance-1");
+        this.elector = new Elector(
+                database.dataSource(),
+                instanceId,
+                Math.min(beat, settings.leaseTtlMillis() / 3),
+                settings.leaseTtlMillis(),
+                System::nanoTime,
+                maintainer::leadershipChanged,
+                prefix + "-elector-1");
+        this.catalogWatcher =
+                new CatalogWatcher(catalog, new CatalogChanges(), fallback, System::nanoTime, prefix + "-catalog-1");
+        this.waker = new Waker(database.dataSource(), this::wake, prefix + "-waker-1")
+                .listen(CatalogWatcher.CHANNEL, catalogWatcher::onNotify)
+                .listen(SliceMaintainer.CHANNEL, maintainer::onNotify)
+                .listen(Elector.CHANNEL, elector::onResigned)
+                .onListening(catalogWatcher::onListening);
+        heartbeat.start();
+        catalogWatcher.start();
         waker.start();
-        scheduler.scheduleWithFixedDelay(
-                heartbeat::beat, settings.heartbeatMillis(), settings.heartbeatMillis(), TimeUnit.MILLISECONDS);
+        maintainer.start();
+        elector.start();
         LOG.info("{} - ShardQ instance started on {}", instanceId, database.displayUrl());
     }
 
@@ -259,6 +301,18 @@ public final class Broker implements AutoCloseable, Engine {
             return rt;
         }
         Names.checkDestination(name);
+        while (true) {
+            DestinationRuntime created = createRuntime(name, createIfMissing);
+            // a catalog NOTIFY handled while we read may have found this snapshot stale already
+            Optional<DestinationInfo> latest = catalog.known(name);
+            if (latest.isPresent() && latest.get().id() == created.info().id()) {
+                return created;
+            }
+            apply(name, latest.orElse(null));
+        }
+    }
+
+    private DestinationRuntime createRuntime(String name, boolean createIfMissing) {
         DestinationInfo info = catalog.find(name).orElse(null);
         if (info == null) {
             if (!createIfMissing || !autoCreate) {
@@ -281,11 +335,71 @@ public final class Broker implements AutoCloseable, Engine {
 
     /** Forgets a destination that was dropped. */
     public void forget(String name) {
-        DestinationRuntime rt = runtimes.remove(name);
-        if (rt != null) {
-            runtimesById.remove(rt.info().id());
-        }
+        apply(name, null);
         catalog.forget(name);
+    }
+
+    /**
+     * Brings the runtime of {@code name}, if there is one, in line with the catalog: removed
+     * when the destination is gone ({@code fresh} null), replaced when its id changed (dropped
+     * and created again: nothing of the old one applies), else refreshed (flags, shard count,
+     * max attempts). Consumers waiting on a removed runtime are woken.
+     */
+    private void apply(String name, DestinationInfo fresh) {
+        DestinationRuntime[] old = new DestinationRuntime[1];
+        DestinationRuntime now = runtimes.compute(name, (n, rt) -> {
+            if (rt == null || (fresh != null && rt.info().id() == fresh.id())) {
+                return rt;
+            }
+            old[0] = rt;
+            if (fresh == null) {
+                return null;
+            }
+            DestinationRuntime replacement = new DestinationRuntime(this, fresh);
+            runtimesById.put(fresh.id(), replacement);
+            return replacement;
+        });
+        if (old[0] != null) {
+            runtimesById.remove(old[0].info().id(), old[0]);
+            old[0].refresh(old[0].info()); // wakes its waiting consumers
+            LOG.info(
+                    "{} - {} {} (id {}) {}",
+                    instanceId,
+                    old[0].info().kind(),
+                    name,
+                    old[0].info().id(),
+                    fresh == null ? "was dropped" : "was re-created as id " + fresh.id());
+        } else if (now != null && fresh != null) {
+            now.refresh(fresh);
+        }
+    }
+
+    /** Catalog changes from the {@link CatalogWatcher}: the in-memory state follows. */
+    private final class CatalogChanges implements CatalogWatcher.Listener {
+        @Override
+        public void changed(String name, Optional<DestinationInfo> fresh) {
+            apply(name, fresh.orElse(null));
+            stats.recordCatalogChange();
+        }
+
+        @Override
+        public void reloaded(List<DestinationInfo> all) {
+            Map<String, DestinationInfo> byName =
+                    all.stream().collect(Collectors.toMap(DestinationInfo::name, Function.identity()));
+            for (String name : List.copyOf(runtimes.keySet())) {
+                apply(name, byName.get(name));
+            }
+        }
+    }
+
+    /** True while this instance is the elected maintenance leader (retirement, spare slots). */
+    public boolean isMaintenanceLeader() {
+        return elector.isLeader();
+    }
+
+    @Override
+    public void cursorCommitted(DestinationInfo destination, int shard, long from, long to) {
+        maintainer.cursorCommitted(destination, shard, from, to);
     }
 
     @Override
@@ -326,13 +440,12 @@ public final class Broker implements AutoCloseable, Engine {
             return;
         }
         closed = true;
-        scheduler.shutdownNow();
-        try {
-            scheduler.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        // the elector first: it resigns, and a follower takes over while we finish
+        elector.stop();
+        maintainer.stop();
+        catalogWatcher.stop();
         waker.stop();
+        heartbeat.stop();
         try {
             heartbeat.deregister();
         } catch (RuntimeException e) {

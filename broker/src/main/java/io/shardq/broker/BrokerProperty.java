@@ -110,12 +110,17 @@ public enum BrokerProperty {
             "shardq.instance.heartbeat-ms",
             "SHARDQ_INSTANCE_HEARTBEAT_MS",
             "1000",
-            "how often an instance renews its heartbeat and leases, and retires slices"),
+            "how often an instance renews its heartbeat and leases, and the maintenance leader its term"),
     LEASE_TTL_MS(
             "shardq.lease.ttl-ms",
             "SHARDQ_LEASE_TTL_MS",
             "10000",
-            "a dequeue lease not renewed for this long passes to another instance"),
+            "a dequeue lease (or the maintenance leadership) not renewed for this long passes to another instance"),
+    MAINTENANCE_LOCK_TIMEOUT_MS(
+            "shardq.maintenance.lock-timeout-ms",
+            "SHARDQ_MAINTENANCE_LOCK_TIMEOUT_MS",
+            "100",
+            "how long slice retirement and spare-slot DDL wait for a table lock before retrying later"),
     INSTANCE_NAME(
             "shardq.instance.name",
             "SHARDQ_INSTANCE_NAME",

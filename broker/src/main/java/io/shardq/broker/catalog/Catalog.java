@@ -14,8 +14,8 @@ import javax.sql.DataSource;
 
 /**
  * Destinations as this instance knows them: immutable {@link DestinationInfo} snapshots, read
- * from {@code shardq.destination} on first use and refreshed by the heartbeat (so a queue
- * stopped from the CLI stops here within a heartbeat).
+ * from {@code shardq.destination} on first use and reloaded when a catalog NOTIFY names them
+ * ({@link CatalogWatcher}), so a queue stopped from the CLI or psql stops here at once.
  */
 public final class Catalog {
     private final DataSource dataSource;
@@ -65,6 +65,29 @@ public final class Catalog {
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "listing destinations");
         }
+    }
+
+    /** The destination with this id, fresh from the database (ids are never reused). */
+    public Optional<DestinationInfo> reloadById(int id) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(Queries.get("destination_select_by_id"))) {
+            ps.setInt(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                DestinationInfo info = read(rs);
+                byName.put(info.name(), info);
+                return Optional.of(info);
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading destination " + id);
+        }
+    }
+
+    /** The snapshot held in memory, without asking the database. */
+    public Optional<DestinationInfo> known(String name) {
+        return Optional.ofNullable(byName.get(name));
     }
 
     public void forget(String name) {

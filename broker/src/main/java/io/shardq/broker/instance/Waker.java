@@ -3,6 +3,12 @@ package io.shardq.broker.instance;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
@@ -11,11 +17,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Receives cross-instance wake-ups: LISTEN {@code shardq_wake} on a connection of its own and
- * hands each {@code <destination>/<shard>} payload to the runtime. Producers send the NOTIFY at
- * commit only when a consumer of another instance registered as waiting on that shard, so the
- * database-wide NOTIFY lock is not taken on the hot path. Polling with back-off remains as the
- * fallback when a notification is missed (e.g. while reconnecting).
+ * The instance's one LISTEN connection. Receives cross-instance wake-ups: LISTEN {@code
+ * shardq_wake} on a connection of its own and hands each {@code <destination>/<shard>} payload
+ * to the runtime. Producers send the NOTIFY at commit only when a consumer of another instance
+ * registered as waiting on that shard, so the database-wide NOTIFY lock is not taken on the hot
+ * path. Polling with back-off remains as the fallback when a notification is missed (e.g. while
+ * reconnecting).
+ *
+ * <p>Other services listen on the same connection ({@link #listen}: catalog changes, slice
+ * crossings, leader resignations) rather than each holding a pooled connection of its own.
+ * Handlers run on this thread and must only hand the payload over (set a flag, trigger a
+ * service). Notifications sent while the connection was down are lost, so {@link
+ * #onListening} callbacks run after every successful LISTEN, the first one included, for
+ * services to resynchronise in full.
  */
 public final class Waker {
     private static final Logger LOG = LoggerFactory.getLogger(Waker.class);
@@ -24,6 +38,9 @@ public final class Waker {
     private final DataSource dataSource;
     private final IntConsumer onDestination;
     private final String threadName;
+    private final Map<String, Consumer<String>> handlers = new ConcurrentHashMap<>();
+    private final List<Runnable> listeningCallbacks = new CopyOnWriteArrayList<>();
+    private final AtomicLong connects = new AtomicLong();
     private volatile boolean running;
     private Thread thread;
 
@@ -31,6 +48,23 @@ public final class Waker {
         this.dataSource = dataSource;
         this.onDestination = onDestination;
         this.threadName = threadName;
+    }
+
+    /** Also LISTEN on {@code channel}; register before {@link #start()}. */
+    public Waker listen(String channel, Consumer<String> handler) {
+        handlers.put(channel, handler);
+        return this;
+    }
+
+    /** Runs after every successful LISTEN (start and each reconnect); register before start. */
+    public Waker onListening(Runnable callback) {
+        listeningCallbacks.add(callback);
+        return this;
+    }
+
+    /** How many times the LISTEN connection was opened (1 after start, more after reconnects). */
+    public long connects() {
+        return connects.get();
     }
 
     public synchronized void start() {
@@ -63,9 +97,16 @@ public final class Waker {
             try (Connection c = dataSource.getConnection()) {
                 try (Statement s = c.createStatement()) {
                     s.execute("LISTEN " + CHANNEL);
+                    for (String channel : handlers.keySet()) {
+                        s.execute("LISTEN " + channel);
+                    }
                 }
                 PGConnection pg = c.unwrap(PGConnection.class);
                 backoff = 100;
+                connects.incrementAndGet();
+                for (Runnable callback : listeningCallbacks) {
+                    callback.run();
+                }
                 while (running) {
                     PGNotification[] notes = pg.getNotifications(100);
                     if (notes == null) {
@@ -73,6 +114,11 @@ public final class Waker {
                     }
                     for (PGNotification n : notes) {
                         String p = n.getParameter();
+                        Consumer<String> handler = handlers.get(n.getName());
+                        if (handler != null) {
+                            handler.accept(p);
+                            continue;
+                        }
                         int slash = p.indexOf('/');
                         try {
                             onDestination.accept(Integer.parseInt(slash < 0 ? p : p.substring(0, slash)));

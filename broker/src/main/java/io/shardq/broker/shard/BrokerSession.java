@@ -714,6 +714,9 @@ public final class BrokerSession implements AutoCloseable {
                 }
             }
             delivered += cl.delivered.size();
+            if (moving.contains(cl)) {
+                engine.cursorCommitted(cl.rt.info(), cl.shard.shardNo, cl.startPosition, cl.newPosition);
+            }
             // prefetched messages stay with the session (given back when it closes or rolls back), so
             // each consumer sees a shard in sequence order
             boolean release = cl.exclusive || cl.prefetched.isEmpty();
@@ -791,6 +794,7 @@ public final class BrokerSession implements AutoCloseable {
         }
         if (done) {
             cl.shard.committed(move.end(), List.of(), false, cl.epoch);
+            engine.cursorCommitted(d, cl.shard.shardNo, move.start(), move.end());
         } else {
             cl.shard.moveAborted(cl.epoch);
         }

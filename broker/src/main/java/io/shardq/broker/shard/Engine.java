@@ -1,6 +1,7 @@
 package io.shardq.broker.shard;
 
 import io.shardq.broker.cache.MessageCache;
+import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.message.BrokerMessage;
 import javax.sql.DataSource;
 
@@ -43,6 +44,13 @@ public interface Engine {
     int fairShare(int shards);
 
     Settings settings();
+
+    /**
+     * A consumer's commit moved the cursor of {@code shard} from {@code from} to {@code to}.
+     * Cheap (no I/O): when that crossed the end of a slice, the maintenance leader is told that
+     * a slot can be retired.
+     */
+    void cursorCommitted(DestinationInfo destination, int shard, long from, long to);
 
     /**
      * Tunables, read once from the broker's configuration.

@@ -22,6 +22,8 @@ public final class EngineStats {
 
     final java.util.concurrent.atomic.AtomicLong nonPersistentBytes = new java.util.concurrent.atomic.AtomicLong();
     final LongAdder nonPersistentRejected = new LongAdder();
+    final LongAdder maintenanceRounds = new LongAdder();
+    final LongAdder catalogChanges = new LongAdder();
     volatile String retireBlockedBy = "";
 
     public long combinedWrites() {
@@ -101,6 +103,24 @@ public final class EngineStats {
     /** Empty, or which backend blocked the last slice truncation and for how long. */
     public String retireBlockedBy() {
         return retireBlockedBy;
+    }
+
+    /** Maintenance rounds (retirement and spare slots of one destination) run by this instance. */
+    public long maintenanceRounds() {
+        return maintenanceRounds.sum();
+    }
+
+    /** Catalog changes (by NOTIFY) applied to this instance's in-memory state. */
+    public long catalogChanges() {
+        return catalogChanges.sum();
+    }
+
+    public void recordMaintenanceRound() {
+        maintenanceRounds.increment();
+    }
+
+    public void recordCatalogChange() {
+        catalogChanges.increment();
     }
 
     public void recordSliceRetired() {

@@ -1,10 +1,8 @@
 package io.shardq.broker.shard;
 
-import io.shardq.broker.catalog.Catalog;
-import io.shardq.broker.catalog.DestinationInfo;
+import io.shardq.broker.internal.BackgroundService;
 import io.shardq.broker.internal.Queries;
 import io.shardq.broker.internal.SqlErrors;
-import io.shardq.broker.slice.SliceRetirer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,31 +12,37 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The instance's periodic duty: heartbeat, lease renewal and release, catalog refresh, slice
- * retirement. Runs on one scheduler thread; each round is independent, so a failed round (the
- * database briefly gone) is logged and the next one tries again.
+ * The instance's heartbeat service: marks the instance alive, counts the live instances,
+ * renews this instance's dequeue leases and gives back those it should. Nothing else runs on
+ * its thread ({@code shardq-<instance>-heartbeat-1}): slice retirement and slot DDL, which can
+ * wait on locks, run on the maintenance leader's own thread, and catalog changes arrive by
+ * NOTIFY, so a lease is never lost because some other duty was slow. Each round is
+ * independent, so a failed round (the database briefly gone) is logged and the next one tries
+ * again.
  */
-public final class Heartbeat {
+public final class Heartbeat extends BackgroundService {
     private static final Logger LOG = LoggerFactory.getLogger(Heartbeat.class);
 
     private final Engine engine;
-    private final Catalog catalog;
-    private final SliceRetirer retirer;
     private final Collection<DestinationRuntime> runtimes;
     private volatile int alive = 1;
     private long failures;
 
-    public Heartbeat(Engine engine, Catalog catalog, SliceRetirer retirer, Collection<DestinationRuntime> runtimes) {
+    public Heartbeat(Engine engine, Collection<DestinationRuntime> runtimes, String threadName) {
+        super(threadName);
         this.engine = engine;
-        this.catalog = catalog;
-        this.retirer = retirer;
         this.runtimes = runtimes;
+    }
+
+    @Override
+    protected long runOnce() {
+        beat();
+        return engine.settings().heartbeatMillis();
     }
 
     /** Live instances seen at the last heartbeat, this one included. */
@@ -49,9 +53,6 @@ public final class Heartbeat {
     public void beat() {
         try {
             renew();
-            for (DestinationRuntime rt : runtimes) {
-                retirer.run(rt.info());
-            }
             failures = 0;
         } catch (SQLException | RuntimeException e) {
             if (failures++ % 30 == 0) {
@@ -106,11 +107,6 @@ public final class Heartbeat {
                 }
             }
             for (DestinationRuntime rt : runtimes) {
-                Optional<DestinationInfo> fresh = catalog.reload(rt.info().name());
-                if (fresh.isEmpty()) {
-                    continue;
-                }
-                rt.refresh(fresh.get());
                 long sub = rt.info().queueSubscription();
                 rt.keepOnlyLeases(renewed.getOrDefault(sub, Set.of()));
                 List<Integer> release =

@@ -14,7 +14,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reclaims storage and prepares slots, off the hot path.
+ * Reclaims storage and prepares slots, off the hot path. Run by the maintenance leader only
+ * ({@link SliceMaintainer}), one destination at a time.
  *
  * <p>A slice whose last sequence number every cursor of its shard has passed is TRUNCATEd and
  * its slot freed for reuse: storage comes back without DELETE, dead tuples or VACUUM. TRUNCATE
@@ -34,19 +35,40 @@ public final class SliceRetirer {
         void retired(DestinationInfo destination, int shard, long firstSeq);
 
         void blocked(String description);
+
+        /** A round over one destination started. */
+        default void round(DestinationInfo destination) {}
     }
+
+    /**
+     * What one round did; {@code busy} when a lock could not be had in time (a slice not
+     * truncated or a spare slot not added), so the round should be repeated soon.
+     */
+    public record Round(int retired, boolean busy) {}
 
     private final DataSource dataSource;
     private final Listener listener;
+    private final long lockTimeoutMillis;
 
     public SliceRetirer(DataSource dataSource, Listener listener) {
-        this.dataSource = dataSource;
-        this.listener = listener;
+        this(dataSource, listener, 100);
     }
 
-    /** One round over one destination. Returns how many slices were retired. */
-    public int run(DestinationInfo d) throws SQLException {
+    /**
+     * @param lockTimeoutMillis how long TRUNCATE and slot DDL wait for their lock before the
+     *     attempt is abandoned until the next round
+     */
+    public SliceRetirer(DataSource dataSource, Listener listener, long lockTimeoutMillis) {
+        this.dataSource = dataSource;
+        this.listener = listener;
+        this.lockTimeoutMillis = lockTimeoutMillis;
+    }
+
+    /** One round over one destination. */
+    public Round run(DestinationInfo d) throws SQLException {
+        listener.round(d);
         int retired = 0;
+        boolean busy = false;
         try (Connection c = dataSource.getConnection()) {
             List<long[]> candidates = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_select_retirable"))) {
@@ -59,22 +81,30 @@ public final class SliceRetirer {
                 }
             }
             for (long[] cand : candidates) {
-                if (retire(c, d, (int) cand[0], (int) cand[1], cand[2])) {
+                Boolean done = retire(c, d, (int) cand[0], (int) cand[1], cand[2]);
+                if (done == null) {
+                    busy = true;
+                } else if (done) {
                     retired++;
                 }
             }
-            prepareSpares(c, d);
+            busy |= !prepareSpares(c, d);
         }
-        return retired;
+        return new Round(retired, busy);
     }
 
-    private boolean retire(Connection c, DestinationInfo d, int shard, int slot, long first) throws SQLException {
+    private void setLockTimeout(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("set local lock_timeout = " + lockTimeoutMillis);
+        }
+    }
+
+    /** True when retired, false when another instance has it or it changed, null when blocked. */
+    private Boolean retire(Connection c, DestinationInfo d, int shard, int slot, long first) throws SQLException {
         String leaf = Queries.leafTable(d.id(), shard, slot);
         c.setAutoCommit(false);
         try {
-            try (Statement s = c.createStatement()) {
-                s.execute("set local lock_timeout = '100ms'");
-            }
+            setLockTimeout(c);
             try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_lock_for_retire"))) {
                 ps.setInt(1, d.id());
                 ps.setInt(2, shard);
@@ -109,7 +139,7 @@ public final class SliceRetirer {
             String who = lockHolders(c, leaf);
             listener.blocked(leaf + " held by " + who);
             LOG.warn("{} - cannot truncate {} yet: held by {}", d.name(), leaf, who);
-            return false;
+            return null;
         } finally {
             c.setAutoCommit(true);
         }
@@ -139,7 +169,8 @@ public final class SliceRetirer {
         return sb.isEmpty() ? "a backend that has since finished" : sb.toString();
     }
 
-    private void prepareSpares(Connection c, DestinationInfo d) throws SQLException {
+    /** False when a slot could not be added for want of a lock (try again next round). */
+    private boolean prepareSpares(Connection c, DestinationInfo d) throws SQLException {
         List<int[]> shortOf = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_count_free"))) {
             ps.setInt(1, d.id());
@@ -157,9 +188,8 @@ public final class SliceRetirer {
                 // DDL takes ACCESS EXCLUSIVE on the shard's table: never queue behind a long
                 // transaction (that would stall every enqueue and dequeue queued behind us)
                 c.setAutoCommit(false);
-                try (Statement st = c.createStatement();
-                        PreparedStatement ps = c.prepareStatement(Queries.get("slice_add"))) {
-                    st.execute("set local lock_timeout = '100ms'");
+                try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_add"))) {
+                    setLockTimeout(c);
                     ps.setInt(1, d.id());
                     ps.setInt(2, s[0]);
                     ps.execute();
@@ -169,11 +199,12 @@ public final class SliceRetirer {
                     if (!"55P03".equals(e.getSQLState())) {
                         throw e;
                     }
-                    return; // busy: next round
+                    return false; // busy: next round
                 } finally {
                     c.setAutoCommit(true);
                 }
             }
         }
+        return true;
     }
 }

@@ -220,3 +220,33 @@ SELECT m.shard_no, m.seq, m.enqueued_at, m.deliver_at, m.expires_at, m.priority,
                     WHERE l.subscription_id = c.subscription_id AND l.shard_no = m.shard_no AND l.seq = m.seq)
  ORDER BY m.enqueued_at, m.shard_no, m.seq
  LIMIT ?
+
+-- name: leader_attempt_elect
+-- Takes the leader row when it is free or expired, or extends it when it is ours (River's
+-- elector); a row comes back only when this instance leads. Times are the database's.
+INSERT INTO shardq.leader AS l (role, instance_id, elected_at, expires_at)
+VALUES ('maintenance', ?, now(), now() + make_interval(secs => ?))
+ON CONFLICT (role) DO UPDATE
+   SET instance_id = excluded.instance_id,
+       elected_at = CASE WHEN l.instance_id = excluded.instance_id THEN l.elected_at ELSE now() END,
+       expires_at = excluded.expires_at
+ WHERE l.instance_id = excluded.instance_id OR l.expires_at < now()
+RETURNING l.elected_at
+
+-- name: leader_resign
+-- Deletes our leader row and tells the followers, in one statement.
+WITH gone AS (DELETE FROM shardq.leader WHERE role = 'maintenance' AND instance_id = ? RETURNING instance_id)
+SELECT pg_notify('shardq_leader', instance_id::text) FROM gone
+
+-- name: leader_select
+SELECT instance_id, expires_at > now() FROM shardq.leader WHERE role = 'maintenance'
+
+-- name: maintenance_notify_many
+-- A follower's slice crossings, coalesced, for the leader: one NOTIFY per destination/shard.
+SELECT pg_notify('shardq_maintenance', p) FROM unnest(?::text[]) AS p
+
+-- name: destination_select_by_id
+SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead_letter_name,
+       d.enqueue_enabled, d.dequeue_enabled,
+       (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription
+  FROM shardq.destination d WHERE d.id = ?

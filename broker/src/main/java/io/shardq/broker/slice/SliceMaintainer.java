@@ -1,0 +1,191 @@
+package io.shardq.broker.slice;
+
+import io.shardq.broker.catalog.Catalog;
+import io.shardq.broker.catalog.DestinationInfo;
+import io.shardq.broker.internal.BackgroundService;
+import io.shardq.broker.internal.Queries;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs slice retirement and spare-slot preparation ({@link SliceRetirer}) on the one instance
+ * that leads ({@code Elector}), when there is something to do rather than every second for
+ * every destination.
+ *
+ * <p>Triggers: a slice can be retired only after the cursors of its shard passed its last
+ * sequence number, so the consumer commit path calls {@link #sliceCrossed} when a committed
+ * cursor moves into a new slice (a division, no I/O). On the leader that marks the destination
+ * for the next round. On a follower it is recorded too, and the follower's maintenance thread
+ * sends the recorded crossings to the leader as NOTIFY {@code shardq_maintenance}, several in
+ * one statement, at most one per (destination, shard) per round, never on the commit path.
+ * A round over a destination that could not take a lock in time (a long transaction holds a
+ * slot) is repeated every {@code intervalMillis} until it succeeds. As the fallback for missed
+ * notifications and for spare slots used up by producers while consumers lag, the leader also
+ * scans every destination when it is elected and every {@code scanMillis} after that.
+ *
+ * <p>Threading: one thread, {@code shardq-<instance>-maintenance-1}, on every instance (it
+ * sends the notifications of a follower); only the leader's does retirement and DDL. The
+ * commit path and the Waker only add to concurrent sets and {@link #trigger()}.
+ */
+public final class SliceMaintainer extends BackgroundService {
+    private static final Logger LOG = LoggerFactory.getLogger(SliceMaintainer.class);
+    public static final String CHANNEL = "shardq_maintenance";
+
+    private final DataSource dataSource;
+    private final Catalog catalog;
+    private final SliceRetirer retirer;
+    private final BooleanSupplier leader;
+    private final long intervalMillis;
+    private final long scanNanos;
+    private final LongSupplier nanoClock;
+    private final Set<Integer> dirty = ConcurrentHashMap.newKeySet();
+    private final Set<String> crossings = ConcurrentHashMap.newKeySet();
+    private volatile boolean scanAll;
+    private long nextScanNanos;
+
+    public SliceMaintainer(
+            DataSource dataSource,
+            Catalog catalog,
+            SliceRetirer retirer,
+            BooleanSupplier leader,
+            long intervalMillis,
+            long scanMillis,
+            LongSupplier nanoClock,
+            String threadName) {
+        super(threadName);
+        this.dataSource = dataSource;
+        this.catalog = catalog;
+        this.retirer = retirer;
+        this.leader = leader;
+        this.intervalMillis = intervalMillis;
+        this.scanNanos = TimeUnit.MILLISECONDS.toNanos(scanMillis);
+        this.nanoClock = nanoClock;
+    }
+
+    /**
+     * A committed cursor of {@code shard} moved from {@code from} to {@code to}: if that passed
+     * the end of a slice, retirement has work. Cheap: no I/O, callable from the commit path.
+     * Slices are aligned to multiples of the slice size unless the size was altered; a crossing
+     * missed after such an alter is caught by the leader's fallback scan.
+     */
+    public void cursorCommitted(DestinationInfo d, int shard, long from, long to) {
+        int size = d.sliceSize();
+        if (to > from && to / size != from / size) {
+            sliceCrossed(d.id(), shard);
+        }
+    }
+
+    /** A cursor of {@code shard} passed the last message of a slice. */
+    public void sliceCrossed(int destinationId, int shard) {
+        if (leader.getAsBoolean()) {
+            dirty.add(destinationId);
+        } else {
+            crossings.add(destinationId + "/" + shard);
+        }
+        trigger();
+    }
+
+    /** A follower's NOTIFY on {@link #CHANNEL}: {@code <destination>/<shard>}. */
+    public void onNotify(String payload) {
+        if (!leader.getAsBoolean()) {
+            return; // the leader's business; a new leader scans everything anyway
+        }
+        int slash = payload.indexOf('/');
+        try {
+            dirty.add(Integer.parseInt(slash < 0 ? payload : payload.substring(0, slash)));
+            trigger();
+        } catch (NumberFormatException e) {
+            LOG.debug("ignoring malformed maintenance notification {}", payload);
+        }
+    }
+
+    /** From the elector: a new leader scans every destination once. */
+    public void leadershipChanged(boolean nowLeader) {
+        if (nowLeader) {
+            scanAll = true;
+            trigger();
+        }
+    }
+
+    @Override
+    protected long runOnce() throws SQLException {
+        if (!leader.getAsBoolean()) {
+            dirty.clear();
+            sendCrossings();
+            return TimeUnit.NANOSECONDS.toMillis(scanNanos); // a crossing or an election triggers us
+        }
+        crossings.clear(); // ours: the scan or the dirty set covers them
+        long now = nanoClock.getAsLong();
+        List<Integer> ids = new ArrayList<>();
+        boolean scan = scanAll || now - nextScanNanos >= 0;
+        if (scan) {
+            scanAll = false;
+            nextScanNanos = now + scanNanos;
+            dirty.clear();
+            catalog.all().forEach(d -> ids.add(d.id()));
+        } else {
+            for (Integer id : List.copyOf(dirty)) {
+                dirty.remove(id);
+                ids.add(id);
+            }
+        }
+        for (int id : ids) {
+            if (isStopping() || !leader.getAsBoolean()) {
+                break;
+            }
+            maintain(id);
+        }
+        if (!dirty.isEmpty()) {
+            return intervalMillis;
+        }
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextScanNanos - nanoClock.getAsLong()));
+    }
+
+    private void maintain(int destinationId) throws SQLException {
+        Optional<DestinationInfo> d = catalog.reloadById(destinationId);
+        if (d.isEmpty()) {
+            return; // dropped meanwhile
+        }
+        try {
+            SliceRetirer.Round round = retirer.run(d.get());
+            if (round.busy()) {
+                dirty.add(destinationId); // a lock was held: again next interval
+            }
+        } catch (SQLException | RuntimeException e) {
+            dirty.add(destinationId);
+            throw e;
+        }
+    }
+
+    private void sendCrossings() throws SQLException {
+        if (crossings.isEmpty()) {
+            return;
+        }
+        List<String> batch = new ArrayList<>();
+        for (String c : List.copyOf(crossings)) {
+            crossings.remove(c);
+            batch.add(c);
+        }
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(Queries.get("maintenance_notify_many"))) {
+            ps.setArray(1, c.createArrayOf("text", batch.toArray()));
+            ps.execute();
+        } catch (SQLException | RuntimeException e) {
+            crossings.addAll(batch);
+            throw e;
+        }
+        LOG.debug("sent {} slice crossing(s) to the maintenance leader", batch.size());
+    }
+}
