@@ -79,12 +79,15 @@ final class ShardPager {
         String sql = Queries.withParent("message_select_browse_page", destination.id());
         try (Connection c = dataSource.getConnection();
                 PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setLong(1, destination.queueSubscription());
-            ps.setInt(2, shard);
-            ps.setLong(3, after);
-            ps.setLong(4, head);
-            ps.setInt(5, rows);
-            ps.setLong(6, bytes);
+            long subscription = destination.queueSubscription();
+            ps.setInt(1, shard);
+            ps.setLong(2, after);
+            ps.setLong(3, subscription);
+            ps.setInt(4, shard);
+            ps.setLong(5, head);
+            ps.setLong(6, subscription);
+            ps.setInt(7, rows);
+            ps.setLong(8, bytes);
             int read = 0;
             int dropped = 0;
             long droppedBytes = 0;

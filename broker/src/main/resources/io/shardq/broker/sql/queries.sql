@@ -193,20 +193,23 @@ SELECT seq, enqueued_at, deliver_at, expires_at, priority, header, body
   FROM /* TEMPLATE: leaf */ WHERE seq BETWEEN ? AND ? ORDER BY seq
 
 -- name: message_select_browse_page
--- One page of a browse cursor on one shard: the rows after the page before (?) and after the
--- consumer cursor, up to the head the browse started at (?), that no selective consumer took
--- (dequeue log); at most ? rows, and only as many as fit in ? bytes of header and body (the row
--- that crosses the bound is kept, so a page always moves on). The LIMIT is applied before the
--- running sum, so a page never sums more than its own rows.
+-- One page of a browse cursor on one shard (?): the rows after the page before (?) and after the
+-- consumer cursor (a scalar subquery, so the bound is an index condition on seq), up to the head
+-- the browse started at (?), that no selective consumer took (dequeue log); at most ? rows, and
+-- only as many as fit in ? bytes of header and body (the row that crosses the bound is kept, so a
+-- page always moves on). The LIMIT is applied before the running sum, so a page never sums more
+-- than its own rows.
 SELECT p.seq, p.enqueued_at, p.deliver_at, p.expires_at, p.priority, p.header, p.body
   FROM (SELECT w.*, sum(w.size) OVER (ORDER BY w.seq) AS upto
           FROM (SELECT m.seq, m.enqueued_at, m.deliver_at, m.expires_at, m.priority, m.header, m.body,
                        octet_length(m.header)::bigint + octet_length(m.body) AS size
                   FROM /* TEMPLATE: parent */ m
-                  JOIN shardq.cursor c ON c.subscription_id = ? AND c.shard_no = m.shard_no
-                 WHERE m.shard_no = ? AND m.seq > greatest(?, c.position) AND m.seq <= ?
+                 WHERE m.shard_no = ?::integer
+                   AND m.seq > greatest(?::bigint, (SELECT c.position FROM shardq.cursor c
+                                                     WHERE c.subscription_id = ?::bigint AND c.shard_no = ?::integer))
+                   AND m.seq <= ?::bigint
                    AND NOT EXISTS (SELECT 1 FROM shardq.dequeue_log l
-                                    WHERE l.subscription_id = c.subscription_id AND l.shard_no = m.shard_no
+                                    WHERE l.subscription_id = ?::bigint AND l.shard_no = m.shard_no
                                       AND l.seq = m.seq)
                  ORDER BY m.seq
                  LIMIT ?) w) p
