@@ -71,11 +71,13 @@ final class QueueBrowseCommand implements Callable<Integer> {
                     BrowseCursor.Options.DEFAULTS.withMaxExamined(filter == null ? Long.MAX_VALUE : scan);
             List<BrowsedMessage> shown = new ArrayList<>();
             long seen;
+            boolean scanEnded;
             try (BrowseCursor cursor = broker.browse(name, filter, options)) {
                 while (shown.size() < limit && cursor.hasNext()) {
                     shown.add(cursor.next());
                 }
                 seen = cursor.examined();
+                scanEnded = shown.size() < limit && cursor.stoppedAtMaxExamined();
             }
             if (output.json) {
                 Json.print(out, json(shown));
@@ -83,17 +85,17 @@ final class QueueBrowseCommand implements Callable<Integer> {
             }
             print(out, shown);
             long waiting = broker.admin().backlog(name);
-            out.println(summary(shown.size(), seen, waiting, filter));
+            out.println(summary(shown.size(), seen, scanEnded, waiting, filter));
             return 0;
         }
     }
 
-    private static String summary(int shown, long seen, long waiting, Selector filter) {
+    private static String summary(int shown, long seen, boolean scanEnded, long waiting, Selector filter) {
         if (filter == null) {
             return "(" + shown + " of " + Format.messages(waiting) + " waiting)";
         }
         return "(" + shown + " shown; looked at " + Format.count(seen) + " of " + Format.messages(waiting) + " waiting"
-                + (seen < waiting ? "; raise --scan to look further" : "") + ")";
+                + (scanEnded && seen < waiting ? "; raise --scan to look further" : "") + ")";
     }
 
     static ArrayNode json(List<BrowsedMessage> messages) {
