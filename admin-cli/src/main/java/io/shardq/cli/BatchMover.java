@@ -13,12 +13,10 @@ import io.shardq.broker.shard.BrokerSession;
 import io.shardq.broker.shard.Delivery;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -150,30 +148,24 @@ final class BatchMover {
     }
 
     long waiting() {
-        return DequeueLog.waiting(broker, broker.admin().require(queue));
+        return broker.admin().backlog(queue);
     }
 
     /**
-     * Shards with messages beyond their cursor whose dequeue lease this instance does not hold:
-     * a selective receive that found nothing has looked at every other shard.
+     * Shards with messages waiting whose dequeue lease this instance does not hold: a selective
+     * receive that found nothing has looked at every other shard.
      */
     private long othersHoldShardsWithMessages() {
-        DestinationInfo d = broker.admin().require(queue);
-        try (Connection c = broker.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement("select count(*) from shardq.cursor c join shardq.shard s"
-                        + " on s.destination_id = c.destination_id and s.shard_no = c.shard_no"
-                        + " where c.subscription_id = ? and s.next_seq - 1 > c.position"
-                        + " and not (c.lease_instance is not distinct from ? and c.lease_until > now())")) {
-            ps.setLong(1, d.queueSubscription());
-            ps.setLong(2, broker.instanceId());
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
+        Admin admin = broker.admin();
+        Set<Integer> mine = new HashSet<>();
+        for (Admin.Lease l : admin.leases(queue)) {
+            if (l.instanceId() == broker.instanceId() && l.live()) {
+                mine.add(l.shardNo());
             }
-        } catch (SQLException e) {
-            throw new ShardQException(
-                    ErrorKind.DATABASE, "reading the dequeue leases of " + queue + " failed: " + e.getMessage(), e);
         }
+        return admin.shards(queue).stream()
+                .filter(s -> s.backlog() > 0 && !mine.contains(s.shardNo()))
+                .count();
     }
 
     /**

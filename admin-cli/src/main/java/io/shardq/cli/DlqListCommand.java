@@ -3,12 +3,15 @@ package io.shardq.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardq.broker.Broker;
+import io.shardq.broker.browse.BrowseCursor;
+import io.shardq.broker.browse.BrowsedMessage;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
 import io.shardq.broker.shard.BrokerSession;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -58,15 +61,20 @@ final class DlqListCommand implements Callable<Integer> {
             Optional<DestinationInfo> dlq = DlqCommand.deadLetterQueue(broker.admin(), q);
             // a dead-letter queue may be shared: show the letters of this queue only
             Selector mine = DlqCommand.lettersOf(name);
-            List<Broker.BrowsedMessage> seen =
-                    dlq.isPresent() ? DequeueLog.browse(broker, dlq.get(), Math.max(limit, scan)) : List.of();
-            List<Broker.BrowsedMessage> letters = seen.stream()
-                    .filter(b -> mine.matches(b.message()))
-                    .limit(limit)
-                    .toList();
+            List<BrowsedMessage> letters = new ArrayList<>();
+            long seen = 0;
+            if (dlq.isPresent()) {
+                BrowseCursor.Options options = BrowseCursor.Options.DEFAULTS.withMaxExamined(Math.max(limit, scan));
+                try (BrowseCursor cursor = broker.browse(dlq.get().name(), mine, options)) {
+                    while (letters.size() < limit && cursor.hasNext()) {
+                        letters.add(cursor.next());
+                    }
+                    seen = cursor.examined();
+                }
+            }
             if (output.json) {
                 ArrayNode a = Json.array();
-                for (Broker.BrowsedMessage b : letters) {
+                for (BrowsedMessage b : letters) {
                     ObjectNode o = a.addObject();
                     o.put("deadLetterQueue", q.deadLetterQueue());
                     o.put("shard", b.shard());
@@ -84,14 +92,14 @@ final class DlqListCommand implements Callable<Integer> {
                         + " does not exist yet (the first dead letter creates it)");
                 return 0;
             }
-            long waiting = DequeueLog.waiting(broker, dlq.get());
+            long waiting = broker.admin().backlog(dlq.get().name());
             if (letters.isEmpty()) {
                 out.println("no dead letters of " + name + " in " + dlq.get().name()
-                        + (seen.size() < waiting ? " among the first " + Format.count(seen.size()) : ""));
+                        + (seen < waiting ? " among the first " + Format.count(seen) : ""));
                 return 0;
             }
             Table t = new Table("DEAD SINCE", "MESSAGE ID", "FROM", "BODY", "REASON");
-            for (Broker.BrowsedMessage b : letters) {
+            for (BrowsedMessage b : letters) {
                 BrokerMessage m = b.message();
                 t.row(
                         Format.instant(b.enqueuedAt()),

@@ -4,11 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.message.BrokerMessage.BodyType;
+import io.shardq.broker.message.TextBody;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -28,15 +26,12 @@ import java.util.UUID;
  *
  * <p>Properties keep their JMS type ({@code boolean byte short int long float double string});
  * NaN and infinities of float/double are written as the strings {@code "NaN"}, {@code
- * "Infinity"}, {@code "-Infinity"}. The body is the text for TEXT (null for a null text, which
- * the JMS layer stores as the single byte 0xFF), base64 for every other body type. A TEXT body
+ * "Infinity"}, {@code "-Infinity"}. The body is the text for TEXT (null for a null text: {@link
+ * TextBody}, the encoding the JMS layer uses), base64 for every other body type. A TEXT body
  * that is not valid UTF-8 (never written by the JMS layer) goes to {@code bodyBase64} instead,
  * so nothing is ever lost in the conversion.
  */
 final class MessageJson {
-    /** How the JMS layer stores a TextMessage whose text is null. */
-    private static final byte NULL_TEXT = (byte) 0xFF;
-
     private static final Set<String> FIELDS = Set.of(
             "messageId",
             "bodyType",
@@ -95,15 +90,10 @@ final class MessageJson {
         }
         byte[] body = m.body();
         if (m.bodyType() == BodyType.TEXT) {
-            if (body.length == 1 && body[0] == NULL_TEXT) {
-                o.putNull("body");
-            } else {
-                String text = strictUtf8(body);
-                if (text != null) {
-                    o.put("body", text);
-                } else {
-                    o.put("bodyBase64", Base64.getEncoder().encodeToString(body));
-                }
+            try {
+                o.put("body", TextBody.decodeStrict(body)); // null for a null text
+            } catch (CharacterCodingException e) {
+                o.put("bodyBase64", Base64.getEncoder().encodeToString(body));
             }
         } else {
             o.put("body", Base64.getEncoder().encodeToString(body));
@@ -176,13 +166,10 @@ final class MessageJson {
             return new byte[0];
         }
         if (bodyType == BodyType.TEXT) {
-            if (body.isNull()) {
-                return new byte[] {NULL_TEXT};
-            }
-            if (!body.isTextual()) {
+            if (!body.isNull() && !body.isTextual()) {
                 throw new IllegalArgumentException("\"body\" of a TEXT message must be a string or null");
             }
-            return body.textValue().getBytes(StandardCharsets.UTF_8);
+            return TextBody.encode(body.isNull() ? null : body.textValue());
         }
         return base64(body, "body");
     }
@@ -306,19 +293,5 @@ final class MessageJson {
             return "double";
         }
         return "string";
-    }
-
-    /** The text if {@code bytes} is valid UTF-8, else null. */
-    private static String strictUtf8(byte[] bytes) {
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            return null;
-        }
     }
 }

@@ -3,12 +3,13 @@ package io.shardq.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardq.broker.Broker;
-import io.shardq.broker.catalog.DestinationInfo;
+import io.shardq.broker.browse.BrowseCursor;
+import io.shardq.broker.browse.BrowsedMessage;
 import io.shardq.broker.catalog.Names;
 import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.message.TextBody;
 import io.shardq.broker.selector.Selector;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,7 @@ import picocli.CommandLine.Parameters;
         name = "browse",
         description = {
             "Show waiting messages without consuming them, oldest first.",
-            "With --selector, the first --scan waiting messages are read and the matching ones shown."
+            "With --selector, waiting messages are read in order until --limit of them match or --scan of them were looked at."
         })
 final class QueueBrowseCommand implements Callable<Integer> {
     @Mixin
@@ -65,37 +66,41 @@ final class QueueBrowseCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (Broker broker = connection.startBroker("queue browse")) {
-            DestinationInfo d = QueueCommand.require(broker.admin(), name);
-            List<Broker.BrowsedMessage> seen =
-                    DequeueLog.browse(broker, d, filter == null ? limit : Math.max(limit, scan));
-            List<Broker.BrowsedMessage> shown = new ArrayList<>();
-            for (Broker.BrowsedMessage b : seen) {
-                if (shown.size() < limit && (filter == null || filter.matches(b.message()))) {
-                    shown.add(b);
+            QueueCommand.require(broker.admin(), name);
+            BrowseCursor.Options options =
+                    BrowseCursor.Options.DEFAULTS.withMaxExamined(filter == null ? Long.MAX_VALUE : scan);
+            List<BrowsedMessage> shown = new ArrayList<>();
+            long seen;
+            boolean scanEnded;
+            try (BrowseCursor cursor = broker.browse(name, filter, options)) {
+                while (shown.size() < limit && cursor.hasNext()) {
+                    shown.add(cursor.next());
                 }
+                seen = cursor.examined();
+                scanEnded = shown.size() < limit && cursor.stoppedAtMaxExamined();
             }
             if (output.json) {
                 Json.print(out, json(shown));
                 return 0;
             }
             print(out, shown);
-            long waiting = DequeueLog.waiting(broker, d);
-            out.println(summary(shown.size(), seen.size(), waiting, filter));
+            long waiting = broker.admin().backlog(name);
+            out.println(summary(shown.size(), seen, scanEnded, waiting, filter));
             return 0;
         }
     }
 
-    private static String summary(int shown, int seen, long waiting, Selector filter) {
+    private static String summary(int shown, long seen, boolean scanEnded, long waiting, Selector filter) {
         if (filter == null) {
             return "(" + shown + " of " + Format.messages(waiting) + " waiting)";
         }
         return "(" + shown + " shown; looked at " + Format.count(seen) + " of " + Format.messages(waiting) + " waiting"
-                + (seen < waiting ? "; raise --scan to look further" : "") + ")";
+                + (scanEnded && seen < waiting ? "; raise --scan to look further" : "") + ")";
     }
 
-    static ArrayNode json(List<Broker.BrowsedMessage> messages) {
+    static ArrayNode json(List<BrowsedMessage> messages) {
         ArrayNode a = Json.array();
-        for (Broker.BrowsedMessage b : messages) {
+        for (BrowsedMessage b : messages) {
             ObjectNode o = a.addObject();
             o.put("shard", b.shard());
             o.put("seq", b.seq());
@@ -105,9 +110,9 @@ final class QueueBrowseCommand implements Callable<Integer> {
         return a;
     }
 
-    private static void print(PrintWriter out, List<Broker.BrowsedMessage> messages) {
+    private static void print(PrintWriter out, List<BrowsedMessage> messages) {
         Table t = new Table("SHARD", "SEQ", "ENQUEUED", "MESSAGE ID", "BODY", "PROPERTIES");
-        for (Broker.BrowsedMessage b : messages) {
+        for (BrowsedMessage b : messages) {
             BrokerMessage m = b.message();
             t.row(
                     b.shard(),
@@ -123,8 +128,8 @@ final class QueueBrowseCommand implements Callable<Integer> {
     /** A short, single-line view of the body: the start of a text, else its type and size. */
     static String preview(BrokerMessage m) {
         if (m.bodyType() == BrokerMessage.BodyType.TEXT) {
-            String s = new String(m.body(), StandardCharsets.UTF_8);
-            return "\"" + shorten(s, 40) + "\"";
+            String s = TextBody.decode(m.body());
+            return s == null ? "null" : "\"" + shorten(s, 40) + "\"";
         }
         return m.bodyType().name().toLowerCase(java.util.Locale.ROOT) + ", " + Format.bytes(m.body().length);
     }

@@ -93,7 +93,7 @@ final class QueueDrainCommand implements Callable<Integer> {
                         "dequeue is stopped on queue " + name + " (start it: shardq queue start " + name
                                 + " --dequeue)");
             }
-            long waiting = DequeueLog.waiting(broker, d);
+            long waiting = broker.admin().backlog(d.name());
             long expected = filter != null ? 0 : max > 0 ? Math.min(max, waiting) : waiting; // 0: unknown
             Progress progress = Progress.forTerminal(err, "draining " + name, expected);
             BatchMover mover =

@@ -41,7 +41,7 @@ final class QueueDropCommand implements Callable<Integer> {
         try (Broker broker = connection.startBroker("queue drop")) {
             Admin admin = broker.admin();
             DestinationInfo d = QueueCommand.require(admin, name);
-            long backlog = DequeueLog.waiting(broker, d);
+            long backlog = broker.admin().backlog(d.name());
             if (backlog > 0 && !force) {
                 // the engine refuses too (in the same statement as the drop); this says it in CLI terms
                 throw new ShardQException(

@@ -43,7 +43,7 @@ final class QueueListCommand implements Callable<Integer> {
                     "WAITING");
             ArrayNode json = Json.array();
             for (DestinationInfo d : queues) {
-                long backlog = DequeueLog.waiting(broker, d);
+                long backlog = broker.admin().backlog(d.name());
                 table.row(
                         d.name(),
                         d.shardCount(),

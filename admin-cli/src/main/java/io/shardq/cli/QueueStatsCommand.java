@@ -2,20 +2,16 @@ package io.shardq.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.shardq.broker.Admin;
 import io.shardq.broker.Broker;
 import io.shardq.broker.QueueStats;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
 import java.io.PrintWriter;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import javax.sql.DataSource;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -54,18 +50,18 @@ final class QueueStatsCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Override
-    public Integer call() throws SQLException, InterruptedException {
+    public Integer call() throws InterruptedException {
         Names.checkDestination(name);
         PrintWriter out = spec.commandLine().getOut();
         try (Broker broker = connection.startBroker("queue stats")) {
-            DestinationInfo d = QueueCommand.require(broker.admin(), name);
+            QueueCommand.require(broker.admin(), name);
             long t0 = System.nanoTime();
-            QueueStats s = withoutTakenAhead(broker.admin().stats(name), DequeueLog.of(broker, d));
+            QueueStats s = broker.admin().stats(name);
             Rates rates = null;
             if (rate) {
                 Thread.sleep(RATE_SAMPLE_MILLIS);
                 long t1 = System.nanoTime();
-                QueueStats s2 = withoutTakenAhead(broker.admin().stats(name), DequeueLog.of(broker, d));
+                QueueStats s2 = broker.admin().stats(name);
                 double seconds = (t1 - t0) / 1e9;
                 rates = new Rates(
                         (s2.enqueued() - s.enqueued()) / seconds,
@@ -73,7 +69,7 @@ final class QueueStatsCommand implements Callable<Integer> {
                         seconds);
                 s = s2;
             }
-            Map<Long, String> holders = instanceNames(broker.dataSource());
+            Map<Long, String> holders = holderNames(broker.admin().leases(name));
             if (output.json) {
                 Json.print(out, json(s, rates, holders));
             } else {
@@ -81,24 +77,6 @@ final class QueueStatsCommand implements Callable<Integer> {
             }
             return 0;
         }
-    }
-
-    /** The engine counts messages taken out of order by selective consumers as waiting: see {@link DequeueLog}. */
-    private static QueueStats withoutTakenAhead(QueueStats s, DequeueLog log) {
-        List<QueueStats.ShardStats> shards = s.shards().stream()
-                .map(x -> new QueueStats.ShardStats(
-                        x.shardNo(), x.nextSeq(), x.position(), x.backlog() - log.size(x.shardNo()), x.leaseInstance()))
-                .toList();
-        return new QueueStats(
-                s.destination(),
-                s.backlog() - log.size(),
-                s.enqueued(),
-                s.oldestMessageAgeMillis(),
-                shards,
-                s.slicesInUse(),
-                s.slicesFree(),
-                s.tableBytes(),
-                s.deadTuples());
     }
 
     record Rates(double enqueuePerSecond, double dequeuePerSecond, double seconds) {}
@@ -180,15 +158,12 @@ final class QueueStatsCommand implements Callable<Integer> {
         return n == null ? "instance " + instance : instance + " " + n;
     }
 
-    /** Names of the instances that are alive or were recently: lease holders are shown by name. */
-    static Map<Long, String> instanceNames(DataSource ds) throws SQLException {
+    /** Names of the instances holding the queue's dequeue leases: lease holders are shown by name. */
+    static Map<Long, String> holderNames(List<Admin.Lease> leases) {
         Map<Long, String> names = new HashMap<>();
-        try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement("select id, name from shardq.instance"
-                        + " where id in (select lease_instance from shardq.cursor where lease_instance is not null)");
-                ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                names.put(rs.getLong(1), rs.getString(2));
+        for (Admin.Lease l : leases) {
+            if (l.instanceName() != null) {
+                names.put(l.instanceId(), l.instanceName());
             }
         }
         return names;

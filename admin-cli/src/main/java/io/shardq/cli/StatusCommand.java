@@ -2,6 +2,10 @@ package io.shardq.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.shardq.broker.Admin;
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.ShardQException;
+import io.shardq.broker.catalog.Catalog;
 import io.shardq.broker.store.Database;
 import io.shardq.sql.Migrations;
 import java.io.PrintWriter;
@@ -10,7 +14,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,8 +45,6 @@ final class StatusCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    record Instance(long id, String name, long startedAt, long heartbeatAgeMillis) {}
-
     @Override
     public Integer call() throws SQLException {
         PrintWriter out = spec.commandLine().getOut();
@@ -66,7 +67,7 @@ final class StatusCommand implements Callable<Integer> {
                 }
             }
             Optional<String> schema = Migrations.currentVersion(db.dataSource());
-            List<Instance> instances = schema.isPresent() ? alive(c) : List.of();
+            List<Admin.Instance> instances = schema.isPresent() ? alive(db) : List.of();
             if (output.json) {
                 ObjectNode o = Json.object();
                 o.put("database", db.displayUrl());
@@ -76,11 +77,11 @@ final class StatusCommand implements Callable<Integer> {
                 ObjectNode set = o.putObject("settings");
                 settings.forEach(set::put);
                 ArrayNode a = o.putArray("instances");
-                for (Instance i : instances) {
+                for (Admin.Instance i : instances) {
                     ObjectNode x = a.addObject();
                     x.put("id", i.id());
                     x.put("name", i.name());
-                    x.put("startedAt", i.startedAt());
+                    x.put("startedAt", i.startedAtMillis());
                     x.put("heartbeatAgeMillis", i.heartbeatAgeMillis());
                 }
                 Json.print(out, o);
@@ -101,11 +102,11 @@ final class StatusCommand implements Callable<Integer> {
             }
             out.println("instances alive     " + instances.size());
             Table t = new Table("ID", "NAME", "STARTED", "LAST HEARTBEAT");
-            for (Instance i : instances) {
+            for (Admin.Instance i : instances) {
                 t.row(
                         i.id(),
                         i.name(),
-                        Format.instant(i.startedAt()),
+                        Format.instant(i.startedAtMillis()),
                         Format.duration(i.heartbeatAgeMillis()) + " ago");
             }
             t.print(out);
@@ -113,20 +114,18 @@ final class StatusCommand implements Callable<Integer> {
         }
     }
 
-    private static List<Instance> alive(Connection c) throws SQLException {
-        List<Instance> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("select id, name,"
-                + " (extract(epoch from started_at) * 1000)::bigint,"
-                + " greatest(0, (extract(epoch from now() - heartbeat_at) * 1000)::bigint)"
-                + " from shardq.instance"
-                + " where stopped_at is null and heartbeat_at > now() - make_interval(secs => ?) order by id")) {
-            ps.setInt(1, ALIVE_SECONDS);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new Instance(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getLong(4)));
-                }
+    /** Through {@code shardq.instances()}; a schema migrated before that function existed has none to ask. */
+    private static List<Admin.Instance> alive(Database db) {
+        try {
+            return new Admin(db.dataSource(), new Catalog(db.dataSource())).instances(ALIVE_SECONDS);
+        } catch (ShardQException e) {
+            if (e.getCause() instanceof SQLException s && "42883".equals(s.getSQLState())) {
+                throw new ShardQException(
+                        ErrorKind.ILLEGAL_STATE,
+                        "the shardq schema has no shardq.instances() yet: run shardq migrate first",
+                        e);
             }
+            throw e;
         }
-        return out;
     }
 }

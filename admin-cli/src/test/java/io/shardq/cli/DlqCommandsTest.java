@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.shardq.broker.Broker;
+import io.shardq.broker.browse.BrowsedMessage;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.shard.BrokerSession;
 import io.shardq.broker.testing.Messages;
@@ -79,9 +80,9 @@ class DlqCommandsTest {
         assertThat(cli.run("dlq", "list", "pay").out()).startsWith("no dead letters of pay in pay.DLQ");
 
         try (Broker app = cli.broker("checker")) {
-            List<Broker.BrowsedMessage> back = app.browse("pay", 10);
+            List<BrowsedMessage> back = app.browse("pay", 10);
             assertThat(back).hasSize(3);
-            for (Broker.BrowsedMessage b : back) {
+            for (BrowsedMessage b : back) {
                 BrokerMessage m = b.message();
                 assertThat(m.properties()).containsOnlyKeys("n");
                 assertThat(Messages.body(m)).isEqualTo("p" + m.properties().get("n"));

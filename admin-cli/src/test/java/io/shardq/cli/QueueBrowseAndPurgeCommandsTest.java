@@ -73,4 +73,27 @@ class QueueBrowseAndPurgeCommandsTest {
         assertThat(cli.backlog("browse-q")).isZero();
         assertThat(cli.run("queue", "purge", "browse-q").out()).startsWith("purged queue browse-q: 0 messages");
     }
+
+    @Test
+    void browseSelector_findsAMatchBehindThousandsOfOthers_andStopsAtScan() {
+        cli.run("queue", "create", "browse-deep", "--shards", "1");
+        try (Broker app = cli.broker("producer")) {
+            CliRunner.send(
+                    app,
+                    "browse-deep",
+                    IntStream.range(0, 3000)
+                            .mapToObj(i -> Messages.text("m" + i, Map.of("n", i)))
+                            .toList());
+        }
+
+        CliRunner.Run last = cli.run("queue", "browse", "browse-deep", "--selector", "n = 2999");
+        assertThat(last.exit()).as(last.err()).isZero();
+        assertThat(last.out()).contains("\"m2999\"").endsWith("(1 shown; looked at 3,000 of 3,000 messages waiting)\n");
+
+        CliRunner.Run capped = cli.run("queue", "browse", "browse-deep", "--selector", "n = 2999", "--scan", "1000");
+        assertThat(capped.exit()).as(capped.err()).isZero();
+        assertThat(capped.out())
+                .endsWith("(0 shown; looked at 1,000 of 3,000 messages waiting; raise --scan to look further)\n");
+        assertThat(cli.backlog("browse-deep")).isEqualTo(3000);
+    }
 }

@@ -16,11 +16,11 @@ import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
- * Queue administration: create, drop, alter, start/stop, purge, list and stats. Each call is
- * one of the {@code shardq.*} SQL functions (so psql users get the same operations), with the
- * name validated here first for a clear message. Other instances learn of each change by the
- * catalog NOTIFY; this one is told at once ({@code changed}), so its own next send or receive
- * never sees the destination as it was.
+ * Queue administration: create, drop, alter, start/stop, purge, list, stats, instances and
+ * leases. Each call is one of the {@code shardq.*} SQL functions (so psql users get the same
+ * operations), with the name validated here first for a clear message. Other instances learn of
+ * each change by the catalog NOTIFY; this one is told at once ({@code changed}), so its own next
+ * send or receive never sees the destination as it was.
  */
 public final class Admin {
     private final DataSource dataSource;
@@ -132,18 +132,10 @@ public final class Admin {
             long backlog = 0;
             long enqueued = 0;
             long oldest = -1;
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_select_by_destination"))) {
-                ps.setLong(1, d.queueSubscription());
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        long head = rs.getLong(5) - 1;
-                        long pos = rs.getLong(2);
-                        shards.add(
-                                new QueueStats.ShardStats(rs.getInt(1), rs.getLong(5), pos, head - pos, rs.getLong(3)));
-                        backlog += head - pos;
-                        enqueued += head;
-                    }
-                }
+            for (QueueStats.ShardStats sh : shards(c, name)) {
+                shards.add(sh);
+                backlog += sh.backlog();
+                enqueued += sh.nextSeq() - 1;
             }
             try (PreparedStatement ps =
                     c.prepareStatement("select min(m.enqueued_at) from " + Queries.parentTable(d.id())
@@ -185,6 +177,101 @@ public final class Admin {
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "reading stats of " + name);
         }
+    }
+
+    /** Per shard of a queue, from {@code shardq.shard_stats(queue)}: waiting excludes messages taken out of order. */
+    public List<QueueStats.ShardStats> shards(String name) {
+        Names.checkDestination(name);
+        try (Connection c = dataSource.getConnection()) {
+            return shards(c, name);
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the shards of " + name);
+        }
+    }
+
+    private static List<QueueStats.ShardStats> shards(Connection c, String name) throws SQLException {
+        List<QueueStats.ShardStats> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                "select shard_no, next_seq, cursor_position, waiting, lease_instance from shardq.shard_stats(?)")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new QueueStats.ShardStats(
+                            rs.getInt(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A live instance, from {@code shardq.instances()}.
+     *
+     * @param startedAtMillis epoch millis
+     * @param shardsOwned shards it owns for enqueue
+     * @param leasesHeld dequeue leases it holds now
+     */
+    public record Instance(
+            long id, String name, long startedAtMillis, long heartbeatAgeMillis, long shardsOwned, long leasesHeld) {}
+
+    /** Instances not stopped whose heartbeat is at most {@code aliveWithinSeconds} old, by id. */
+    public List<Instance> instances(int aliveWithinSeconds) {
+        List<Instance> out = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("select id, name, started_at, heartbeat_age_ms, shards_owned,"
+                        + " leases_held from shardq.instances(alive_within_seconds => ?)")) {
+            ps.setInt(1, aliveWithinSeconds);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Instance(
+                            rs.getLong(1),
+                            rs.getString(2),
+                            rs.getTimestamp(3).getTime(),
+                            rs.getLong(4),
+                            rs.getLong(5),
+                            rs.getLong(6)));
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the instances");
+        }
+        return out;
+    }
+
+    /**
+     * A dequeue lease on one shard's cursor, from {@code shardq.leases(queue)}.
+     *
+     * @param subscription the subscription's name ({@code ""} for a queue)
+     * @param instanceName null when the holder is no longer registered
+     * @param live the lease has not expired
+     */
+    public record Lease(
+            int shardNo, String subscription, long instanceId, String instanceName, long untilMillis, boolean live) {}
+
+    /** The leased cursors of a destination, by subscription and shard. */
+    public List<Lease> leases(String name) {
+        Names.checkDestination(name);
+        List<Lease> out = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "select shard_no, subscription, instance_id, instance_name, lease_until, live"
+                                + " from shardq.leases(?)")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Lease(
+                            rs.getInt(1),
+                            rs.getString(2),
+                            rs.getLong(3),
+                            rs.getString(4),
+                            rs.getTimestamp(5).getTime(),
+                            rs.getBoolean(6)));
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the leases of " + name);
+        }
+        return out;
     }
 
     private long call(String sql, String what, Object... args) {

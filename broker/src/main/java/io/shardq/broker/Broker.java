@@ -1,5 +1,7 @@
 package io.shardq.broker;
 
+import io.shardq.broker.browse.BrowseCursor;
+import io.shardq.broker.browse.BrowsedMessage;
 import io.shardq.broker.cache.MessageCache;
 import io.shardq.broker.catalog.Catalog;
 import io.shardq.broker.catalog.CatalogWatcher;
@@ -10,6 +12,7 @@ import io.shardq.broker.instance.Waker;
 import io.shardq.broker.internal.Queries;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.selector.Selector;
 import io.shardq.broker.shard.BrokerSession;
 import io.shardq.broker.shard.DestinationRuntime;
 import io.shardq.broker.shard.Engine;
@@ -18,7 +21,6 @@ import io.shardq.broker.shard.Heartbeat;
 import io.shardq.broker.slice.SliceMaintainer;
 import io.shardq.broker.slice.SliceRetirer;
 import io.shardq.broker.store.Database;
-import io.shardq.broker.store.HeaderCodec;
 import io.shardq.sql.Migrations;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
@@ -202,32 +204,34 @@ public final class Broker implements AutoCloseable, Engine {
         return new BrokerSession(this, BrokerSession.Mode.TRANSACTED, connection);
     }
 
-    /** Looks at waiting messages without consuming them, oldest first. */
-    public List<BrowsedMessage> browse(String destination, int limit) {
+    /**
+     * Opens a lazy browse cursor on a queue: waiting messages up to the shards' current heads,
+     * oldest first, filtered by {@code selector} (null: all), memory bounded by {@code options}.
+     * See {@link BrowseCursor} for the order and what is shown.
+     */
+    public BrowseCursor browse(String destination, Selector selector, BrowseCursor.Options options) {
+        checkOpen();
         DestinationInfo d = admin.require(destination);
+        DestinationRuntime rt = runtimes.get(destination);
+        if (rt != null && options.memory() == io.shardq.broker.browse.MemorySource.NONE) {
+            // non-persistent messages this instance holds for the queue, as they are now
+            options = options.withMemory(() -> rt.nonPersistentSnapshot().stream()
+                    .map(m -> new BrowsedMessage(io.shardq.broker.browse.MemorySource.SHARD, 0, m.timestamp(), m))
+                    .iterator());
+        }
+        return BrowseCursor.open(database.dataSource(), d, selector, options);
+    }
+
+    /** The first {@code limit} waiting messages, oldest first (a convenience over the cursor). */
+    public List<BrowsedMessage> browse(String destination, int limit) {
         List<BrowsedMessage> out = new ArrayList<>();
-        try (Connection c = database.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.withParent("message_browse", d.id()))) {
-            ps.setLong(1, d.queueSubscription());
-            ps.setInt(2, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                long now = System.currentTimeMillis();
-                while (rs.next()) {
-                    BrokerMessage m = HeaderCodec.decode(
-                            rs.getBytes(7), rs.getBytes(8), rs.getShort(6), rs.getLong(5), rs.getLong(4));
-                    if (m.expiration() == 0 || m.expiration() >= now) {
-                        out.add(new BrowsedMessage(rs.getInt(1), rs.getLong(2), rs.getLong(3), m));
-                    }
-                }
+        try (BrowseCursor cursor = browse(destination, null, BrowseCursor.Options.DEFAULTS)) {
+            while (out.size() < limit && cursor.hasNext()) {
+                out.add(cursor.next());
             }
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "browsing " + destination);
         }
         return out;
     }
-
-    /** A message seen by {@link #browse}. */
-    public record BrowsedMessage(int shard, long seq, long enqueuedAt, BrokerMessage message) {}
 
     // ---------------------------------------------------------------- Engine
 

@@ -2,6 +2,7 @@ package io.shardq.jms;
 
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.message.BrokerMessage.BodyType;
+import io.shardq.broker.message.TextBody;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.JMSException;
@@ -39,8 +40,8 @@ import java.util.Set;
  *
  * <ul>
  *   <li>NONE: empty.
- *   <li>TEXT: the UTF-8 bytes of the text; a null text is the single byte {@code 0xFF}, which never
- *       occurs in UTF-8, so an empty body is the empty string.
+ *   <li>TEXT: {@link TextBody} (the UTF-8 bytes; a null text is the single byte {@code 0xFF}), shared
+ *       with the admin CLI.
  *   <li>BYTES: the bytes as written.
  *   <li>MAP and STREAM: version byte {@code 1}, an int count, then per entry (MAP: the name as a
  *       string first) a one-byte type tag and the value in {@link DataOutputStream} form; a string
@@ -51,9 +52,6 @@ import java.util.Set;
  * <p>Changing an encoding means a new version byte or body type: stored messages outlive releases.
  */
 final class MessageCodec {
-    /** The TEXT body of a null text. */
-    private static final byte NULL_TEXT = (byte) 0xFF;
-
     private static final byte TYPED_VERSION = 1;
 
     private static final byte TAG_NULL = 0;
@@ -295,11 +293,11 @@ final class MessageCodec {
     }
 
     static byte[] encodeText(String text) {
-        return text == null ? new byte[] {NULL_TEXT} : text.getBytes(StandardCharsets.UTF_8);
+        return TextBody.encode(text);
     }
 
     static String decodeText(byte[] body) {
-        return body.length == 1 && body[0] == NULL_TEXT ? null : new String(body, StandardCharsets.UTF_8);
+        return TextBody.decode(body);
     }
 
     static byte[] encodeMap(Map<String, Object> items) throws MessageFormatException {

@@ -1,28 +1,31 @@
 package io.shardq.jms;
 
-import io.shardq.broker.Broker;
+import io.shardq.broker.browse.BrowseCursor;
+import io.shardq.broker.browse.BrowsedMessage;
 import io.shardq.broker.selector.Selector;
 import jakarta.jms.IllegalStateException;
 import jakarta.jms.JMSException;
+import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Message;
 import jakarta.jms.Queue;
 import jakarta.jms.QueueBrowser;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Enumeration;
-import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Looks at waiting messages without consuming them: a snapshot of up to {@link #LIMIT} messages,
- * oldest first, filtered by the selector.
+ * Looks at waiting messages without consuming them. Each {@link #getEnumeration()} opens its own
+ * engine {@link BrowseCursor}: lazy, oldest first, the selector applied as pages are read, memory
+ * bounded whatever the backlog, showing the messages sent before it was opened. Enumerations end
+ * (no more elements) when the browser or its session closes.
  */
 final class ShardQQueueBrowser implements QueueBrowser {
-    static final int LIMIT = 10_000;
-
     private final ShardQSession session;
     private final ShardQQueue queue;
     private final String selectorText;
     private final Selector selector;
+    private final Set<BrowseCursor> open = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     ShardQQueueBrowser(ShardQSession session, ShardQQueue queue, String selectorText, Selector selector) {
@@ -45,37 +48,82 @@ final class ShardQQueueBrowser implements QueueBrowser {
     }
 
     @Override
-    public Enumeration<?> getEnumeration() throws JMSException {
+    public Enumeration<Message> getEnumeration() throws JMSException {
         checkOpen();
-        List<Broker.BrowsedMessage> seen;
+        BrowseCursor cursor;
         try {
-            seen = session.broker().browse(queue.getQueueName(), LIMIT);
+            cursor = session.broker().browse(queue.getQueueName(), selector, BrowseCursor.Options.DEFAULTS);
         } catch (RuntimeException e) {
             throw Exceptions.translate(e);
         }
-        List<Message> out = new ArrayList<>();
-        for (Broker.BrowsedMessage b : seen) {
-            if (selector == null || selector.matches(b.message())) {
-                out.add(MessageCodec.fromBroker(
-                        b.message(), queue, 1, session.connection().allowList()));
-            }
+        open.add(cursor);
+        if (closed) { // closed while opening: do not leave the cursor behind
+            cursor.close();
+            open.remove(cursor);
         }
-        return Collections.enumeration(out);
+        return new Messages(cursor);
     }
 
     @Override
     public void close() {
         closed = true;
+        closeCursors();
         session.removed(this);
     }
 
     void closedBySession() {
         closed = true;
+        closeCursors();
+    }
+
+    private void closeCursors() {
+        for (BrowseCursor c : open) {
+            c.close();
+            open.remove(c);
+        }
     }
 
     private void checkOpen() throws IllegalStateException {
         if (closed || session.isClosed()) {
             throw Exceptions.closed("browser");
+        }
+    }
+
+    /** One enumeration: converts the cursor's messages one at a time, as they are asked for. */
+    private final class Messages implements Enumeration<Message> {
+        private final BrowseCursor cursor;
+
+        Messages(BrowseCursor cursor) {
+            this.cursor = cursor;
+        }
+
+        @Override
+        public boolean hasMoreElements() {
+            boolean more;
+            try {
+                more = cursor.hasNext();
+            } catch (RuntimeException e) {
+                throw Exceptions.unchecked(Exceptions.translate(e));
+            }
+            if (!more) {
+                open.remove(cursor); // used up: nothing to close later
+            }
+            return more;
+        }
+
+        @Override
+        public Message nextElement() {
+            if (!hasMoreElements()) {
+                throw new NoSuchElementException("no more messages in this browse of " + queue);
+            }
+            BrowsedMessage b = cursor.next();
+            try {
+                return MessageCodec.fromBroker(
+                        b.message(), queue, 1, session.connection().allowList());
+            } catch (JMSException e) {
+                JMSRuntimeException r = Exceptions.unchecked(e);
+                throw r;
+            }
         }
     }
 }

@@ -211,16 +211,6 @@ SELECT seq, enqueued_at, deliver_at, expires_at, priority, header, body, body_si
 -- A large body, read when its message is delivered.
 SELECT body FROM /* TEMPLATE: leaf */ WHERE seq = ?
 
--- name: message_browse
-SELECT m.shard_no, m.seq, m.enqueued_at, m.deliver_at, m.expires_at, m.priority, m.header, m.body
-  FROM /* TEMPLATE: parent */ m
-  JOIN shardq.cursor c ON c.subscription_id = ? AND c.shard_no = m.shard_no
- WHERE m.seq > c.position
-   AND NOT EXISTS (SELECT 1 FROM shardq.dequeue_log l
-                    WHERE l.subscription_id = c.subscription_id AND l.shard_no = m.shard_no AND l.seq = m.seq)
- ORDER BY m.enqueued_at, m.shard_no, m.seq
- LIMIT ?
-
 -- name: leader_attempt_elect
 -- Takes the leader row when it is free or expired, or extends it when it is ours (River's
 -- elector); a row comes back only when this instance leads. Times are the database's.
@@ -250,3 +240,27 @@ SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead
        d.enqueue_enabled, d.dequeue_enabled,
        (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription
   FROM shardq.destination d WHERE d.id = ?
+
+-- name: message_select_browse_page
+-- One page of a browse cursor on one shard (?): the rows after the page before (?) and after the
+-- consumer cursor (a scalar subquery, so the bound is an index condition on seq), up to the head
+-- the browse started at (?), that no selective consumer took (dequeue log); at most ? rows, and
+-- only as many as fit in ? bytes of header and body (the row that crosses the bound is kept, so a
+-- page always moves on). The LIMIT is applied before the running sum, so a page never sums more
+-- than its own rows.
+SELECT p.seq, p.enqueued_at, p.deliver_at, p.expires_at, p.priority, p.header, p.body
+  FROM (SELECT w.*, sum(w.size) OVER (ORDER BY w.seq) AS upto
+          FROM (SELECT m.seq, m.enqueued_at, m.deliver_at, m.expires_at, m.priority, m.header, m.body,
+                       octet_length(m.header)::bigint + octet_length(m.body) AS size
+                  FROM /* TEMPLATE: parent */ m
+                 WHERE m.shard_no = ?::integer
+                   AND m.seq > greatest(?::bigint, (SELECT c.position FROM shardq.cursor c
+                                                     WHERE c.subscription_id = ?::bigint AND c.shard_no = ?::integer))
+                   AND m.seq <= ?::bigint
+                   AND NOT EXISTS (SELECT 1 FROM shardq.dequeue_log l
+                                    WHERE l.subscription_id = ?::bigint AND l.shard_no = m.shard_no
+                                      AND l.seq = m.seq)
+                 ORDER BY m.seq
+                 LIMIT ?) w) p
+ WHERE p.upto - p.size < ?
+ ORDER BY p.seq

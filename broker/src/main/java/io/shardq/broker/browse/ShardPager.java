@@ -1,0 +1,124 @@
+package io.shardq.broker.browse;
+
+import io.shardq.broker.catalog.DestinationInfo;
+import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.SqlErrors;
+import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.selector.Selector;
+import io.shardq.broker.store.HeaderCodec;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import javax.sql.DataSource;
+
+/**
+ * The rows of one shard for a {@link BrowseCursor}: reads pages of waiting messages in sequence
+ * order, from where the previous page ended up to the head the cursor was opened at, and keeps
+ * the ones that match the selector until the cursor takes them. Not thread-safe: the cursor
+ * serialises calls.
+ */
+final class ShardPager {
+    private final DataSource dataSource;
+    private final DestinationInfo destination;
+    private final int shard;
+    private final long head;
+    private final ArrayDeque<Row> buffer = new ArrayDeque<>();
+    private long after;
+    private boolean exhausted;
+
+    /** A matching message and its size as read, for the cursor's byte count. */
+    record Row(BrowsedMessage message, long bytes) {}
+
+    ShardPager(DataSource dataSource, DestinationInfo destination, int shard, long head) {
+        this.dataSource = dataSource;
+        this.destination = destination;
+        this.shard = shard;
+        this.head = head;
+        this.exhausted = head < 1;
+    }
+
+    int shard() {
+        return shard;
+    }
+
+    boolean exhausted() {
+        return exhausted && buffer.isEmpty();
+    }
+
+    boolean buffered() {
+        return !buffer.isEmpty();
+    }
+
+    /** True when the buffer is empty and more rows may wait in PostgreSQL. */
+    boolean needsPage() {
+        return buffer.isEmpty() && !exhausted;
+    }
+
+    Row peek() {
+        return buffer.peekFirst();
+    }
+
+    Row take() {
+        return buffer.pollFirst();
+    }
+
+    /** Drops what is buffered and reads no more. */
+    void stop() {
+        buffer.clear();
+        exhausted = true;
+    }
+
+    /**
+     * Reads one page: at most {@code rows} rows and about {@code bytes} bytes (the row that
+     * crosses the byte bound is still read, so every page moves on). Keeps the rows that are
+     * not expired and match {@code selector} (null: all).
+     */
+    void readPage(int rows, long bytes, Selector selector, long now, BrowseCursor.Counters counters) {
+        String sql = Queries.withParent("message_select_browse_page", destination.id());
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
+            long subscription = destination.queueSubscription();
+            ps.setInt(1, shard);
+            ps.setLong(2, after);
+            ps.setLong(3, subscription);
+            ps.setInt(4, shard);
+            ps.setLong(5, head);
+            ps.setLong(6, subscription);
+            ps.setInt(7, rows);
+            ps.setLong(8, bytes);
+            int read = 0;
+            int dropped = 0;
+            long droppedBytes = 0;
+            try (ResultSet rs = ps.executeQuery()) {
+                // the driver holds the whole page until the result set closes: rows left out by
+                // the selector are released only then, so the count is what is really held
+                while (rs.next()) {
+                    long seq = rs.getLong(1);
+                    byte[] header = rs.getBytes(6);
+                    byte[] body = rs.getBytes(7);
+                    long size = (long) header.length + body.length;
+                    counters.hold(1, size);
+                    counters.examined++;
+                    read++;
+                    after = seq;
+                    BrokerMessage m = HeaderCodec.decode(header, body, rs.getShort(5), rs.getLong(4), rs.getLong(3));
+                    if ((m.expiration() == 0 || m.expiration() >= now) && (selector == null || selector.matches(m))) {
+                        buffer.addLast(new Row(new BrowsedMessage(shard, seq, rs.getLong(2), m), size));
+                    } else {
+                        dropped++;
+                        droppedBytes += size;
+                    }
+                }
+            }
+            counters.release(dropped, droppedBytes);
+            counters.pagesRead++;
+            if (read == 0 || after >= head) {
+                exhausted = true;
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "browsing " + destination.name() + " shard " + shard);
+        }
+    }
+}

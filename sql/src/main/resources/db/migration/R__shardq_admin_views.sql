@@ -1,0 +1,80 @@
+-- R__shardq_admin_views: the engine's state as read-only SQL functions, like Oracle's AQ views
+-- (GV$AQ_SHARDED_SUBSCRIBER_STAT and friends), so psql users and the admin CLI read the same
+-- thing and nothing outside the engine reads its tables directly (the tables may change; these
+-- signatures must not):
+--   select * from shardq.shard_stats('orders');   -- per shard: head, cursor, waiting, lease
+--   select * from shardq.instances();             -- live instances and their heartbeats
+--   select * from shardq.leases('orders');        -- who holds each shard's dequeue lease
+-- A repeatable migration, like R__shardq_admin.sql, rather than V002: these are functions over
+-- the tables of V001, re-created (CREATE OR REPLACE) whenever this file changes, and adding them
+-- changes no table, so the schema version stays where it is. Flyway applies repeatable
+-- migrations by description, so this file runs after R__shardq_admin.sql, whose
+-- shardq.destination_id it calls (an unknown name raises 42704 with the name).
+
+-- Per shard of a queue: the next sequence number, the consumer cursor, the messages waiting
+-- (beyond the cursor, less those a selective consumer took out of order: taken_ahead), the
+-- instance owning the shard for enqueue and the one holding its dequeue lease (null: none).
+CREATE OR REPLACE FUNCTION shardq.shard_stats(queue text)
+RETURNS TABLE (
+    shard_no        integer,
+    next_seq        bigint,
+    cursor_position bigint,
+    waiting         bigint,
+    taken_ahead     bigint,
+    owner_instance  bigint,
+    lease_instance  bigint)
+LANGUAGE sql STABLE AS $$
+    SELECT s.shard_no, s.next_seq, c.position,
+           s.next_seq - 1 - c.position - coalesce(l.n, 0), coalesce(l.n, 0),
+           s.owner_instance, c.lease_instance
+      FROM shardq.shard s
+      JOIN shardq.subscription sub ON sub.destination_id = s.destination_id AND sub.name = ''
+      JOIN shardq.cursor c ON c.subscription_id = sub.id AND c.shard_no = s.shard_no
+      LEFT JOIN LATERAL (SELECT count(*) AS n FROM shardq.dequeue_log d
+                          WHERE d.subscription_id = sub.id AND d.shard_no = s.shard_no
+                            AND d.seq > c.position) l ON true
+     WHERE s.destination_id = shardq.destination_id(queue)
+     ORDER BY s.shard_no
+$$;
+
+-- The instances alive: not stopped, heartbeat within the last alive_within_seconds, with the
+-- shards they own for enqueue and the dequeue leases they hold now.
+CREATE OR REPLACE FUNCTION shardq.instances(alive_within_seconds integer DEFAULT 30)
+RETURNS TABLE (
+    id               bigint,
+    name             text,
+    started_at       timestamptz,
+    heartbeat_at     timestamptz,
+    heartbeat_age_ms bigint,
+    shards_owned     bigint,
+    leases_held      bigint)
+LANGUAGE sql STABLE AS $$
+    SELECT i.id, i.name, i.started_at, i.heartbeat_at,
+           greatest(0, (extract(epoch FROM now() - i.heartbeat_at) * 1000)::bigint),
+           (SELECT count(*) FROM shardq.shard s WHERE s.owner_instance = i.id),
+           (SELECT count(*) FROM shardq.cursor c WHERE c.lease_instance = i.id AND c.lease_until > now())
+      FROM shardq.instance i
+     WHERE i.stopped_at IS NULL
+       AND i.heartbeat_at > now() - make_interval(secs => alive_within_seconds)
+     ORDER BY i.id
+$$;
+
+-- The dequeue leases of a destination's cursors: per subscription ('' for a queue) and shard,
+-- the holder, until when, and whether that is still in the future (an expired lease passes to
+-- the next instance that asks). Cursors nobody leases are left out.
+CREATE OR REPLACE FUNCTION shardq.leases(queue text)
+RETURNS TABLE (
+    shard_no      integer,
+    subscription  text,
+    instance_id   bigint,
+    instance_name text,
+    lease_until   timestamptz,
+    live          boolean)
+LANGUAGE sql STABLE AS $$
+    SELECT c.shard_no, sub.name, c.lease_instance, i.name, c.lease_until, c.lease_until > now()
+      FROM shardq.cursor c
+      JOIN shardq.subscription sub ON sub.id = c.subscription_id
+      LEFT JOIN shardq.instance i ON i.id = c.lease_instance
+     WHERE c.destination_id = shardq.destination_id(queue) AND c.lease_instance IS NOT NULL
+     ORDER BY sub.name, c.shard_no
+$$;
