@@ -43,12 +43,16 @@ class BrowseCursorTest {
     }
 
     @Test
-    void browse_mergesShardsOldestFirst_andSkipsConsumedAndTakenOutOfOrder() {
+    void browse_mergesShardsOldestFirst_andSkipsConsumedAndTakenOutOfOrder() throws Exception {
         broker.admin()
                 .createQueue("b.merge", QueueOptions.DEFAULTS.withShards(2).withSliceSize(16));
-        // two producing sessions are pinned to the two shards
+        // two producing sessions, first used by two threads, are pinned to the two shards
         try (BrokerSession a = broker.openSession(BrokerSession.Mode.TRANSACTED);
                 BrokerSession b = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+            Thread other = new Thread(() -> b.send("b.merge", Messages.text("pin", Map.of("i", -1, "color", "none"))));
+            other.start();
+            other.join();
+            b.rollback();
             for (int i = 0; i < 60; i++) {
                 BrokerSession s = i % 2 == 0 ? a : b;
                 s.send("b.merge", Messages.text("m" + i, Map.of("i", i, "color", i % 5 == 0 ? "red" : "blue")));

@@ -30,7 +30,7 @@ class BrowseMillionTest {
     static final int PAGE_ROWS = 1000;
 
     @Test
-    void browse_millionBacklog_returnsTheLastTenMatches_holdingOnePageAtMost(TestDatabase db) {
+    void browse_millionBacklog_returnsTheLastTenMatches_holdingOnePageAtMost(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig()
                 .set(BrokerProperty.ENQUEUE_MAX_BATCH, 4000)
                 .set(BrokerProperty.CACHE_MAX_BYTES, 1 << 20)
@@ -58,19 +58,33 @@ class BrowseMillionTest {
     }
 
     /**
-     * Two producing sessions (pinned to the two shards), each sending half in order: batches of
-     * 4,000 rows go out as one multi-row INSERT, one commit per 50,000 messages.
+     * Two producing threads (sessions of different threads are pinned to different shards), each
+     * sending half in order: batches of 4,000 rows go out as one multi-row INSERT, one commit per
+     * 50,000 messages.
      */
-    private static void load(Broker broker, String queue) {
-        try (BrokerSession first = broker.openSession(BrokerSession.Mode.TRANSACTED);
-                BrokerSession second = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
-            for (long n = 0; n < MESSAGES; n++) {
-                BrokerSession s = n < MESSAGES / 2 ? first : second;
-                s.send(queue, Messages.text("m", Map.of("n", n)));
-                if ((n + 1) % 50_000 == 0) {
-                    s.commit();
-                }
+    private static void load(Broker broker, String queue) throws Exception {
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            var halves = new ArrayList<java.util.concurrent.Future<?>>();
+            for (int h = 0; h < 2; h++) {
+                long from = h * (long) (MESSAGES / 2);
+                halves.add(pool.submit(() -> {
+                    try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                        for (long n = from; n < from + MESSAGES / 2; n++) {
+                            s.send(queue, Messages.text("m", Map.of("n", n)));
+                            if ((n + 1) % 50_000 == 0) {
+                                s.commit();
+                            }
+                        }
+                    }
+                    return null;
+                }));
             }
+            for (var f : halves) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
         }
     }
 }
