@@ -38,9 +38,9 @@ final class ShardQSystem implements QueueSystem {
     @Override
     public void setUp(DataSource dataSource, Settings settings) throws Exception {
         this.settings = settings;
-        BrokerConfig.Builder config = BrokerConfig.builder()
-                .set(BrokerProperty.POOL_SIZE, 2 * settings.threads() + 8)
-                .set(BrokerProperty.AUTO_CREATE_DESTINATIONS, false);
+        // the default pool (shardq.pool.size): a session holds a connection only while a statement
+        // or commit runs, so 2 x threads sessions do not need 2 x threads connections
+        BrokerConfig.Builder config = BrokerConfig.builder().set(BrokerProperty.AUTO_CREATE_DESTINATIONS, false);
         if (settings.unsafe()) {
             config.set(BrokerProperty.JDBC_INIT_SQL, "set synchronous_commit = off");
         }

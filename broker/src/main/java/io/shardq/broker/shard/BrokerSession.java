@@ -9,6 +9,7 @@ import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -530,14 +531,11 @@ public final class BrokerSession implements AutoCloseable {
             }
         }
         List<Claim> moving = consumption ? planCursorMoves() : List.of();
-        boolean attemptsOrLog = false;
-        for (Claim cl : moving) {
-            attemptsOrLog |= cl.attemptsToClear || cl.logToClear || !cl.outOfOrder.isEmpty();
-        }
         boolean dbWork = !toWrite.isEmpty() || !written.isEmpty() || !moving.isEmpty() || txConnection != null;
         boolean own = txConnection == null && external == null && written.isEmpty();
         boolean onlyOneBatch = own && toWrite.size() == 1 && moving.isEmpty();
-        boolean onlyOneMove = own && toWrite.isEmpty() && moving.size() == 1 && !attemptsOrLog;
+        // one claim's commit is one statement (cursor_commit_move, or the log insert)
+        boolean onlyOneMove = own && toWrite.isEmpty() && moving.size() == 1;
         List<Batch> batches = new ArrayList<>(written);
         batches.addAll(toWrite);
         if (onlyOneBatch) {
@@ -627,47 +625,61 @@ public final class BrokerSession implements AutoCloseable {
                         + "); its messages will be redelivered");
     }
 
-    /** Cursor row first (it may move), then the dequeue log behind the same row lock. */
+    /**
+     * One statement per claim: the cursor move with its log and clean-up ({@code
+     * cursor_commit_move}), or, when the cursor stays, the log of what was consumed ahead of it.
+     */
     private void advanceCursor(Connection c, Claim cl, long me) throws SQLException {
         DestinationInfo d = cl.rt.info();
         if (cl.newPosition > cl.startPosition) {
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_advance"))) {
-                ps.setLong(1, cl.newPosition);
-                ps.setLong(2, d.queueSubscription());
-                ps.setInt(3, cl.shard.shardNo);
-                ps.setLong(4, cl.startPosition);
-                ps.setLong(5, me);
-                if (ps.executeUpdate() != 1) {
-                    throw leaseLost(cl, "cursor was not at " + cl.startPosition);
-                }
+            if (!moveCursor(
+                    c,
+                    d,
+                    cl.shard.shardNo,
+                    cl.startPosition,
+                    cl.newPosition,
+                    cl.outOfOrder,
+                    cl.logToClear,
+                    cl.attemptsToClear,
+                    me)) {
+                throw leaseLost(cl, "cursor was not at " + cl.startPosition);
+            }
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_log_insert"))) {
+            ps.setArray(1, c.createArrayOf("bigint", cl.outOfOrder.toArray()));
+            ps.setLong(2, d.queueSubscription());
+            ps.setInt(3, cl.shard.shardNo);
+            ps.setLong(4, me);
+            if (ps.executeUpdate() != cl.outOfOrder.size()) {
+                throw leaseLost(cl, "lease not held when logging");
             }
         }
-        if (!cl.outOfOrder.isEmpty()) {
-            // FOR SHARE on our cursor row: no other instance can take the lease until this commits
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_log_insert"))) {
-                ps.setArray(1, c.createArrayOf("bigint", cl.outOfOrder.toArray()));
-                ps.setLong(2, d.queueSubscription());
-                ps.setInt(3, cl.shard.shardNo);
-                ps.setLong(4, me);
-                if (ps.executeUpdate() != cl.outOfOrder.size()) {
-                    throw leaseLost(cl, "lease not held when logging");
-                }
-            }
-        }
-        if (cl.logToClear) {
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_log_delete_upto"))) {
-                ps.setLong(1, d.queueSubscription());
-                ps.setInt(2, cl.shard.shardNo);
-                ps.setLong(3, cl.newPosition);
-                ps.executeUpdate();
-            }
-        }
-        if (cl.attemptsToClear && cl.newPosition > cl.startPosition) {
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("delivery_attempt_delete_upto"))) {
-                ps.setLong(1, d.queueSubscription());
-                ps.setInt(2, cl.shard.shardNo);
-                ps.setLong(3, cl.newPosition);
-                ps.executeUpdate();
+    }
+
+    /** Runs {@code cursor_commit_move}; false when the guard failed (nothing changed). */
+    private static boolean moveCursor(
+            Connection c,
+            DestinationInfo d,
+            int shard,
+            long from,
+            long to,
+            List<Long> logAhead,
+            boolean clearLog,
+            boolean clearAttempts,
+            long me)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_commit_move"))) {
+            ps.setLong(1, to);
+            ps.setLong(2, d.queueSubscription());
+            ps.setInt(3, shard);
+            ps.setLong(4, from);
+            ps.setLong(5, me);
+            ps.setArray(6, c.createArrayOf("bigint", logAhead.toArray()));
+            ps.setBoolean(7, clearLog);
+            ps.setBoolean(8, clearAttempts);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getLong(1) == 1;
             }
         }
     }
@@ -762,33 +774,10 @@ public final class BrokerSession implements AutoCloseable {
             return;
         }
         DestinationInfo d = cl.rt.info();
-        boolean done = false;
+        boolean done;
         try (Connection c = engine.borrowConnection()) {
-            c.setAutoCommit(false);
-            try {
-                try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_advance"))) {
-                    ps.setLong(1, move.end());
-                    ps.setLong(2, d.queueSubscription());
-                    ps.setInt(3, cl.shard.shardNo);
-                    ps.setLong(4, move.start());
-                    ps.setLong(5, engine.instanceId());
-                    done = ps.executeUpdate() == 1;
-                }
-                if (done) {
-                    try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_log_delete_upto"))) {
-                        ps.setLong(1, d.queueSubscription());
-                        ps.setInt(2, cl.shard.shardNo);
-                        ps.setLong(3, move.end());
-                        ps.executeUpdate();
-                    }
-                }
-                c.commit();
-            } catch (SQLException e) {
-                done = false;
-                c.rollback();
-            } finally {
-                c.setAutoCommit(true);
-            }
+            done = moveCursor(
+                    c, d, cl.shard.shardNo, move.start(), move.end(), List.of(), true, false, engine.instanceId());
         } catch (SQLException | RuntimeException e) {
             done = false;
         }

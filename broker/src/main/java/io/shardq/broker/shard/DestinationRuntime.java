@@ -386,11 +386,12 @@ public final class DestinationRuntime {
             boolean found = false;
             try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_acquire"))) {
                 Array arr = c.createArrayOf("integer", wanted.toArray());
-                ps.setLong(1, me);
-                ps.setDouble(2, engine.settings().leaseTtlMillis() / 1000.0);
-                ps.setLong(3, d.queueSubscription());
-                ps.setArray(4, arr);
-                ps.setLong(5, me);
+                ps.setLong(1, d.queueSubscription());
+                ps.setArray(2, arr);
+                ps.setLong(3, me);
+                ps.setLong(4, me);
+                ps.setDouble(5, engine.settings().leaseTtlMillis() / 1000.0);
+                ps.setLong(6, me);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         int shard = rs.getInt(1);

@@ -107,10 +107,19 @@ SELECT a.pid, extract(epoch FROM now() - coalesce(a.xact_start, a.backend_start)
  WHERE l.relation = ?::regclass AND l.granted AND a.pid <> pg_backend_pid()
 
 -- name: cursor_lease_acquire
+-- Takes free or expired leases (or renews ours). FOR UPDATE first: it waits for in-flight commits
+-- of the previous holder that logged consumption under FOR KEY SHARE (a plain UPDATE would not
+-- wait for them), so the dequeue log read after this statement is complete.
+WITH locked AS (
+    SELECT c.subscription_id, c.shard_no FROM shardq.cursor c
+     WHERE c.subscription_id = ? AND c.shard_no = ANY(?)
+       AND (c.lease_instance IS NULL OR c.lease_instance = ? OR c.lease_until < now())
+     ORDER BY c.shard_no
+       FOR UPDATE OF c)
 UPDATE shardq.cursor c
    SET lease_instance = ?, lease_until = now() + make_interval(secs => ?)
-  FROM shardq.shard s
- WHERE c.subscription_id = ? AND c.shard_no = ANY(?)
+  FROM locked l, shardq.shard s
+ WHERE c.subscription_id = l.subscription_id AND c.shard_no = l.shard_no
    AND s.destination_id = c.destination_id AND s.shard_no = c.shard_no
    AND (c.lease_instance IS NULL OR c.lease_instance = ? OR c.lease_until < now())
 RETURNING c.shard_no, c.position, s.next_seq
@@ -139,10 +148,6 @@ SELECT c.shard_no, c.position, s.next_seq
  WHERE c.subscription_id = ?
    AND (c.lease_instance IS NULL OR c.lease_instance = ? OR c.lease_until < now())
 
--- name: cursor_advance
-UPDATE shardq.cursor SET position = ?
- WHERE subscription_id = ? AND shard_no = ? AND position = ? AND lease_instance = ?
-
 -- name: cursor_select_by_destination
 SELECT c.shard_no, c.position, c.lease_instance, c.lease_until, s.next_seq
   FROM shardq.cursor c JOIN shardq.shard s ON s.destination_id = c.destination_id AND s.shard_no = c.shard_no
@@ -156,21 +161,43 @@ ON CONFLICT (subscription_id, shard_no, seq) DO UPDATE SET attempts = shardq.del
 -- name: delivery_attempt_select
 SELECT seq, attempts FROM shardq.delivery_attempt WHERE subscription_id = ? AND shard_no = ? AND seq > ?
 
--- name: delivery_attempt_delete_upto
-DELETE FROM shardq.delivery_attempt WHERE subscription_id = ? AND shard_no = ? AND seq <= ?
-
 -- name: dequeue_log_insert
--- Records messages consumed beyond the cursor. FOR SHARE on our leased cursor row fences the
--- lease: another instance cannot take it (an UPDATE of the row) until this transaction ends,
--- and nothing is logged once the lease is gone (0 rows).
+-- Records messages consumed beyond the cursor. FOR KEY SHARE on our leased cursor row fences the
+-- lease: another instance takes it with FOR UPDATE first (cursor_lease_acquire), which waits for
+-- this transaction, and nothing is logged once the lease is gone (0 rows). KEY SHARE does not
+-- conflict with this instance's own cursor moves (non-key UPDATEs), so loggers and the mover of
+-- a shard do not wait for each other.
 INSERT INTO shardq.dequeue_log (subscription_id, shard_no, seq)
 SELECT c.subscription_id, c.shard_no, s.seq
   FROM shardq.cursor c, unnest(?::bigint[]) AS s (seq)
  WHERE c.subscription_id = ? AND c.shard_no = ? AND c.lease_instance = ?
-   FOR SHARE OF c
+   FOR KEY SHARE OF c
 
--- name: dequeue_log_delete_upto
-DELETE FROM shardq.dequeue_log WHERE subscription_id = ? AND shard_no = ? AND seq <= ?
+-- name: cursor_commit_move
+-- A consumer commit that moves the cursor, as one statement (one round trip in autocommit): the
+-- guarded move, what was consumed beyond the new position logged, the log and the delivery
+-- attempts at or below it deleted (each DELETE only when its flag is set). When the guard fails
+-- nothing happens (0 rows moved).
+WITH moved AS (
+    UPDATE shardq.cursor SET position = ?
+     WHERE subscription_id = ? AND shard_no = ? AND position = ? AND lease_instance = ?
+    RETURNING subscription_id, shard_no, position),
+logged AS (
+    INSERT INTO shardq.dequeue_log (subscription_id, shard_no, seq)
+    SELECT m.subscription_id, m.shard_no, x.seq FROM moved m, unnest(?::bigint[]) AS x (seq)
+    RETURNING 1),
+cleared AS (
+    DELETE FROM shardq.dequeue_log l USING moved m
+     WHERE ?::boolean AND l.subscription_id = m.subscription_id AND l.shard_no = m.shard_no
+       AND l.seq <= m.position
+    RETURNING 1),
+attempts AS (
+    DELETE FROM shardq.delivery_attempt a USING moved m
+     WHERE ?::boolean AND a.subscription_id = m.subscription_id AND a.shard_no = m.shard_no
+       AND a.seq <= m.position
+    RETURNING 1)
+SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM logged),
+       (SELECT count(*) FROM cleared), (SELECT count(*) FROM attempts)
 
 -- name: dequeue_log_select
 SELECT seq FROM shardq.dequeue_log WHERE subscription_id = ? AND shard_no = ? AND seq > ?
