@@ -134,8 +134,7 @@ final class ListenerDispatcher {
             if (current == null || !running) {
                 return null;
             }
-            Delivery d = s.receive(
-                    c.queueDestination().getQueueName(), waitMillis == 0 ? -1 : waitMillis, true, c.selector());
+            Delivery d = c.engine().receive(waitMillis == 0 ? -1 : waitMillis, true);
             return d == null ? null : new Received(d, current);
         });
         if (r == null) {

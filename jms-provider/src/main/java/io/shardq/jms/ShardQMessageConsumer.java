@@ -1,6 +1,7 @@
 package io.shardq.jms;
 
 import io.shardq.broker.selector.Selector;
+import io.shardq.broker.shard.BrokerConsumer;
 import io.shardq.broker.shard.Delivery;
 import jakarta.jms.IllegalStateException;
 import jakarta.jms.JMSException;
@@ -20,14 +21,21 @@ final class ShardQMessageConsumer implements QueueReceiver {
 
     private final ShardQSession session;
     private final ShardQQueue queue;
+    private final BrokerConsumer engine;
     private final Selector selector;
     private volatile MessageListener listener;
     private volatile boolean closed;
 
-    ShardQMessageConsumer(ShardQSession session, ShardQQueue queue, Selector selector) {
+    ShardQMessageConsumer(ShardQSession session, ShardQQueue queue, BrokerConsumer engine) {
         this.session = session;
         this.queue = queue;
-        this.selector = selector;
+        this.engine = engine;
+        this.selector = engine.selector();
+    }
+
+    /** The engine consumer this wraps; used under the session's lock. */
+    BrokerConsumer engine() {
+        return engine;
     }
 
     Selector selector() {
@@ -94,7 +102,7 @@ final class ShardQMessageConsumer implements QueueReceiver {
         if (!session.connection().isStarted()) {
             return null;
         }
-        Delivery d = session.call(s -> s.receive(queue.getQueueName(), -1, false, selector));
+        Delivery d = session.call(s -> engine.receive(-1, false));
         return d == null ? null : session.toJms(d, queue);
     }
 
@@ -111,7 +119,7 @@ final class ShardQMessageConsumer implements QueueReceiver {
                     return null;
                 }
                 long slice = Math.max(1, Math.min(SLICE_MILLIS, TimeUnit.NANOSECONDS.toMillis(left)));
-                Delivery d = session.call(s -> s.receive(queue.getQueueName(), slice, false, selector));
+                Delivery d = session.call(s -> engine.receive(slice, false));
                 if (d != null) {
                     return session.toJms(d, queue);
                 }
@@ -129,11 +137,21 @@ final class ShardQMessageConsumer implements QueueReceiver {
         }
     }
 
+    /** Gives back what the session prefetched for this queue and did not deliver (see BrokerConsumer). */
     @Override
     public void close() throws JMSException {
+        if (closed) {
+            return;
+        }
         closed = true;
         listener = null;
         session.removed(this);
+        if (!session.isClosed()) {
+            session.call(s -> {
+                engine.close();
+                return null;
+            });
+        }
     }
 
     void closedBySession() {

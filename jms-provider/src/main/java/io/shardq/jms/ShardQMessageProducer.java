@@ -1,6 +1,7 @@
 package io.shardq.jms;
 
 import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.shard.BrokerProducer;
 import jakarta.jms.CompletionListener;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.Destination;
@@ -28,9 +29,12 @@ final class ShardQMessageProducer implements QueueSender {
     private volatile boolean closed;
     private ExecutorService completions;
 
-    ShardQMessageProducer(ShardQSession session, ShardQQueue destination) {
+    private final BrokerProducer engine;
+
+    ShardQMessageProducer(ShardQSession session, ShardQQueue destination, BrokerProducer engine) {
         this.session = session;
         this.destination = destination;
+        this.engine = engine;
     }
 
     @Override
@@ -182,7 +186,7 @@ final class ShardQMessageProducer implements QueueSender {
         message.setJMSMessageID(disableMessageId ? null : session.nextMessageId());
         BrokerMessage bm = MessageCodec.toBroker(message);
         session.call(s -> {
-            s.send(target.getQueueName(), bm);
+            engine.send(target.getQueueName(), bm);
             return null;
         });
     }
@@ -272,6 +276,7 @@ final class ShardQMessageProducer implements QueueSender {
     @Override
     public void close() {
         closed = true;
+        engine.close();
         session.removed(this);
         synchronized (this) {
             if (completions != null) {

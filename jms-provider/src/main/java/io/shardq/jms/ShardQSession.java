@@ -284,7 +284,10 @@ public final class ShardQSession implements QueueSession {
     @Override
     public MessageProducer createProducer(Destination destination) throws JMSException {
         checkOpen();
-        ShardQMessageProducer p = new ShardQMessageProducer(this, destination == null ? null : queueOf(destination));
+        ShardQQueue queue = destination == null ? null : queueOf(destination);
+        io.shardq.broker.shard.BrokerProducer engineProducer =
+                call(s -> s.createProducer(queue == null ? null : queue.getQueueName()));
+        ShardQMessageProducer p = new ShardQMessageProducer(this, queue, engineProducer);
         producers.add(p);
         return p;
     }
@@ -315,8 +318,9 @@ public final class ShardQSession implements QueueSession {
         } catch (RuntimeException e) {
             throw Exceptions.translate(e);
         }
-        call(s -> broker().runtime(queue.getQueueName(), true));
-        ShardQMessageConsumer c = new ShardQMessageConsumer(this, queue, selector);
+        io.shardq.broker.shard.BrokerConsumer engineConsumer =
+                call(s -> s.createConsumer(queue.getQueueName(), selector));
+        ShardQMessageConsumer c = new ShardQMessageConsumer(this, queue, engineConsumer);
         consumers.add(c);
         return c;
     }

@@ -308,4 +308,43 @@ class EngineBehaviourTest {
             factory.close();
         }
     }
+
+    @Test
+    void closingAConsumer_givesBackWhatItsSessionPrefetched_toOtherSessions(TestDatabase db) throws Exception {
+        ShardQConnectionFactory factory =
+                new ShardQConnectionFactory(defaults(db).build());
+        try (Connection c = factory.createConnection()) {
+            factory.broker().admin().createQueue("engine.prefetch", QueueOptions.DEFAULTS.withShards(1));
+            c.start();
+            Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Queue queue = s.createQueue("engine.prefetch");
+            MessageProducer mp = s.createProducer(queue);
+            for (int n = 0; n < 5; n++) {
+                mp.send(s.createTextMessage("p" + n));
+            }
+            // a transacted session takes a range of up to shardq.dequeue.prefetch (10) at once
+            Session first = c.createSession(true, Session.SESSION_TRANSACTED);
+            MessageConsumer one = first.createConsumer(queue);
+            assertThat(((TextMessage) one.receive(5_000)).getText()).isEqualTo("p0");
+            first.commit();
+            Session second = c.createSession(true, Session.SESSION_TRANSACTED);
+            MessageConsumer other = second.createConsumer(queue);
+            assertThat(other.receive(300))
+                    .as("held by the first session's prefetch")
+                    .isNull();
+
+            one.close(); // the first session stays open, its consumer is gone
+            List<String> rest = new ArrayList<>();
+            Message m;
+            while ((m = other.receive(2_000)) != null) {
+                rest.add(((TextMessage) m).getText());
+            }
+            second.commit();
+            assertThat(rest).containsExactly("p1", "p2", "p3", "p4");
+            first.close();
+            second.close();
+        } finally {
+            factory.close();
+        }
+    }
 }

@@ -148,6 +148,47 @@ public final class BrokerSession implements AutoCloseable {
         return false;
     }
 
+    // ---------------------------------------------------------------- producers and consumers
+
+    private final List<BrokerConsumer> consumers = new ArrayList<>();
+
+    /** A producer for {@code destination}, or for any destination when it is null. */
+    public BrokerProducer createProducer(String destination) {
+        checkOpen();
+        if (destination != null) {
+            engine.runtime(destination, true); // an unknown queue fails here, not at the first send
+        }
+        return new BrokerProducer(this, destination);
+    }
+
+    /** A consumer of {@code destination}, of every message or of those matching {@code selector}. */
+    public BrokerConsumer createConsumer(String destination, Selector selector) {
+        checkOpen();
+        engine.runtime(destination, true);
+        BrokerConsumer c = new BrokerConsumer(this, destination, selector);
+        consumers.add(c);
+        return c;
+    }
+
+    /**
+     * A consumer closed: when no other open consumer of this session receives from its
+     * destination, what the session prefetched there and did not deliver goes back to the shards
+     * (an idle session must not hold messages that other consumers could take). Delivered
+     * messages stay in the transaction.
+     */
+    void consumerClosed(BrokerConsumer c) {
+        consumers.remove(c);
+        if (closed) {
+            return;
+        }
+        for (BrokerConsumer other : consumers) {
+            if (other.destination().equals(c.destination())) {
+                return;
+            }
+        }
+        giveBackUndelivered(cl -> cl.rt.info().name().equals(c.destination()));
+    }
+
     // ---------------------------------------------------------------- send
 
     /** Sends (transacted: buffers until commit) one message to a destination. */
@@ -393,9 +434,17 @@ public final class BrokerSession implements AutoCloseable {
 
     /** Before waiting: give back what this session holds but has not delivered. */
     private void releaseIdleClaims(DestinationRuntime rt) {
+        giveBackUndelivered(cl -> cl.rt == rt);
+    }
+
+    /**
+     * Gives back the undelivered prefetch of the claims that {@code which} selects, and the claims
+     * themselves when nothing of them is in the transaction.
+     */
+    private void giveBackUndelivered(java.util.function.Predicate<Claim> which) {
         for (int i = claims.size() - 1; i >= 0; i--) {
             Claim cl = claims.get(i);
-            if (cl.rt != rt) {
+            if (!which.test(cl)) {
                 continue;
             }
             boolean release = cl.taken.isEmpty();
@@ -405,7 +454,7 @@ public final class BrokerSession implements AutoCloseable {
                 if (release) {
                     claims.remove(i);
                 }
-                rt.released(available);
+                cl.rt.released(available);
             }
         }
     }

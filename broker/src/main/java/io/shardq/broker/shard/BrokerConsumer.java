@@ -1,0 +1,61 @@
+package io.shardq.broker.shard;
+
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.ShardQException;
+import io.shardq.broker.selector.Selector;
+
+/**
+ * One consumer of a {@link BrokerSession}: the destination it receives from, its selector, and
+ * (through the session, which owns the transaction) the messages it was handed. Closing it gives
+ * back what the session prefetched for its destination and did not deliver, unless another open
+ * consumer of the session receives from the same destination; what it delivered stays in the
+ * session's transaction. Not thread-safe, like its session.
+ */
+public final class BrokerConsumer implements AutoCloseable {
+    private final BrokerSession session;
+    private final String destination;
+    private final Selector selector;
+    private boolean closed;
+
+    BrokerConsumer(BrokerSession session, String destination, Selector selector) {
+        this.session = session;
+        this.destination = destination;
+        this.selector = selector;
+    }
+
+    public String destination() {
+        return destination;
+    }
+
+    /** The selector, or null for every message. */
+    public Selector selector() {
+        return selector;
+    }
+
+    /**
+     * The next message, or null when none arrived in time.
+     *
+     * @param timeoutMillis 0 waits for ever, a negative value does not wait
+     * @param deferAck in AUTO/DUPS_OK sessions, leave the acknowledgement to {@link
+     *     BrokerSession#acknowledge()} (message listeners acknowledge after onMessage returns)
+     */
+    public Delivery receive(long timeoutMillis, boolean deferAck) {
+        if (closed) {
+            throw new ShardQException(ErrorKind.ILLEGAL_STATE, "the consumer of " + destination + " is closed");
+        }
+        return session.receive(destination, timeoutMillis, deferAck, selector);
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Safe twice. */
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            session.consumerClosed(this);
+        }
+    }
+}
