@@ -81,11 +81,14 @@ public final class BrokerSession implements AutoCloseable {
 
     private record NpSend(DestinationRuntime rt, BrokerMessage message) {}
 
-    private record NpTaken(DestinationRuntime rt, DestinationRuntime.NpEntry entry, boolean delivered) {}
+    private record NpTaken(Subscription sub, Subscription.NpEntry entry, boolean delivered) {}
 
     /** What this session holds of one shard. */
     private static final class Claim {
         final DestinationRuntime rt;
+        /** The subscription whose cursor this claim moves. */
+        final Subscription sub;
+
         final ShardState shard;
         final int epoch;
         /** A selective session scans the shard alone and passes over what does not match. */
@@ -111,6 +114,7 @@ public final class BrokerSession implements AutoCloseable {
 
         Claim(DestinationRuntime rt, ShardState shard, boolean exclusive) {
             this.rt = rt;
+            this.sub = rt.queue();
             this.shard = shard;
             this.epoch = shard.leaseEpoch;
             this.exclusive = exclusive;
@@ -279,7 +283,7 @@ public final class BrokerSession implements AutoCloseable {
                     return d;
                 }
                 releaseIdleClaims(rt);
-                if (!rt.awaitMessages(deadline, selector != null)) {
+                if (!rt.queue().awaitMessages(deadline, selector != null)) {
                     if (autoAck && hasUncommittedWork()) {
                         // only expired or dead-lettered messages were passed over on the way (a deferred
                         // acknowledgement is always made before the next receive): make that final
@@ -315,7 +319,7 @@ public final class BrokerSession implements AutoCloseable {
             if (claim.exclusive) {
                 seq = claim.shard.nextUnconsumed(claim.scanNext);
                 if (seq < 0) {
-                    claim.scanNext = claim.shard.knownHead + 1;
+                    claim.scanNext = claim.shard.knownHead() + 1;
                     continue;
                 }
                 claim.scanNext = seq + 1;
@@ -323,7 +327,7 @@ public final class BrokerSession implements AutoCloseable {
                 seq = claim.prefetched.pollFirst();
             }
             ShardState s = claim.shard;
-            BrokerMessage m = fetch(rt, s, seq, s.knownHead);
+            BrokerMessage m = fetch(rt, s, seq, s.knownHead());
             int attempts = s.attempts.getOrDefault(seq, 0);
             if (attempts > 0) {
                 claim.attemptsToClear = true;
@@ -360,7 +364,7 @@ public final class BrokerSession implements AutoCloseable {
             }
         }
         for (int attempt = 0; attempt < 4; attempt++) {
-            ShardState s = rt.pickForRange();
+            ShardState s = rt.queue().pickForRange();
             if (s == null) {
                 return null;
             }
@@ -406,7 +410,7 @@ public final class BrokerSession implements AutoCloseable {
                 return cl;
             }
         }
-        ShardState[] all = rt.shards();
+        ShardState[] all = rt.queue().shards();
         for (ShardState s : all) {
             if (!s.mayBeScanned() || claimOf(rt, s) != null) {
                 continue;
@@ -454,28 +458,29 @@ public final class BrokerSession implements AutoCloseable {
                 if (release) {
                     claims.remove(i);
                 }
-                cl.rt.released(available);
+                cl.sub.released(available);
             }
         }
     }
 
     /** The next non-persistent message (matching the selector), taken from the destination's memory. */
     private NpTaken takeNonPersistent(DestinationRuntime rt, Selector selector) {
-        for (DestinationRuntime.NpEntry e : rt.nonPersistent) {
+        Subscription sub = rt.queue();
+        for (Subscription.NpEntry e : sub.nonPersistent) {
             if (selector != null && !selector.matches(e.message)) {
                 continue;
             }
-            if (!rt.nonPersistent.remove(e)) {
+            if (!sub.nonPersistent.remove(e)) {
                 continue; // another session took it
             }
             NpTaken taken;
             if (expired(e.message)) {
-                taken = new NpTaken(rt, e, false);
+                taken = new NpTaken(sub, e, false);
             } else if (e.attempts >= rt.info().maxAttempts()) {
                 deadLetter(rt, e.message, e.attempts, false);
-                taken = new NpTaken(rt, e, false);
+                taken = new NpTaken(sub, e, false);
             } else {
-                taken = new NpTaken(rt, e, true);
+                taken = new NpTaken(sub, e, true);
             }
             takenNp.add(taken);
             return taken;
@@ -683,7 +688,7 @@ public final class BrokerSession implements AutoCloseable {
         if (cl.newPosition > cl.startPosition) {
             if (!moveCursor(
                     c,
-                    d,
+                    cl.sub,
                     cl.shard.shardNo,
                     cl.startPosition,
                     cl.newPosition,
@@ -697,7 +702,7 @@ public final class BrokerSession implements AutoCloseable {
         }
         try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_log_insert"))) {
             ps.setArray(1, c.createArrayOf("bigint", cl.outOfOrder.toArray()));
-            ps.setLong(2, d.queueSubscription());
+            ps.setLong(2, cl.sub.id());
             ps.setInt(3, cl.shard.shardNo);
             ps.setLong(4, me);
             if (ps.executeUpdate() != cl.outOfOrder.size()) {
@@ -709,7 +714,7 @@ public final class BrokerSession implements AutoCloseable {
     /** Runs {@code cursor_commit_move}; false when the guard failed (nothing changed). */
     private static boolean moveCursor(
             Connection c,
-            DestinationInfo d,
+            Subscription sub,
             int shard,
             long from,
             long to,
@@ -720,7 +725,7 @@ public final class BrokerSession implements AutoCloseable {
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_commit_move"))) {
             ps.setLong(1, to);
-            ps.setLong(2, d.queueSubscription());
+            ps.setLong(2, sub.id());
             ps.setInt(3, shard);
             ps.setLong(4, from);
             ps.setLong(5, me);
@@ -797,7 +802,7 @@ public final class BrokerSession implements AutoCloseable {
             cl.mover = false;
             if (release) {
                 claims.remove(i);
-                cl.rt.released(cl.shard.mayHaveAvailable());
+                cl.sub.released(cl.shard.mayHaveAvailable());
             }
         }
         lastTransactionSize = (int) Math.min(MAX_PREFETCH, delivered);
@@ -826,7 +831,7 @@ public final class BrokerSession implements AutoCloseable {
         boolean done;
         try (Connection c = engine.borrowConnection()) {
             done = moveCursor(
-                    c, d, cl.shard.shardNo, move.start(), move.end(), List.of(), true, false, engine.instanceId());
+                    c, cl.sub, cl.shard.shardNo, move.start(), move.end(), List.of(), true, false, engine.instanceId());
         } catch (SQLException | RuntimeException e) {
             done = false;
         }
@@ -841,7 +846,7 @@ public final class BrokerSession implements AutoCloseable {
     /** Committed non-persistent sends become deliverable (their room was reserved when buffered). */
     private static void offerAll(List<NpSend> sends) {
         for (NpSend np : sends) {
-            np.rt().offerNonPersistent(new DestinationRuntime.NpEntry(np.message(), 0), false);
+            np.rt().queue().offerNonPersistent(new Subscription.NpEntry(np.message(), 0), false);
         }
         sends.clear();
     }
@@ -888,14 +893,14 @@ public final class BrokerSession implements AutoCloseable {
             List<Long> back = new ArrayList<>(cl.taken);
             back.addAll(cl.prefetched);
             boolean available = cl.shard.giveBack(back, true, cl.epoch);
-            cl.rt.released(available);
+            cl.sub.released(available);
         }
         claims.clear();
         discard(deadNp);
         for (int i = takenNp.size() - 1; i >= 0; i--) {
             NpTaken t = takenNp.get(i);
             int attempts = t.entry().attempts + (countAttempts && t.delivered() ? 1 : 0);
-            t.rt().offerNonPersistent(new DestinationRuntime.NpEntry(t.entry().message, attempts), true);
+            t.sub().offerNonPersistent(new Subscription.NpEntry(t.entry().message, attempts), true);
         }
         takenNp.clear();
         if (failure != null) {
@@ -907,7 +912,7 @@ public final class BrokerSession implements AutoCloseable {
         DestinationInfo d = cl.rt.info();
         try (Connection c = engine.borrowConnection();
                 PreparedStatement ps = c.prepareStatement(Queries.get("delivery_attempt_increment"))) {
-            ps.setLong(1, d.queueSubscription());
+            ps.setLong(1, cl.sub.id());
             ps.setInt(2, cl.shard.shardNo);
             ps.setArray(3, c.createArrayOf("bigint", cl.delivered.toArray()));
             ps.executeUpdate();

@@ -2,90 +2,58 @@ package io.shardq.broker.shard;
 
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.Queries;
-import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One destination as this instance serves it: the shards it knows, the leases it holds, the
- * non-persistent messages it keeps, and the consumers waiting on it.
- *
- * <p>Dequeue affinity and the lease protocol: a (shard, subscription) cursor is leased by one
- * instance at a time ({@code shardq.cursor.lease_instance}, renewed by the heartbeat, lost
- * after the TTL). Within the instance, sessions take ranges of a leased shard ({@link
- * ShardState}): several consumers deliver from one shard at once, each in sequence order, and
- * the cursor moves forward in the consumers' own transactions. Consumers prefer shards whose next
- * message is already in the cache. An instance takes free or expired leases up to its fair share,
- * more only for shards with backlog nobody serves, and gives back shards it does not use, or has
- * beyond its fair share while another instance's consumers are hungry.
- *
- * <p>Threading: there is no destination-wide lock on the send, receive or commit path. Each
- * {@link ShardState} guards itself; waiting consumers are parked in {@link Waiters} and woken as
- * many as there is work for; the lease and poll schedule (touched only by consumers that found
- * nothing) is guarded by {@link #schedule}. SQL never runs under a monitor.
+ * One destination as this instance serves it: the heads of its shards (shared by every
+ * subscription's cursors), the group-commit writer of each shard, the slices it knows, enqueue
+ * affinity (which shards its producers write to), and its subscriptions ({@link Subscription}: a
+ * queue has one). No lock of the destination sits on the send, receive or commit path.
  */
 public final class DestinationRuntime {
     private static final Logger LOG = LoggerFactory.getLogger(DestinationRuntime.class);
 
-    /** A non-persistent message held in memory, with its failed delivery attempts. */
-    static final class NpEntry {
-        final BrokerMessage message;
-        final int attempts;
-
-        NpEntry(BrokerMessage message, int attempts) {
-            this.message = message;
-            this.attempts = attempts;
-        }
-    }
-
     final Engine engine;
     volatile DestinationInfo info;
-    private volatile ShardState[] shards;
+    private volatile ShardHead[] heads;
     private volatile ShardWriter[] writers;
     final SliceMap slices;
-    final Waiters waiters = new Waiters();
-    final ConcurrentLinkedDeque<NpEntry> nonPersistent = new ConcurrentLinkedDeque<>();
+    /** The queue's one subscription (topics will have many). */
+    private volatile Subscription queue;
+
     private final AtomicInteger producerCounter = new AtomicInteger();
-    private final AtomicInteger pickCounter = new AtomicInteger();
     private final ThreadLocal<Integer> threadShard = new ThreadLocal<>();
-    private final Object schedule = new Object();
-    private long nextLeaseAttemptNanos;
-    private long nextPollNanos;
-    private long pollIntervalMillis = 20;
-    private volatile boolean pollRequested;
-    private long waiterRegisteredNanos;
-    private volatile long lastConsumerNanos;
 
     public DestinationRuntime(Engine engine, DestinationInfo info) {
         this.engine = engine;
         this.info = info;
         this.slices = new SliceMap(info.id());
-        this.shards = newShards(info.shardCount(), null);
-        this.writers = newWriters(shards.length, null);
+        this.heads = newHeads(info.shardCount(), null);
+        this.writers = newWriters(heads.length, null);
+        this.queue = new Subscription(engine, this, info.queueSubscription(), heads);
     }
 
     public DestinationInfo info() {
         return info;
     }
 
-    ShardState shard(int shardNo) {
-        return shards[shardNo];
+    /** The queue's subscription: the owner of its per-shard cursors. */
+    public Subscription queue() {
+        return queue;
     }
 
-    ShardState[] shards() {
-        return shards;
+    /** The head of a shard as this instance knows it. */
+    long head(int shardNo) {
+        return heads[shardNo].get();
     }
 
     ShardWriter writer(int shardNo) {
@@ -94,20 +62,21 @@ public final class DestinationRuntime {
 
     /** Takes a fresh catalog snapshot (flags, max attempts, more shards). */
     public synchronized void refresh(DestinationInfo fresh) {
-        if (fresh.shardCount() != shards.length) {
+        if (fresh.shardCount() != heads.length) {
             writers = newWriters(fresh.shardCount(), writers);
-            shards = newShards(fresh.shardCount(), shards);
+            heads = newHeads(fresh.shardCount(), heads);
+            queue.resize(heads);
         }
         info = fresh;
-        waiters.wakeAll();
+        queue.waiters.wakeAll();
     }
 
-    private static ShardState[] newShards(int n, ShardState[] old) {
-        ShardState[] s = new ShardState[n];
+    private static ShardHead[] newHeads(int n, ShardHead[] old) {
+        ShardHead[] h = new ShardHead[n];
         for (int i = 0; i < n; i++) {
-            s[i] = old != null && i < old.length ? old[i] : new ShardState(i);
+            h[i] = old != null && i < old.length ? old[i] : new ShardHead();
         }
-        return s;
+        return h;
     }
 
     private ShardWriter[] newWriters(int n, ShardWriter[] old) {
@@ -135,11 +104,11 @@ public final class DestinationRuntime {
     int assignProducerShard() {
         int[] own = ownedShards();
         Integer mine = threadShard.get();
-        if (mine != null && mine < shards.length && (own.length == 0 || contains(own, mine))) {
+        if (mine != null && mine < heads.length && (own.length == 0 || contains(own, mine))) {
             return mine;
         }
         int i = producerCounter.getAndIncrement();
-        int shard = own.length > 0 ? own[Math.floorMod(i, own.length)] : Math.floorMod(i, shards.length);
+        int shard = own.length > 0 ? own[Math.floorMod(i, own.length)] : Math.floorMod(i, heads.length);
         threadShard.set(shard);
         return shard;
     }
@@ -178,7 +147,7 @@ public final class DestinationRuntime {
             ps.setLong(4, me);
             ps.setDouble(5, engine.settings().leaseTtlMillis() / 1000.0);
             ps.setLong(6, me);
-            ps.setInt(7, engine.fairShare(shards.length));
+            ps.setInt(7, engine.fairShare(heads.length));
             List<Integer> got = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -194,381 +163,40 @@ public final class DestinationRuntime {
 
     // ---------------------------------------------------------------- delivery
 
-    /**
-     * A shard this session may take a range of now, or null. In order of preference: a shard
-     * nobody holds whose next message is cached, one nobody holds, then one already held by other
-     * sessions (so consumers spread over the shards before they share one, and a commit mostly
-     * moves a cursor instead of logging). The scan starts at a rotating offset so that no shard
-     * waits behind lower-numbered ones (that showed as a latency tail).
-     */
-    ShardState pickForRange() {
-        ShardState[] all = shards;
-        ShardState unheld = null;
-        ShardState shared = null;
-        int start = Math.floorMod(pickCounter.getAndIncrement(), all.length);
-        for (int i = 0; i < all.length; i++) {
-            ShardState s = all[(start + i) % all.length];
-            if (!s.mayHaveAvailable()) {
-                continue;
-            }
-            if (s.held()) {
-                if (shared == null) {
-                    shared = s;
-                }
-            } else if (engine.cache().contains(info.id(), s.shardNo, s.nextHint())) {
-                return s;
-            } else if (unheld == null) {
-                unheld = s;
-            }
-        }
-        return unheld != null ? unheld : shared;
-    }
-
-    /** After a commit of messages up to {@code head} on a shard: wake as many consumers as can use them. */
+    /** After a commit of messages up to {@code head} on a shard: wake the consumers that can use them. */
     void advanceHead(int shard, long head) {
-        long added = shards[shard].raiseHead(head);
+        long added = heads[shard].raise(head);
         if (added > 0) {
-            waiters.wake((added + engine.settings().prefetch() - 1)
-                    / engine.settings().prefetch());
+            queue.messagesArrived(added);
         }
     }
 
-    /** A session gave back or released part of a shard: someone else may take it. */
-    void released(boolean available) {
-        if (available) {
-            waiters.wake(1);
-        } else if (engine.settings().prefetch() > 0) {
-            waiters.wake(0); // selective waiters may now take the shard alone
-        }
-    }
-
-    /** A non-persistent message is available in memory. */
-    void offerNonPersistent(NpEntry e, boolean first) {
-        if (first) {
-            nonPersistent.addFirst(e);
-        } else {
-            nonPersistent.addLast(e);
-        }
-        waiters.wake(1);
-    }
+    // ---- for the heartbeat and the broker: the queue subscription's
 
     /** A NOTIFY arrived for a shard: poll the heads soon. */
     public void onWake() {
-        synchronized (schedule) {
-            pollRequested = true;
-            waiterRegisteredNanos = 0;
-        }
-        waiters.wakeAll();
-        engine.stats().recordWakeup();
+        queue.onWake();
     }
 
-    private boolean hasAnyAvailable(boolean selective) {
-        if (!nonPersistent.isEmpty()) {
-            return true;
-        }
-        for (ShardState s : shards) {
-            if (selective ? s.mayBeScanned() : s.mayHaveAvailable()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Nothing to deliver: take leases, poll heads or wait. Returns false when the deadline passed.
-     * A {@code selective} consumer has just scanned everything available without a match, so it
-     * waits for the next change instead of returning at once.
-     */
-    boolean awaitMessages(long deadlineNanos, boolean selective) throws InterruptedException {
-        long now = System.nanoTime();
-        boolean poll;
-        boolean acquire;
-        lastConsumerNanos = now;
-        synchronized (schedule) {
-            acquire = now >= nextLeaseAttemptNanos && leasedCount() < shards.length;
-            poll = pollRequested || now >= nextPollNanos;
-            if (acquire) {
-                nextLeaseAttemptNanos = now + TimeUnit.MILLISECONDS.toNanos(250);
-            }
-            if (poll) {
-                pollRequested = false;
-            }
-        }
-        boolean found = false;
-        if (acquire) {
-            found = acquireLeases();
-        }
-        if (!found && poll) {
-            found = pollHeads();
-        }
-        if (!found && engine.otherInstancesAlive()) {
-            found = registerWaiter();
-        }
-        if (!selective && (found || hasAnyAvailable(false))) {
-            synchronized (schedule) {
-                pollIntervalMillis = 20;
-            }
-            return true;
-        }
-        long remaining = deadlineNanos - System.nanoTime();
-        if (remaining <= 0) {
-            return false;
-        }
-        long untilPoll;
-        synchronized (schedule) {
-            if (poll) {
-                nextPollNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pollIntervalMillis);
-                pollIntervalMillis = Math.min(engine.settings().pollMaxMillis(), pollIntervalMillis * 2);
-            }
-            untilPoll = nextPollNanos - System.nanoTime();
-        }
-        Waiters.Waiter w = waiters.register(selective);
-        try {
-            if (!selective && hasAnyAvailable(false)) {
-                return true; // arrived between the check and the registration
-            }
-            Waiters.park(w, Math.max(1_000_000L, Math.min(remaining, untilPoll)));
-        } finally {
-            waiters.unregister(w);
-        }
-        if (Thread.interrupted()) {
-            throw new InterruptedException();
-        }
-        return true;
-    }
-
-    int leasedCount() {
-        int n = 0;
-        for (ShardState s : shards) {
-            if (s.leased) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /** Takes free or expired leases: up to the fair share, beyond it for shards with backlog. */
-    boolean acquireLeases() {
-        DestinationInfo d = info;
-        long me = engine.instanceId();
-        try (Connection c = engine.dataSource().getConnection()) {
-            List<long[]> candidates = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_select_candidates"))) {
-                ps.setLong(1, d.queueSubscription());
-                ps.setLong(2, me);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        candidates.add(new long[] {rs.getInt(1), rs.getLong(2), rs.getLong(3)});
-                    }
-                }
-            }
-            engine.stats().dequeueSqlReads.increment();
-            int fair = engine.fairShare(d.shardCount());
-            List<Integer> wanted = new ArrayList<>();
-            ShardState[] all = shards;
-            int held = leasedCount();
-            // backlog first, then free ones up to the fair share
-            candidates.sort((a, b) -> Long.compare(b[2] - 1 - b[1], a[2] - 1 - a[1]));
-            for (long[] cand : candidates) {
-                int shard = (int) cand[0];
-                if (shard >= all.length || all[shard].leased) {
-                    continue;
-                }
-                boolean backlog = cand[2] - 1 > cand[1];
-                if (backlog || held < fair) {
-                    wanted.add(shard);
-                    held++;
-                }
-            }
-            if (wanted.isEmpty()) {
-                return false;
-            }
-            boolean found = false;
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_acquire"))) {
-                Array arr = c.createArrayOf("integer", wanted.toArray());
-                ps.setLong(1, d.queueSubscription());
-                ps.setArray(2, arr);
-                ps.setLong(3, me);
-                ps.setLong(4, me);
-                ps.setDouble(5, engine.settings().leaseTtlMillis() / 1000.0);
-                ps.setLong(6, me);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        int shard = rs.getInt(1);
-                        long position = rs.getLong(2);
-                        long head = rs.getLong(3) - 1;
-                        found |= head > position;
-                        if (all[shard].leased) {
-                            all[shard].raiseHead(head); // a racing acquisition got it first
-                            continue;
-                        }
-                        List<Long> ahead = loadAttempts(c, shard, position);
-                        all[shard].leased(position, head, ahead);
-                        LOG.debug("{} - leased {} of {} at position {}", me, shard, d.name(), position);
-                    }
-                }
-            }
-            if (found) {
-                waiters.wakeAll();
-            }
-            return found;
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "acquiring dequeue leases on " + d.name());
-        }
-    }
-
-    /** Loads the delivery attempts of a newly leased shard; returns what was consumed out of order. */
-    private List<Long> loadAttempts(Connection c, int shard, long position) throws SQLException {
-        ShardState s = shards[shard];
-        List<Long> ahead = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_log_select"))) {
-            ps.setLong(1, info.queueSubscription());
-            ps.setInt(2, shard);
-            ps.setLong(3, position);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    ahead.add(rs.getLong(1));
-                }
-            }
-        }
-        s.attempts.clear();
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("delivery_attempt_select"))) {
-            ps.setLong(1, info.queueSubscription());
-            ps.setInt(2, shard);
-            ps.setLong(3, position);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    s.attempts.put(rs.getLong(1), rs.getInt(2));
-                }
-            }
-        }
-        return ahead;
-    }
-
-    /** Reads every shard's head; returns true if a leased shard has something to deliver. */
-    boolean pollHeads() {
-        try (Connection c = engine.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("shard_select_heads"))) {
-            ps.setInt(1, info.id());
-            engine.stats().dequeueSqlReads.increment();
-            boolean found = false;
-            try (ResultSet rs = ps.executeQuery()) {
-                ShardState[] all = shards;
-                while (rs.next()) {
-                    int shard = rs.getInt(1);
-                    if (shard < all.length) {
-                        long added = all[shard].raiseHead(rs.getLong(2) - 1);
-                        found |= added > 0 && all[shard].mayHaveAvailable();
-                    }
-                }
-            }
-            if (found) {
-                waiters.wakeAll();
-            }
-            return found || hasAnyAvailable(false);
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "polling " + info.name());
-        }
-    }
-
-    /** Asks the next enqueue on our leased shards to NOTIFY us. */
-    private boolean registerWaiter() {
-        List<Integer> leased = new ArrayList<>();
-        synchronized (schedule) {
-            long now = System.nanoTime();
-            if (waiterRegisteredNanos != 0 && now - waiterRegisteredNanos < TimeUnit.SECONDS.toNanos(5)) {
-                return false;
-            }
-            waiterRegisteredNanos = now;
-        }
-        for (ShardState s : shards) {
-            if (s.leased) {
-                leased.add(s.shardNo);
-            }
-        }
-        if (leased.isEmpty()) {
-            return false;
-        }
-        long me = engine.instanceId();
-        try (Connection c = engine.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("shard_set_waiter"))) {
-            ps.setLong(1, me);
-            ps.setInt(2, info.id());
-            ps.setArray(3, c.createArrayOf("integer", leased.toArray()));
-            ps.setLong(4, me);
-            boolean found = false;
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    ShardState s = shards[rs.getInt(1)];
-                    s.raiseHead(rs.getLong(2) - 1);
-                    found |= s.mayHaveAvailable();
-                }
-            }
-            return found;
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "registering for wake-ups on " + info.name());
-        }
-    }
-
-    // ---------------------------------------------------------------- heartbeat
-
-    /** Shards whose lease this instance should give back now. */
     List<Integer> leasesToRelease(int hungryOthers) {
-        List<Integer> out = new ArrayList<>();
-        long now = System.nanoTime();
-        long idle =
-                TimeUnit.MILLISECONDS.toNanos(Math.max(2000, engine.settings().leaseTtlMillis() / 2));
-        boolean consumersIdle = waiters.size() == 0 && now - lastConsumerNanos > idle;
-        ShardState[] all = shards;
-        int fair = hungryOthers == 0 ? Integer.MAX_VALUE : (int) Math.ceil((double) all.length / (hungryOthers + 1));
-        int held = leasedCount();
-        for (ShardState s : all) {
-            if (s.releaseIfIdle(consumersIdle ? idle : Long.MAX_VALUE, held > fair)) {
-                out.add(s.shardNo);
-                held--;
-            }
-        }
-        return out;
+        return queue.leasesToRelease(hungryOthers);
     }
 
-    /** Forgets leases the database no longer says are ours. */
     void keepOnlyLeases(java.util.Set<Integer> renewed) {
-        for (ShardState s : shards) {
-            if (s.leased && !renewed.contains(s.shardNo)) {
-                LOG.warn("{} - lost the dequeue lease of {} of {}", engine.instanceId(), s, info.name());
-                s.lost();
-            }
-        }
+        queue.keepOnlyLeases(renewed);
     }
 
-    /** True when this instance's consumers wait here with nothing leased to serve them. */
     boolean hungry() {
-        return waiters.size() > 0 && leasedCount() < engine.fairShare(shards.length) && !hasAnyAvailable(false);
+        return queue.hungry();
     }
 
-    int[] leasedShards() {
-        return java.util.Arrays.stream(shards)
-                .filter(s -> s.leased)
-                .mapToInt(s -> s.shardNo)
-                .toArray();
-    }
-
-    /** Per-shard backlog known to this instance (head minus position for leased shards; -1 if not leased). */
+    /** Per-shard backlog known to this instance (-1 for shards whose lease it does not hold). */
     public long[] knownBacklog() {
-        ShardState[] all = shards;
-        long[] out = new long[all.length];
-        for (ShardState s : all) {
-            out[s.shardNo] = s.leased ? s.backlog() : -1;
-        }
-        return out;
+        return queue.knownBacklog();
     }
 
     /** Non-persistent messages held in memory for this destination, oldest first (a snapshot). */
     public List<BrokerMessage> nonPersistentSnapshot() {
-        List<BrokerMessage> out = new ArrayList<>();
-        for (Iterator<NpEntry> it = nonPersistent.iterator(); it.hasNext(); ) {
-            out.add(it.next().message);
-        }
-        return out;
+        return queue.nonPersistentSnapshot();
     }
 }

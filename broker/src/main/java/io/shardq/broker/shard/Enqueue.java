@@ -36,7 +36,7 @@ final class Enqueue {
             throws SQLException {
         DestinationInfo d = rt.info();
         int n = ms.size();
-        long expected = rt.shard(shard).knownHead + 1;
+        long expected = rt.head(shard) + 1;
         SliceMap.Slice slice = rt.slices.find(shard, expected);
         if (slice == null || expected + n - 1 > slice.last() || n > FAST_MAX_ROWS) {
             return -1;

@@ -28,8 +28,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class ShardState {
     final int shardNo;
-    /** Highest committed sequence number known here (from local commits, notifies, polls). */
-    volatile long knownHead;
+    /** The shard's head, shared with the other subscriptions' cursors of the same shard. */
+    private final ShardHead head;
     /** True while this instance holds the dequeue lease of the (shard, subscription) cursor. */
     volatile boolean leased;
     /** Incremented each time the lease is taken: claims from an older lease are void. */
@@ -53,18 +53,24 @@ final class ShardState {
     /** Delivery attempts already recorded for sequence numbers above the position. */
     final ConcurrentHashMap<Long, Integer> attempts = new ConcurrentHashMap<>();
 
-    ShardState(int shardNo) {
+    ShardState(int shardNo, ShardHead head) {
         this.shardNo = shardNo;
+        this.head = head;
+    }
+
+    /** Highest committed sequence number known here (from local commits, notifies, polls). */
+    long knownHead() {
+        return head.get();
     }
 
     /** A racy, lock-free hint: might {@link #take} hand out something now? */
     boolean mayHaveAvailable() {
-        return leased && exclusive == null && (anyReturned || Math.max(dispatched, position) < knownHead);
+        return leased && exclusive == null && (anyReturned || Math.max(dispatched, position) < head.get());
     }
 
     /** A racy hint for selective consumers: something above the cursor and nobody holds the shard. */
     boolean mayBeScanned() {
-        return leased && exclusive == null && position < knownHead;
+        return leased && exclusive == null && position < head.get();
     }
 
     /** A racy hint: does any session hold part of this shard? */
@@ -78,13 +84,8 @@ final class ShardState {
     }
 
     /** Raises the known head; returns how many new messages became visible. */
-    synchronized long raiseHead(long head) {
-        long before = knownHead;
-        if (head > before) {
-            knownHead = head;
-            return head - before;
-        }
-        return 0;
+    long raiseHead(long newHead) {
+        return head.raise(newHead);
     }
 
     /**
@@ -92,10 +93,8 @@ final class ShardState {
      * changes nothing but the head, when the lease was already held here (a second acquisition
      * racing the first must not void the claims taken since).
      */
-    synchronized boolean leased(long cursor, long head, Collection<Long> loggedAhead) {
-        if (head > knownHead) {
-            knownHead = head;
-        }
+    synchronized boolean leased(long cursor, long dbHead, Collection<Long> loggedAhead) {
+        head.raise(dbHead);
         if (leased) {
             return false;
         }
@@ -141,8 +140,8 @@ final class ShardState {
         }
         anyReturned = !returned.isEmpty();
         long next = Math.max(dispatched, position) + 1;
-        long head = knownHead;
-        while (out.size() < max && next <= head) {
+        long last = head.get();
+        while (out.size() < max && next <= last) {
             if (!consumedAhead.contains(next)) {
                 out.add(next);
             }
@@ -162,7 +161,7 @@ final class ShardState {
 
     /** A selective session takes the shard alone: only when nobody holds anything here. */
     synchronized boolean takeExclusive(Object session) {
-        if (!leased || exclusive != null || holders > 0 || position >= knownHead) {
+        if (!leased || exclusive != null || holders > 0 || position >= head.get()) {
             return false;
         }
         exclusive = session;
@@ -177,7 +176,8 @@ final class ShardState {
     /** The next sequence number a selective session scans at or after {@code from}, or -1. */
     synchronized long nextUnconsumed(long from) {
         long seq = Math.max(from, position + 1);
-        while (seq <= knownHead) {
+        long last = head.get();
+        while (seq <= last) {
             if (!consumedAhead.contains(seq)) {
                 return seq;
             }
@@ -340,11 +340,12 @@ final class ShardState {
 
     /** Committed cursor position plus what was consumed ahead of it (for stats). */
     synchronized long backlog() {
-        return Math.max(0, knownHead - position - consumedAhead.size());
+        return Math.max(0, head.get() - position - consumedAhead.size());
     }
 
     @Override
     public String toString() {
-        return "shard " + shardNo + " (head " + knownHead + ", position " + position + (leased ? ", leased" : "") + ")";
+        return "shard " + shardNo + " (head " + head.get() + ", position " + position + (leased ? ", leased" : "")
+                + ")";
     }
 }
