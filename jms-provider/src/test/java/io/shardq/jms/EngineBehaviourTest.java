@@ -41,6 +41,13 @@ import org.junit.jupiter.api.Test;
 @PgTest
 class EngineBehaviourTest {
 
+    /** A producer of non-persistent messages to {@code queue}. */
+    private static MessageProducer nonPersistentProducer(Session s, Queue queue) throws JMSException {
+        MessageProducer mp = s.createProducer(queue);
+        mp.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+        return mp;
+    }
+
     /** The test database's settings, but the default pool (the test fixture shrinks it). */
     private static BrokerConfig.Builder defaults(TestDatabase db) {
         return db.brokerConfig().set(BrokerProperty.POOL_SIZE, BrokerProperty.POOL_SIZE.defaultValue());
@@ -152,8 +159,7 @@ class EngineBehaviourTest {
             c.start();
             Session producer = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             Queue queue = producer.createQueue("engine.np.ack");
-            MessageProducer mp = producer.createProducer(queue);
-            mp.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+            MessageProducer mp = nonPersistentProducer(producer, queue);
             mp.send(producer.createTextMessage("client-ack"));
             mp.send(producer.createTextMessage("transacted"));
             mp.send(producer.createTextMessage("auto"));
@@ -193,8 +199,7 @@ class EngineBehaviourTest {
             c.start();
             Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             Queue queue = s.createQueue("engine.np.sel");
-            MessageProducer mp = s.createProducer(queue);
-            mp.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+            MessageProducer mp = nonPersistentProducer(s, queue);
             for (String colour : List.of("red", "blue", "red")) {
                 TextMessage m = s.createTextMessage(colour);
                 m.setStringProperty("colour", colour);
@@ -242,8 +247,7 @@ class EngineBehaviourTest {
             c.start();
             Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             Queue queue = s.createQueue("engine.np.poison");
-            MessageProducer mp = s.createProducer(queue);
-            mp.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+            MessageProducer mp = nonPersistentProducer(s, queue);
             mp.send(s.createTextMessage("poison"));
 
             List<Integer> counts = Collections.synchronizedList(new ArrayList<>());
@@ -283,8 +287,7 @@ class EngineBehaviourTest {
         try (Connection c = factory.createConnection()) {
             Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             Queue queue = s.createQueue("engine.np.full");
-            MessageProducer mp = s.createProducer(queue);
-            mp.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+            MessageProducer mp = nonPersistentProducer(s, queue);
             String kb = "x".repeat(1000);
             Map<String, Integer> sent = new HashMap<>();
             assertThatThrownBy(() -> {
