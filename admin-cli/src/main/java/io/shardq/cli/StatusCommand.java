@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardq.broker.Admin;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
-import io.shardq.broker.catalog.Catalog;
 import io.shardq.broker.store.Database;
 import io.shardq.sql.Migrations;
 import java.io.PrintWriter;
@@ -117,7 +116,7 @@ final class StatusCommand implements Callable<Integer> {
     /** Through {@code shardq.instances()}; a schema migrated before that function existed has none to ask. */
     private static List<Admin.Instance> alive(Database db) {
         try {
-            return new Admin(db.dataSource(), new Catalog(db.dataSource())).instances(ALIVE_SECONDS);
+            return new Admin(db.dataSource()).instances(ALIVE_SECONDS);
         } catch (ShardQException e) {
             if (e.getCause() instanceof SQLException s && "42883".equals(s.getSQLState())) {
                 throw new ShardQException(

@@ -27,12 +27,18 @@ public final class Admin {
     private final Catalog catalog;
     private final Consumer<String> changed;
 
-    public Admin(DataSource dataSource, Catalog catalog) {
-        this(dataSource, catalog, name -> {});
+    /**
+     * Administers the destinations in the database behind {@code dataSource} without starting an
+     * engine (the CLI's {@code status}, scripts); running instances learn of each change by the
+     * catalog NOTIFY. An application with a {@link Broker} uses {@link Broker#admin()} instead,
+     * so its own instance sees its changes at once.
+     */
+    public Admin(DataSource dataSource) {
+        this(dataSource, new Catalog(dataSource), name -> {});
     }
 
     /** @param changed told the name of each destination this instance created, dropped or changed */
-    public Admin(DataSource dataSource, Catalog catalog, Consumer<String> changed) {
+    Admin(DataSource dataSource, Catalog catalog, Consumer<String> changed) {
         this.dataSource = dataSource;
         this.catalog = catalog;
         this.changed = changed;

@@ -316,6 +316,18 @@ public final class Broker implements AutoCloseable, Engine {
         }
     }
 
+    /**
+     * The destination named {@code name}, made ready on this instance; with {@code
+     * createIfMissing} (and {@code shardq.auto-create-destinations} on) created with the default
+     * options if it does not exist, as a send or receive would.
+     *
+     * @throws ShardQException {@link ErrorKind#UNKNOWN_DESTINATION} when it does not exist and is
+     *     not to be (or may not be) created; {@link ErrorKind#ILLEGAL_STATE} after {@link #close()}
+     */
+    public DestinationInfo requireDestination(String name, boolean createIfMissing) {
+        return runtime(name, createIfMissing).info();
+    }
+
     private DestinationRuntime createRuntime(String name, boolean createIfMissing) {
         DestinationInfo info = catalog.find(name).orElse(null);
         if (info == null) {

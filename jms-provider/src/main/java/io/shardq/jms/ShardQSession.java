@@ -347,7 +347,7 @@ public final class ShardQSession implements QueueSession {
         io.shardq.broker.selector.Selector selector;
         try {
             selector = io.shardq.broker.selector.Selector.compile(messageSelector);
-            broker().runtime(q.getQueueName(), true);
+            broker().requireDestination(q.getQueueName(), true);
         } catch (RuntimeException e) {
             throw Exceptions.translate(e);
         }
