@@ -44,6 +44,19 @@ final class Workload {
     /** Why sessions failed, for assertion messages. */
     final List<String> failures = Collections.synchronizedList(new ArrayList<>());
 
+    /**
+     * Bounds how far producers may run ahead of consumers (null: unbounded). A producer takes a
+     * permit per message before it sends; a consumer's commit gives them back. A test about what
+     * happens when consumers keep up uses it, so that on a busy machine the outcome does not depend
+     * on which side the scheduler favoured.
+     */
+    private java.util.concurrent.Semaphore ahead;
+
+    Workload maxAhead(int messages) {
+        this.ahead = new java.util.concurrent.Semaphore(messages);
+        return this;
+    }
+
     Workload(String queue, int producers, int consumers, int messages, int batch) {
         this.queue = queue;
         this.producers = producers;
@@ -65,6 +78,9 @@ final class Workload {
                 try (BrokerSession s = producerBroker.apply(producer).openSession(BrokerSession.Mode.TRANSACTED)) {
                     List<Integer> tx = new ArrayList<>();
                     for (int n = 0; n < perProducer; n++) {
+                        if (ahead != null) {
+                            ahead.acquire();
+                        }
                         s.send(queue, Messages.text(producer + ":" + n));
                         tx.add(n);
                         if (tx.size() == batch || n == perProducer - 1) {
@@ -103,6 +119,9 @@ final class Workload {
                             }
                             order.addAll(tx);
                             committedReceives.addAndGet(tx.size());
+                            if (ahead != null) {
+                                ahead.release(tx.size());
+                            }
                             tx.clear();
                         }
                         if (idle && producersDone.get() == producers && committedReceives.get() >= totalSent.get()) {
