@@ -136,11 +136,9 @@ public final class Subscription {
 
     /** A session gave back or released part of a shard: someone else may take it. */
     void released(boolean available) {
-        if (available) {
-            waiters.wake(1);
-        } else if (engine.settings().prefetch() > 0) {
-            waiters.wake(0); // selective waiters may now take the shard alone
-        }
+        // one plain waiter when there is something to take; selective waiters in any case, since
+        // they may now take the shard alone
+        waiters.wake(available ? 1 : 0);
     }
 
     /** A non-persistent message is available in memory. */
@@ -450,13 +448,6 @@ public final class Subscription {
     /** True when this instance's consumers wait here with nothing leased to serve them. */
     boolean hungry() {
         return waiters.size() > 0 && leasedCount() < engine.fairShare(shards.length) && !hasAnyAvailable(false);
-    }
-
-    int[] leasedShards() {
-        return java.util.Arrays.stream(shards)
-                .filter(s -> s.leased)
-                .mapToInt(s -> s.shardNo)
-                .toArray();
     }
 
     /** Per-shard backlog known to this instance (head minus position for leased shards; -1 if not leased). */
