@@ -215,7 +215,7 @@ public final class Broker implements AutoCloseable, Engine {
         DestinationRuntime rt = runtimes.get(destination);
         if (rt != null && options.memory() == io.shardq.broker.browse.MemorySource.NONE) {
             // non-persistent messages this instance holds for the queue, as they are now
-            options = options.withMemory(() -> rt.nonPersistentSnapshot().stream()
+            options = options.withMemory(() -> rt.queue().nonPersistentSnapshot().stream()
                     .map(m -> new BrowsedMessage(io.shardq.broker.browse.MemorySource.SHARD, 0, m.timestamp(), m))
                     .iterator());
         }
@@ -431,7 +431,7 @@ public final class Broker implements AutoCloseable, Engine {
     private void wake(int destinationId) {
         DestinationRuntime rt = runtimesById.get(destinationId);
         if (rt != null) {
-            rt.onWake();
+            rt.queue().onWake();
         }
     }
 

@@ -123,10 +123,6 @@ public final class BrokerSession implements AutoCloseable {
         boolean current() {
             return epoch == shard.leaseEpoch && shard.leased;
         }
-
-        boolean moves() {
-            return newPosition > startPosition || !outOfOrder.isEmpty();
-        }
     }
 
     public BrokerSession(Engine engine, Mode mode, Connection external) {
@@ -638,7 +634,7 @@ public final class BrokerSession implements AutoCloseable {
             releaseConnection(c, borrowed);
         }
         pending.values().removeAll(toWrite);
-        afterCommit(batches, sends, consumption, moving);
+        afterCommit(batches, sends, consumption);
     }
 
     /**
@@ -664,9 +660,7 @@ public final class BrokerSession implements AutoCloseable {
             cl.newPosition = move.end();
             cl.logToClear = move.logToClear();
             cl.mover = move.mover();
-            if (cl.moves()) {
-                moving.add(cl);
-            }
+            moving.add(cl); // what it took is at or below the new position, or logged beyond it
         }
         return moving;
     }
@@ -744,7 +738,7 @@ public final class BrokerSession implements AutoCloseable {
                 : new ShardQException(ErrorKind.ROLLED_BACK, "transaction rolled back: " + e.getMessage(), e);
     }
 
-    private void afterCommit(List<Batch> batches, boolean sends, boolean consumption, List<Claim> moving) {
+    private void afterCommit(List<Batch> batches, boolean sends, boolean consumption) {
         Enqueue.publish(tentativeSlices);
         for (Batch b : batches) {
             int n = b.messages.size();
@@ -780,15 +774,12 @@ public final class BrokerSession implements AutoCloseable {
                 }
             }
             delivered += cl.delivered.size();
-            if (moving.contains(cl)) {
-                engine.cursorCommitted(cl.rt.info(), cl.shard.shardNo, cl.startPosition, cl.newPosition);
-            }
+            engine.cursorCommitted(cl.rt.info(), cl.shard.shardNo, cl.startPosition, cl.newPosition);
             // prefetched messages stay with the session (given back when it closes or rolls back), so
             // each consumer sees a shard in sequence order
             boolean release = cl.exclusive || cl.prefetched.isEmpty();
             if (external == null) {
-                long p = moving.contains(cl) ? cl.newPosition : cl.shard.position;
-                cl.shard.committed(p, cl.outOfOrder, release, cl.epoch);
+                cl.shard.committed(cl.newPosition, cl.outOfOrder, release, cl.epoch);
             } else {
                 cl.shard.lost(); // the application commits: re-read the cursor on the next lease
             }

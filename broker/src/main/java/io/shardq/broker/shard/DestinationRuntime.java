@@ -2,7 +2,6 @@ package io.shardq.broker.shard;
 
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.Queries;
-import io.shardq.broker.message.BrokerMessage;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -169,34 +168,5 @@ public final class DestinationRuntime {
         if (added > 0) {
             queue.messagesArrived(added);
         }
-    }
-
-    // ---- for the heartbeat and the broker: the queue subscription's
-
-    /** A NOTIFY arrived for a shard: poll the heads soon. */
-    public void onWake() {
-        queue.onWake();
-    }
-
-    List<Integer> leasesToRelease(int hungryOthers) {
-        return queue.leasesToRelease(hungryOthers);
-    }
-
-    void keepOnlyLeases(java.util.Set<Integer> renewed) {
-        queue.keepOnlyLeases(renewed);
-    }
-
-    boolean hungry() {
-        return queue.hungry();
-    }
-
-    /** Per-shard backlog known to this instance (-1 for shards whose lease it does not hold). */
-    public long[] knownBacklog() {
-        return queue.knownBacklog();
-    }
-
-    /** Non-persistent messages held in memory for this destination, oldest first (a snapshot). */
-    public List<BrokerMessage> nonPersistentSnapshot() {
-        return queue.nonPersistentSnapshot();
     }
 }

@@ -66,7 +66,7 @@ public final class Heartbeat extends BackgroundService {
         double ttl = engine.settings().leaseTtlMillis() / 1000.0;
         try (Connection c = engine.dataSource().getConnection()) {
             Object[] hungry = runtimes.stream()
-                    .filter(DestinationRuntime::hungry)
+                    .filter(rt -> rt.queue().hungry())
                     .map(rt -> rt.info().id())
                     .toArray();
             try (PreparedStatement ps = c.prepareStatement(Queries.get("instance_heartbeat"))) {
@@ -108,9 +108,9 @@ public final class Heartbeat extends BackgroundService {
             }
             for (DestinationRuntime rt : runtimes) {
                 long sub = rt.info().queueSubscription();
-                rt.keepOnlyLeases(renewed.getOrDefault(sub, Set.of()));
-                List<Integer> release =
-                        rt.leasesToRelease(hungryOthers.getOrDefault(rt.info().id(), 0));
+                rt.queue().keepOnlyLeases(renewed.getOrDefault(sub, Set.of()));
+                List<Integer> release = rt.queue()
+                        .leasesToRelease(hungryOthers.getOrDefault(rt.info().id(), 0));
                 if (!release.isEmpty()) {
                     try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_release"))) {
                         ps.setLong(1, sub);

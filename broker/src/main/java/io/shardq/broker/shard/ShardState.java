@@ -47,9 +47,9 @@ final class ShardState {
 
     private volatile boolean anyReturned;
     /** nanoTime of the last claim, for idle lease release. */
-    volatile long lastClaimNanos;
+    private volatile long lastClaimNanos;
     /** Sequence numbers above the position already consumed out of order. */
-    final TreeSet<Long> consumedAhead = new TreeSet<>();
+    private final TreeSet<Long> consumedAhead = new TreeSet<>();
     /** Delivery attempts already recorded for sequence numbers above the position. */
     final ConcurrentHashMap<Long, Integer> attempts = new ConcurrentHashMap<>();
 

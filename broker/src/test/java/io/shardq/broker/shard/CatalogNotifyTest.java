@@ -134,6 +134,7 @@ class CatalogNotifyTest {
                         .filter(rt -> rt.info().name().equals("grown"))
                         .findFirst()
                         .orElseThrow()
+                        .queue()
                         .knownBacklog())
                 .hasSize(4);
     }

@@ -89,7 +89,6 @@ class NoLossTest {
                 }
             });
             // B's sessions failed when it closed; A's consumers took over B's shards
-            System.out.println("failed sessions: " + w.failures);
             w.assertExactlyOnce();
             w.assertPerProducerOrder();
             assertThat(a.admin().backlog("shared")).isZero();
