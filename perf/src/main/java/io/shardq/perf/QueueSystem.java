@@ -66,6 +66,14 @@ public interface QueueSystem {
         return OptionalLong.empty();
     }
 
+    /**
+     * Optional: the system's own timing of its internal steps since the previous call (the runner
+     * calls it when the measured window starts and when it ends). Empty when it has none.
+     */
+    default List<InnerStep> innerSteps() {
+        return List.of();
+    }
+
     /** Drops the system's tables; called even when the step failed, and safe after a failed setUp. */
     void tearDown() throws Exception;
 

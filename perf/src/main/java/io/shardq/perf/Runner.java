@@ -72,15 +72,17 @@ final class Runner {
             load.start();
             pace(load, system, "warm-up", System.nanoTime(), warmup);
             load.takeLatencies(); // the warm-up's latencies are dropped
+            system.innerSteps(); // and so are its inner step timings
             Snapshot start = snapshot(load, system, List.of());
             pace(load, system, "measure", start.nanos(), duration);
             Snapshot end = snapshot(load, system, start.serverTicks().keySet());
             Histogram latencies = load.takeLatencies();
+            List<InnerStep> inner = system.innerSteps();
             progress.end();
             load.stop();
             sleep(STATS_FLUSH_WAIT);
             ServerProbe.TableStats tables = probe.tableStats(system.tables());
-            return result(system, settings, load, start, end, latencies, system.backlog(), tables);
+            return result(system, settings, load, start, end, latencies, system.backlog(), tables, inner);
         } finally {
             load.stop();
             progress.end();
@@ -118,7 +120,8 @@ final class Runner {
             Snapshot b,
             Histogram latencies,
             long backlog,
-            ServerProbe.TableStats tables) {
+            ServerProbe.TableStats tables,
+            List<InnerStep> inner) {
         long nanos = b.nanos() - a.nanos();
         long enqueued = b.enqueued() - a.enqueued();
         long dequeued = b.dequeued() - a.dequeued();
@@ -150,7 +153,8 @@ final class Runner {
                 jvm,
                 pg < 0 ? Double.NaN : Rates.seconds(pg),
                 load.errors(),
-                error == null ? null : describe(error));
+                error == null ? null : describe(error),
+                inner);
     }
 
     /** The message of a failure with its root cause, for reports. */

@@ -137,6 +137,28 @@ final class ShardQSystem implements QueueSystem {
     }
 
     @Override
+    public List<InnerStep> innerSteps() {
+        List<InnerStep> out = new ArrayList<>();
+        io.shardq.broker.Broker broker;
+        try {
+            broker = factory.broker();
+        } catch (jakarta.jms.JMSException e) {
+            return out;
+        }
+        broker.stats()
+                .steps()
+                .interval()
+                .forEach((step, t) -> out.add(new InnerStep(
+                        step.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '),
+                        t.count(),
+                        t.p50(),
+                        t.p90(),
+                        t.p99(),
+                        t.max())));
+        return out;
+    }
+
+    @Override
     public void tearDown() throws Exception {
         if (connection != null) {
             connection.close();

@@ -15,6 +15,7 @@ package io.shardq.perf;
  * @param pgCpuSeconds CPU time of the PostgreSQL processes in the window, if readable
  * @param errors failed send or receive calls in the whole step
  * @param firstError the first failure's message, or null
+ * @param inner the system's own timing of its steps over the window (empty if it has none)
  */
 record StepResult(
         String system,
@@ -34,7 +35,50 @@ record StepResult(
         double jvmCpuSeconds,
         double pgCpuSeconds,
         long errors,
-        String firstError) {
+        String firstError,
+        java.util.List<InnerStep> inner) {
+
+    /** A result without inner step timings. */
+    StepResult(
+            String system,
+            int threads,
+            boolean consumes,
+            double seconds,
+            long enqueued,
+            long dequeued,
+            double enqueueRate,
+            double dequeueRate,
+            long backlog,
+            LatencyStats latency,
+            double walBytesPerMessage,
+            double sqlReadsPerMessage,
+            long tableBytes,
+            long deadTuples,
+            double jvmCpuSeconds,
+            double pgCpuSeconds,
+            long errors,
+            String firstError) {
+        this(
+                system,
+                threads,
+                consumes,
+                seconds,
+                enqueued,
+                dequeued,
+                enqueueRate,
+                dequeueRate,
+                backlog,
+                latency,
+                walBytesPerMessage,
+                sqlReadsPerMessage,
+                tableBytes,
+                deadTuples,
+                jvmCpuSeconds,
+                pgCpuSeconds,
+                errors,
+                firstError,
+                java.util.List.of());
+    }
 
     /** A step that could not run (its setUp or the server failed): no figures, only the reason. */
     static StepResult failed(String system, int threads, boolean consumes, String reason) {

@@ -82,6 +82,27 @@ final class TextReport {
                 .append('\n')
                 .append("Cost in the window, and the tables at the end\n")
                 .append(cost.render());
+        TextTable inner = new TextTable("threads", "<system", "<step", "count", "p50 ms", "p90 ms", "p99 ms", "max ms");
+        boolean anyInner = false;
+        for (StepResult r : run.results()) {
+            for (InnerStep s : r.inner()) {
+                anyInner = true;
+                inner.row(
+                        Integer.toString(r.threads()),
+                        r.system(),
+                        s.name(),
+                        Numbers.count(s.count()),
+                        Numbers.millis(s.p50() / 1000.0),
+                        Numbers.millis(s.p90() / 1000.0),
+                        Numbers.millis(s.p99() / 1000.0),
+                        Numbers.millis(s.max() / 1000.0));
+            }
+        }
+        if (anyInner) {
+            sb.append('\n')
+                    .append("Inside the system: where the time goes, measured window (as the system times itself)\n")
+                    .append(inner.render());
+        }
         for (StepResult r : run.results()) {
             if (r.firstError() != null) {
                 sb.append(String.format(
@@ -107,6 +128,9 @@ final class TextReport {
             reads/msg    statements reading queue rows / messages dequeued, empty polls included
             cpu s        CPU seconds in the window: the JVM (harness included), the PostgreSQL processes
             backlog      rows left after the workers stopped (ceiling: every row it inserted)
+            send commit       ShardQ: a producer session's commit until its messages are visible
+            visible to taken  ShardQ: visible in the instance until a consumer session takes it
+            consumer commit   ShardQ: a consumer session's commit (cursor move or dequeue log)
             """;
 
     private static List<String[]> concat(List<String[]> a, List<String[]> b) {

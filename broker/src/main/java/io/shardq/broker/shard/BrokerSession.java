@@ -370,6 +370,7 @@ public final class BrokerSession implements AutoCloseable {
             if (got.isEmpty()) {
                 continue; // raced with another session; look again
             }
+            s.recordWaits(got, engine.stats().steps);
             if (first) {
                 if (cl != null) {
                     claims.remove(cl); // from an older lease: its commit fails on the cursor guard
@@ -572,6 +573,7 @@ public final class BrokerSession implements AutoCloseable {
      * class comment for the order), runs it, then publishes the outcome in memory.
      */
     private void commitWork(boolean sends, boolean consumption) {
+        long started = System.nanoTime();
         List<Batch> toWrite = new ArrayList<>();
         if (sends) {
             for (Batch b : pending.values()) {
@@ -635,6 +637,13 @@ public final class BrokerSession implements AutoCloseable {
         }
         pending.values().removeAll(toWrite);
         afterCommit(batches, sends, consumption);
+        long took = System.nanoTime() - started;
+        if (!batches.isEmpty()) {
+            engine.stats().steps.record(StepTimes.Step.SEND_COMMIT, took);
+        }
+        if (!moving.isEmpty()) {
+            engine.stats().steps.record(StepTimes.Step.CONSUMER_COMMIT, took);
+        }
     }
 
     /**

@@ -25,6 +25,12 @@ public final class EngineStats {
     final LongAdder maintenanceRounds = new LongAdder();
     final LongAdder catalogChanges = new LongAdder();
     volatile String retireBlockedBy = "";
+    final StepTimes steps = new StepTimes();
+
+    /** Where a message's time goes inside this instance, from the producer's commit to the consumer's. */
+    public StepTimes steps() {
+        return steps;
+    }
 
     public long combinedWrites() {
         return combinedWrites.sum();

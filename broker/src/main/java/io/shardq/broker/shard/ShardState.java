@@ -83,6 +83,11 @@ final class ShardState {
         return Math.max(dispatched, position) + 1;
     }
 
+    /** Records how long the sequence numbers just taken waited since they became visible. */
+    void recordWaits(List<Long> taken, StepTimes times) {
+        head.recordWaits(taken, System.nanoTime(), times);
+    }
+
     /** Raises the known head; returns how many new messages became visible. */
     long raiseHead(long newHead) {
         return head.raise(newHead);
