@@ -59,6 +59,7 @@ public final class ApiBoundary {
             ENGINE + ".shard.BrokerConsumer",
             ENGINE + ".shard.Delivery",
             ENGINE + ".shard.EngineStats",
+            ENGINE + ".shard.StepTimes",
             // the pool (and embedded server) without an engine: the CLI's migrate and status, perf's baseline
             ENGINE + ".store.Database");
 
