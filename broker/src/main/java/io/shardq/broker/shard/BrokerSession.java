@@ -228,13 +228,28 @@ public final class BrokerSession implements AutoCloseable {
         if (mode == Mode.TRANSACTED
                 && !deadLetter
                 && b.messages.size() >= engine.settings().enqueueMaxBatch()) {
-            try {
-                writeBatch(transactionConnection(), b);
-            } catch (SQLException e) {
-                throw SqlErrors.translate(e, "writing messages to " + rt.info().name());
+            writeAhead(key, rt);
+        }
+    }
+
+    /**
+     * Writes the batch of {@code key} ahead of commit (it reached {@code enqueue.max-batch}), and
+     * before it every pending batch of a lower key, dead letters included: the shard rows this
+     * transaction locks are then taken in ascending (destination, shard) order, as at commit.
+     * Only a send to a lower key after this (a destination with a lower id) is locked out of order
+     * at commit; see "Commit order" in docs/architecture.md.
+     */
+    private void writeAhead(long key, DestinationRuntime rt) {
+        try {
+            Connection c = transactionConnection();
+            for (var it = pending.headMap(key, true).entrySet().iterator(); it.hasNext(); ) {
+                Batch b = it.next().getValue();
+                writeBatch(c, b);
+                it.remove();
+                written.add(b);
             }
-            pending.remove(key);
-            written.add(b);
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "writing messages to " + rt.info().name());
         }
     }
 
