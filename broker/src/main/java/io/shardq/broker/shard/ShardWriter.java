@@ -7,8 +7,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Group commit for one shard: sessions of this instance whose commit is nothing but a batch of
@@ -24,21 +22,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * only after the combined transaction committed (or throws what it failed with: all batches of
  * a group commit or fail together, and a failed group is never partly visible).
  *
- * <p>Threading: the combiner is whoever holds {@link #lock}; requests are handed over through
- * a lock-free queue; a request's outcome is published through its volatile {@code done}.
+ * <p>Threading: see {@link FlatCombiner}.
  */
-final class ShardWriter {
+final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
     private final Engine engine;
     private final DestinationRuntime rt;
     private final int shard;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final ConcurrentLinkedQueue<Request> queue = new ConcurrentLinkedQueue<>();
 
-    static final class Request {
+    static final class Request extends FlatCombiner.Request {
         final List<BrokerMessage> messages;
         long firstSeq;
-        RuntimeException error;
-        volatile boolean done;
 
         Request(List<BrokerMessage> messages) {
             this.messages = messages;
@@ -46,6 +39,7 @@ final class ShardWriter {
     }
 
     ShardWriter(Engine engine, DestinationRuntime rt, int shard) {
+        super(1); // the visibility rule: one enqueue transaction per shard at a time
         this.engine = engine;
         this.rt = rt;
         this.shard = shard;
@@ -58,42 +52,21 @@ final class ShardWriter {
      */
     long write(List<BrokerMessage> messages) {
         Request r = new Request(messages);
-        queue.add(r);
-        while (!r.done) {
-            lock.lock();
-            try {
-                if (!r.done) {
-                    runGroup(drain());
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-        if (r.error != null) {
-            throw r.error;
-        }
+        submit(r);
         return r.firstSeq;
     }
 
-    private List<Request> drain() {
-        List<Request> group = new ArrayList<>();
-        int rows = 0;
-        Request next;
-        while ((next = queue.peek()) != null) {
-            if (!group.isEmpty() && rows + next.messages.size() > Enqueue.FAST_MAX_ROWS) {
-                break;
-            }
-            queue.poll();
-            group.add(next);
-            rows += next.messages.size();
+    @Override
+    boolean fits(List<Request> group, Request next) {
+        int rows = next.messages.size();
+        for (Request q : group) {
+            rows += q.messages.size();
         }
-        return group;
+        return rows <= Enqueue.FAST_MAX_ROWS;
     }
 
-    private void runGroup(List<Request> group) {
-        if (group.isEmpty()) {
-            return;
-        }
+    @Override
+    void run(List<Request> group) {
         List<BrokerMessage> all;
         if (group.size() == 1) {
             all = group.get(0).messages;
@@ -141,8 +114,7 @@ final class ShardWriter {
             rt.advanceHead(shard, seq - 1);
         }
         for (Request q : group) {
-            q.error = failure;
-            q.done = true;
+            q.finish(failure);
         }
     }
 
