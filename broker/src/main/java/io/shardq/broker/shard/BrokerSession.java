@@ -611,8 +611,9 @@ public final class BrokerSession implements AutoCloseable {
                 b.firstSeq = b.rt.writer(b.shard).write(b.messages);
                 b.published = true;
             } catch (RuntimeException e) {
-                afterFailedCommit();
-                throw e;
+                boolean inDoubt = isConnectionLoss(e);
+                afterFailedCommit(!inDoubt);
+                throw inDoubt ? inDoubt(e) : e;
             }
         } else if (dbWork) {
             Connection c = null;
@@ -640,13 +641,18 @@ public final class BrokerSession implements AutoCloseable {
             } catch (SQLException | RuntimeException e) {
                 rollbackQuietly(c);
                 releaseConnection(c, borrowed);
-                afterFailedCommit();
-                if (e instanceof ShardQException se) {
-                    throw se;
-                }
-                throw e instanceof SQLException se
+                RuntimeException failure = e instanceof SQLException se
                         ? rolledBack(SqlErrors.translate(se, "commit"))
                         : (RuntimeException) e;
+                // the database side of these claims is uncertain: the commit may have moved their
+                // cursors (a lost reply), or it found them elsewhere than this instance thought
+                boolean inDoubt = isConnectionLoss(failure);
+                if (inDoubt || guardFailed) {
+                    forgetShards(moving);
+                }
+                guardFailed = false;
+                afterFailedCommit(!inDoubt);
+                throw inDoubt ? inDoubt(failure) : failure;
             }
             releaseConnection(c, borrowed);
         }
@@ -714,6 +720,7 @@ public final class BrokerSession implements AutoCloseable {
                     cl.logToClear,
                     cl.attemptsToClear,
                     me)) {
+                guardFailed = true;
                 throw leaseLost(cl, "cursor was not at " + cl.startPosition);
             }
             return;
@@ -724,6 +731,7 @@ public final class BrokerSession implements AutoCloseable {
             ps.setInt(3, cl.shard.shardNo);
             ps.setLong(4, me);
             if (ps.executeUpdate() != cl.outOfOrder.size()) {
+                guardFailed = true;
                 throw leaseLost(cl, "lease not held when logging");
             }
         }
@@ -875,11 +883,50 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     private void afterFailedCommit() {
+        afterFailedCommit(true);
+    }
+
+    /**
+     * Discards the transaction's work in memory; delivered messages count one more attempt unless
+     * the failure was the database's, not the application's ({@code countAttempts} false).
+     */
+    private void afterFailedCommit(boolean countAttempts) {
         tentativeSlices.clear();
         pending.clear();
         written.clear();
         discard(pendingNp);
-        releaseClaims(true);
+        releaseClaims(countAttempts);
+    }
+
+    /** Set when a cursor guard failed in this commit: the instance's idea of the cursor is wrong. */
+    private boolean guardFailed;
+
+    /**
+     * The recovery rule for claims whose database side is uncertain: forget what this instance
+     * holds of their shards (lease, position, ranges handed out, in every session), so the next
+     * lease acquisition re-reads cursor, dequeue log and attempts from PostgreSQL. Never trusted,
+     * never repaired in place: a commit that did take effect is then seen as such, one that did
+     * not leaves its messages to be delivered again.
+     */
+    private static void forgetShards(List<Claim> moving) {
+        for (Claim cl : moving) {
+            cl.shard.forget(cl.epoch);
+        }
+    }
+
+    private static boolean isConnectionLoss(RuntimeException e) {
+        return e instanceof ShardQException se && se.kind() == ErrorKind.CONNECTION;
+    }
+
+    /** A commit whose connection died before its outcome was known. */
+    private static ShardQException inDoubt(RuntimeException cause) {
+        return new ShardQException(
+                ErrorKind.CONNECTION,
+                "the connection to PostgreSQL was lost during commit, so its outcome is unknown ("
+                        + cause.getMessage()
+                        + "). Messages it sent may or may not have been committed; messages it consumed"
+                        + " are delivered again only if the commit did not take effect",
+                cause);
     }
 
     private void rollbackWork() {

@@ -331,6 +331,17 @@ final class ShardState {
         }
     }
 
+    /**
+     * What this instance holds of the shard may be wrong (a commit's outcome is unknown, or a
+     * guard found the cursor elsewhere): drop it, unless a newer lease was taken since. The
+     * database lease stays this instance's; the next acquisition re-reads everything.
+     */
+    synchronized void forget(int epoch) {
+        if (epoch == leaseEpoch && leased) {
+            lost();
+        }
+    }
+
     /** The lease is gone: nothing may be delivered from here until it is taken again. */
     synchronized void lost() {
         leased = false;
