@@ -38,4 +38,34 @@ class SelectorTest {
                 .hasMessageContaining("selector \"color = = 'red'\" is invalid")
                 .satisfies(e -> assertThat(((ShardQException) e).kind()).isEqualTo(ErrorKind.INVALID_SELECTOR));
     }
+
+    @Test
+    void anEvaluationError_isANonMatch_notAnException() {
+        assertThat(Selector.compile("vip + 1 > 0").matches(m)).isFalse(); // arithmetic on a boolean
+        assertThat(Selector.compile("color * 2 = 4").matches(m)).isFalse();
+        assertThat(Selector.compile("NOT (vip + 1 > 0)").matches(m)).isFalse();
+    }
+
+    @Test
+    void tooDeep_tooLong_orNotJms_isRefusedAtCompile_withABoundedMessage() {
+        String deep = "weight" + " + 1".repeat(Selector.MAX_DEPTH + 5) + " > 0";
+        assertThatThrownBy(() -> Selector.compile(deep))
+                .isInstanceOf(ShardQException.class)
+                .hasMessageContaining("deep")
+                .satisfies(e -> assertThat(e.getMessage().length()).isLessThan(400));
+        String nested = "(".repeat(20_000) + "vip" + ")".repeat(20_000);
+        assertThatThrownBy(() -> Selector.compile(nested))
+                .isInstanceOf(ShardQException.class)
+                .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(400));
+        String longOne = "color = '" + "x".repeat(400_000) + "'";
+        assertThatThrownBy(() -> Selector.compile(longOne))
+                .isInstanceOf(ShardQException.class)
+                .hasMessageContaining("400010 characters long")
+                .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(400));
+        assertThatThrownBy(() -> Selector.compile("XPATH '//order'"))
+                .isInstanceOf(ShardQException.class)
+                .hasMessageContaining("XPATH");
+        String fine = "weight" + " + 1".repeat(Selector.MAX_DEPTH - 5) + " > 0";
+        assertThat(Selector.compile(fine).matches(m)).isTrue();
+    }
 }

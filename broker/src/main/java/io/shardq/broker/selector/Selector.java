@@ -4,9 +4,14 @@ import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.message.BrokerMessage;
 import org.apache.activemq.artemis.api.core.SimpleString;
+import org.apache.activemq.artemis.selector.filter.BinaryExpression;
 import org.apache.activemq.artemis.selector.filter.BooleanExpression;
+import org.apache.activemq.artemis.selector.filter.Expression;
 import org.apache.activemq.artemis.selector.filter.FilterException;
 import org.apache.activemq.artemis.selector.filter.Filterable;
+import org.apache.activemq.artemis.selector.filter.UnaryExpression;
+import org.apache.activemq.artemis.selector.filter.XPathExpression;
+import org.apache.activemq.artemis.selector.filter.XQueryExpression;
 import org.apache.activemq.artemis.selector.impl.SelectorParser;
 
 /**
@@ -27,28 +32,86 @@ public final class Selector {
         this.expression = expression;
     }
 
-    /** Compiles a selector; null or blank means "every message" and returns null. */
+    /** Longest selector text accepted, in characters. */
+    public static final int MAX_LENGTH = 16_384;
+    /** Deepest nesting of operators accepted (evaluation recurses once per level). */
+    public static final int MAX_DEPTH = 200;
+    /** Characters of a selector quoted in an error message. */
+    static final int QUOTE = 120;
+
+    /**
+     * Compiles a selector; null or blank means "every message" and returns null. Refuses, with
+     * {@link ErrorKind#INVALID_SELECTOR}, text that does not parse, is longer than {@link
+     * #MAX_LENGTH}, nests deeper than {@link #MAX_DEPTH}, or uses Artemis' XPATH/XQUERY extensions
+     * (not JMS). Error messages quote the selector cut to a bounded length.
+     */
     public static Selector compile(String text) {
         if (text == null || text.isBlank()) {
             return null;
         }
-        try {
-            return new Selector(text, SelectorParser.parse(text));
-        } catch (FilterException | RuntimeException e) {
-            throw new ShardQException(
-                    ErrorKind.INVALID_SELECTOR, "selector \"" + text + "\" is invalid: " + e.getMessage(), e);
+        if (text.length() > MAX_LENGTH) {
+            throw invalid(
+                    text, "it is " + text.length() + " characters long, at most " + MAX_LENGTH + " are accepted", null);
         }
+        BooleanExpression parsed;
+        try {
+            parsed = SelectorParser.parse(text);
+        } catch (FilterException | RuntimeException e) {
+            throw invalid(text, cut(String.valueOf(e.getMessage()), QUOTE), e);
+        } catch (StackOverflowError e) {
+            throw invalid(text, "it is nested too deeply", null);
+        }
+        check(text, parsed);
+        return new Selector(text, parsed);
+    }
+
+    /** Walks the expression (without recursion): depth and extensions. */
+    private static void check(String text, Expression root) {
+        java.util.ArrayDeque<Object[]> stack = new java.util.ArrayDeque<>();
+        stack.push(new Object[] {root, 1});
+        while (!stack.isEmpty()) {
+            Object[] top = stack.pop();
+            Expression e = (Expression) top[0];
+            int depth = (Integer) top[1];
+            if (depth > MAX_DEPTH) {
+                throw invalid(text, "it nests operators more than " + MAX_DEPTH + " deep", null);
+            }
+            if (e instanceof XPathExpression || e instanceof XQueryExpression) {
+                throw invalid(text, "XPATH and XQUERY are not part of JMS message selectors", null);
+            }
+            if (e instanceof BinaryExpression b) {
+                stack.push(new Object[] {b.getLeft(), depth + 1});
+                stack.push(new Object[] {b.getRight(), depth + 1});
+            } else if (e instanceof UnaryExpression u) {
+                stack.push(new Object[] {u.getRight(), depth + 1});
+            }
+        }
+    }
+
+    private static ShardQException invalid(String text, String why, Throwable cause) {
+        return new ShardQException(
+                ErrorKind.INVALID_SELECTOR, "selector \"" + cut(text, QUOTE) + "\" is invalid: " + why, cause);
+    }
+
+    /** {@code s} cut to {@code max} characters, saying how long it was when cut. */
+    static String cut(String s, int max) {
+        return s.length() <= max ? s : s.substring(0, max) + "... (" + s.length() + " characters)";
     }
 
     public String text() {
         return text;
     }
 
+    /**
+     * True when the message is selected. A selector that cannot be evaluated for a message (a
+     * type error such as arithmetic on a boolean property) does not select it: the message stays
+     * for other consumers, as SQL's "unknown" does.
+     */
     public boolean matches(BrokerMessage m) {
         try {
             return expression.matches(new View(m));
-        } catch (FilterException e) {
-            return false; // JMS: a selector that cannot be evaluated for a message does not match it
+        } catch (FilterException | RuntimeException | StackOverflowError e) {
+            return false;
         }
     }
 

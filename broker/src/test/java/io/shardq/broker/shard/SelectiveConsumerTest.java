@@ -105,4 +105,40 @@ class SelectiveConsumerTest {
             return rs.getLong(1);
         }
     }
+
+    @Test
+    void aSelectorThatFailsToEvaluate_selectsNothing_andConsumesNothing(TestDatabase db) {
+        try (Broker broker = Broker.start(db.brokerConfig().build())) {
+            broker.admin().createQueue("sel.err", QueueOptions.DEFAULTS.withShards(1));
+            try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                for (int i = 0; i < 5; i++) {
+                    p.send("sel.err", Messages.text("m" + i, Map.of("flag", true)));
+                }
+                p.commit();
+            }
+            Selector broken = Selector.compile("flag + 1 > 0"); // arithmetic on a boolean
+            for (BrokerSession.Mode mode :
+                    List.of(BrokerSession.Mode.AUTO_ACKNOWLEDGE, BrokerSession.Mode.TRANSACTED)) {
+                try (BrokerSession c = broker.openSession(mode)) {
+                    for (int i = 0; i < 5; i++) {
+                        assertThat(c.receive("sel.err", 50, false, broken))
+                                .as(mode.name())
+                                .isNull();
+                    }
+                    if (mode == BrokerSession.Mode.TRANSACTED) {
+                        c.commit();
+                    }
+                }
+            }
+            assertThat(broker.admin().backlog("sel.err")).isEqualTo(5);
+            List<String> all = new ArrayList<>();
+            try (BrokerSession c = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+                Delivery d;
+                while ((d = c.receive("sel.err", 500, false)) != null) {
+                    all.add(Messages.body(d.message()));
+                }
+            }
+            assertThat(all).containsExactly("m0", "m1", "m2", "m3", "m4");
+        }
+    }
 }
