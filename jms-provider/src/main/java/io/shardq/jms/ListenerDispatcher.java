@@ -12,8 +12,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The one thread that runs a session's MessageListeners, one message at a time, while the
  * connection is started. In AUTO/DUPS_OK mode a message is acknowledged after onMessage returns;
- * if onMessage throws, it is redelivered (JMSRedelivered, JMSXDeliveryCount) and, past the
- * queue's max attempts, dead-lettered.
+ * if onMessage throws (an exception or an {@code Error}), it is redelivered (JMSRedelivered,
+ * JMSXDeliveryCount) and, past the queue's max attempts, dead-lettered; the connection's
+ * ExceptionListener is told, and delivery goes on.
  *
  * <p>The listener a message goes to is read under the session lock, right before the receive, and
  * {@link ShardQMessageConsumer#setMessageListener} takes the same lock: a message received for a
@@ -105,7 +106,7 @@ final class ListenerDispatcher {
                         }
                     }
                 }
-            } catch (JMSException e) {
+            } catch (JMSException | RuntimeException e) {
                 if (!running || session.isClosed()) {
                     return;
                 }
@@ -153,8 +154,18 @@ final class ListenerDispatcher {
             if (autoAck) {
                 session.acknowledge();
             }
-        } catch (RuntimeException e) {
-            LOG.debug("MessageListener threw {}; the message will be redelivered", e.toString());
+        } catch (RuntimeException | Error e) {
+            // a programming error (JMS 8.7); an Error too must not end delivery for the session
+            LOG.warn(
+                    "MessageListener of {} threw {}; the message will be redelivered",
+                    c.queueDestination(),
+                    e.toString());
+            JMSException told = new JMSException(
+                    "the MessageListener of " + c.queueDestination() + " threw "
+                            + e.getClass().getName() + "; the message will be redelivered",
+                    "LISTENER_FAILED");
+            told.initCause(e);
+            session.connection().onException(told);
             if (autoAck) {
                 session.call(s -> {
                     s.recover();

@@ -17,7 +17,6 @@ import jakarta.jms.Session;
 import jakarta.jms.Topic;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -146,24 +145,53 @@ public final class ShardQConnection implements QueueConnection {
     }
 
     /** Database loss: tell the application's ExceptionListener, on a thread of its own. */
+    /**
+     * Tells the ExceptionListener, if any, on the connection's one notification thread (never on
+     * the caller's: a listener that blocks must not stall delivery). Notifications beyond {@link
+     * #MAX_PENDING_NOTIFICATIONS} waiting are dropped and logged.
+     */
     void onException(JMSException e) {
         ExceptionListener l = exceptionListener;
-        if (l == null) {
+        if (l == null || closed) {
             return;
         }
-        var executor = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "shardq-" + broker.instanceId() + "-exception-listener");
-            t.setDaemon(true);
-            return t;
-        });
-        executor.execute(() -> {
-            try {
-                l.onException(e);
-            } catch (RuntimeException ex) {
-                LOG.warn("ExceptionListener threw {}", ex.toString());
-            }
-        });
-        executor.shutdown();
+        try {
+            notifier().execute(() -> {
+                try {
+                    l.onException(e);
+                } catch (RuntimeException ex) {
+                    LOG.warn("ExceptionListener threw {}", ex.toString());
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException ex) {
+            LOG.warn("ExceptionListener not told (too many notifications waiting, or closed): {}", e.getMessage());
+        }
+    }
+
+    static final int MAX_PENDING_NOTIFICATIONS = 1000;
+    private java.util.concurrent.ThreadPoolExecutor notifier;
+
+    private synchronized java.util.concurrent.ThreadPoolExecutor notifier() {
+        if (notifier == null) {
+            notifier = new java.util.concurrent.ThreadPoolExecutor(
+                    1,
+                    1,
+                    0,
+                    TimeUnit.MILLISECONDS,
+                    new java.util.concurrent.ArrayBlockingQueue<>(MAX_PENDING_NOTIFICATIONS),
+                    r -> {
+                        Thread t = new Thread(r, "shardq-" + broker.instanceId() + "-exception-listener");
+                        t.setDaemon(true);
+                        return t;
+                    });
+        }
+        return notifier;
+    }
+
+    private synchronized void stopNotifier() {
+        if (notifier != null) {
+            notifier.shutdown();
+        }
     }
 
     @Override
@@ -224,6 +252,7 @@ public final class ShardQConnection implements QueueConnection {
             s.close();
         }
         sessions.clear();
+        stopNotifier();
     }
 
     boolean isClosed() {

@@ -95,6 +95,42 @@ class MessageListenerTest {
         assertThat(consumer.receiveNoWait()).isNull();
     }
 
+    @Test
+    void aListenerThrowingAnError_doesNotStopDelivery_andTheExceptionListenerIsTold() throws Exception {
+        BlockingQueue<JMSException> told = new LinkedBlockingQueue<>();
+        connection.setExceptionListener(told::add);
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue q = s.createQueue("listener.error");
+        MessageProducer p = s.createProducer(q);
+        Session ls = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        BlockingQueue<String> got = new LinkedBlockingQueue<>();
+        ls.createConsumer(q).setMessageListener(m -> {
+            try {
+                String text = ((TextMessage) m).getText();
+                if (text.equals("boom") && !m.getJMSRedelivered()) {
+                    throw new AssertionError("an Error from the listener");
+                }
+                got.add(text + (m.getJMSRedelivered() ? " (redelivered)" : ""));
+            } catch (JMSException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        p.send(s.createTextMessage("boom"));
+        p.send(s.createTextMessage("after"));
+        List<String> texts = List.of(poll(got), poll(got));
+        assertThat(texts).containsExactly("boom (redelivered)", "after");
+        JMSException e = told.poll(10, TimeUnit.SECONDS);
+        assertThat(e).isNotNull();
+        assertThat(e.getMessage()).contains("listener.error").contains("AssertionError");
+        assertThat(e.getCause()).isInstanceOf(AssertionError.class);
+    }
+
+    private static String poll(BlockingQueue<String> q) throws InterruptedException {
+        String t = q.poll(10, TimeUnit.SECONDS);
+        assertThat(t).as("a message within 10 s").isNotNull();
+        return t;
+    }
+
     /**
      * Until the session's listener thread waits for the next message (it holds the session while
      * it waits): the moment at which a listener chosen before the wait used to get the message.
