@@ -18,6 +18,7 @@ import io.shardq.broker.shard.DestinationRuntime;
 import io.shardq.broker.shard.Engine;
 import io.shardq.broker.shard.EngineStats;
 import io.shardq.broker.shard.Heartbeat;
+import io.shardq.broker.slice.DeadRowReclaimer;
 import io.shardq.broker.slice.SliceMaintainer;
 import io.shardq.broker.slice.SliceRetirer;
 import io.shardq.broker.store.Database;
@@ -66,6 +67,7 @@ public final class Broker implements AutoCloseable, Engine {
     private final Heartbeat heartbeat;
     private final Elector elector;
     private final SliceMaintainer maintainer;
+    private final DeadRowReclaimer reclaimer;
     private final CatalogWatcher catalogWatcher;
     private volatile boolean closed;
 
@@ -136,6 +138,10 @@ public final class Broker implements AutoCloseable, Engine {
                 fallback,
                 System::nanoTime,
                 prefix + "-maintenance-1");
+        this.reclaimer = new DeadRowReclaimer(
+                database.dataSource(),
+                config.getInt(BrokerProperty.MAINTENANCE_LOCK_TIMEOUT_MS),
+                prefix + "-reclaimer-1");
         this.elector = new Elector(
                 database.dataSource(),
                 instanceId,
@@ -155,6 +161,7 @@ public final class Broker implements AutoCloseable, Engine {
         catalogWatcher.start();
         waker.start();
         maintainer.start();
+        reclaimer.start();
         elector.start();
         LOG.info("{} - ShardQ instance started on {}", instanceId, database.displayUrl());
     }
@@ -419,6 +426,16 @@ public final class Broker implements AutoCloseable, Engine {
     }
 
     @Override
+    public void sendsRolledBack(DestinationInfo destination, int shard) {
+        reclaimer.sendsRolledBack(destination.id(), shard);
+    }
+
+    /** Leaves vacuumed after rolled-back sends (see {@code DeadRowReclaimer}). */
+    public long deadRowVacuums() {
+        return reclaimer.vacuums();
+    }
+
+    @Override
     public boolean otherInstancesAlive() {
         return heartbeat.aliveInstances() > 1;
     }
@@ -459,6 +476,7 @@ public final class Broker implements AutoCloseable, Engine {
         // the elector first: it resigns, and a follower takes over while we finish
         elector.stop();
         maintainer.stop();
+        reclaimer.stop();
         catalogWatcher.stop();
         waker.stop();
         heartbeat.stop();

@@ -612,6 +612,7 @@ public final class BrokerSession implements AutoCloseable {
                 b.published = true;
             } catch (RuntimeException e) {
                 boolean inDoubt = isConnectionLoss(e);
+                engine.sendsRolledBack(b.rt.info(), b.shard);
                 afterFailedCommit(!inDoubt);
                 throw inDoubt ? inDoubt(e) : e;
             }
@@ -651,6 +652,8 @@ public final class BrokerSession implements AutoCloseable {
                     forgetShards(moving);
                 }
                 guardFailed = false;
+                reportRolledBack(written);
+                reportRolledBack(toWrite);
                 afterFailedCommit(!inDoubt);
                 throw inDoubt ? inDoubt(failure) : failure;
             }
@@ -934,7 +937,15 @@ public final class BrokerSession implements AutoCloseable {
             rollbackQuietly(txConnection);
             releaseConnection(txConnection, false);
         }
+        reportRolledBack(written);
         afterFailedCommit();
+    }
+
+    /** These batches' rows (written in a transaction that did not commit) are dead. */
+    private void reportRolledBack(List<Batch> batches) {
+        for (Batch b : batches) {
+            engine.sendsRolledBack(b.rt.info(), b.shard);
+        }
     }
 
     /** Gives everything held back; delivered messages count one more attempt. */

@@ -53,6 +53,12 @@ public interface Engine {
     void cursorCommitted(DestinationInfo destination, int shard, long from, long to);
 
     /**
+     * A transaction that had written messages to {@code shard} rolled back (or failed): its rows
+     * are dead. Cheap (no I/O): the instance vacuums that shard's leaves in the background.
+     */
+    void sendsRolledBack(DestinationInfo destination, int shard);
+
+    /**
      * Tunables, read once from the broker's configuration.
      *
      * @param readAhead rows one read-ahead SELECT returns at most

@@ -70,6 +70,9 @@ RETURNING shard_no, next_seq
 SELECT shard_no, slot, first_seq, last_seq FROM shardq.slice
  WHERE destination_id = ? AND first_seq IS NOT NULL
 
+-- name: slice_select_slots
+SELECT slot FROM shardq.slice WHERE destination_id = ? AND shard_no = ? ORDER BY slot
+
 -- name: slice_select_containing
 SELECT slot, first_seq, last_seq FROM shardq.slice
  WHERE destination_id = ? AND shard_no = ? AND first_seq <= ? AND last_seq >= ?
