@@ -10,13 +10,27 @@ import org.postgresql.util.ServerErrorMessage;
 public final class SqlErrors {
     private SqlErrors() {}
 
+    /** Longest database error text passed on, in characters. */
+    static final int MAX_DETAIL = 300;
+
+    /**
+     * The exception to throw for {@code e}: its kind by SQLSTATE, and a message that names the
+     * problem with the server's primary message only, cut to {@link #MAX_DETAIL}: never SQL text
+     * or parameter values (a batch's message quotes its whole statement, bodies in hex).
+     */
     public static ShardQException translate(SQLException e, String what) {
-        String state = e.getSQLState() == null ? "" : e.getSQLState();
-        String detail = e.getMessage();
-        if (e instanceof PSQLException p && p.getServerErrorMessage() != null) {
+        SQLException server = serverError(e);
+        String state = server.getSQLState() == null ? "" : server.getSQLState();
+        String detail;
+        if (server instanceof PSQLException p && p.getServerErrorMessage() != null) {
             ServerErrorMessage m = p.getServerErrorMessage();
             detail = m.getMessage();
+        } else if (e instanceof java.sql.BatchUpdateException) {
+            detail = "a batch statement failed (SQLSTATE " + state + ")";
+        } else {
+            detail = e.getMessage(); // client-side (connection, I/O): no statement text in these
         }
+        detail = cut(String.valueOf(detail), MAX_DETAIL);
         ErrorKind kind;
         if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")) {
             kind = ErrorKind.CONNECTION;
@@ -37,5 +51,22 @@ public final class SqlErrors {
                 ? what + " failed: " + detail
                 : detail;
         return new ShardQException(kind, message, e);
+    }
+
+    /** The exception carrying the server's error: a batch's next exception, else {@code e}. */
+    private static SQLException serverError(SQLException e) {
+        SQLException cur = e;
+        for (int i = 0; i < 10 && cur != null; i++) {
+            if (cur instanceof PSQLException p && p.getServerErrorMessage() != null) {
+                return cur;
+            }
+            cur = cur.getNextException();
+        }
+        return e;
+    }
+
+    /** {@code s} cut to {@code max} characters. */
+    public static String cut(String s, int max) {
+        return s.length() <= max ? s : s.substring(0, max) + "...";
     }
 }

@@ -614,7 +614,7 @@ public final class BrokerSession implements AutoCloseable {
                 boolean inDoubt = isConnectionLoss(e);
                 engine.sendsRolledBack(b.rt.info(), b.shard);
                 afterFailedCommit(!inDoubt);
-                throw inDoubt ? inDoubt(e) : e;
+                throw inDoubt ? inDoubt(e) : forMode(e);
             }
         } else if (dbWork) {
             Connection c = null;
@@ -655,7 +655,7 @@ public final class BrokerSession implements AutoCloseable {
                 reportRolledBack(written);
                 reportRolledBack(toWrite);
                 afterFailedCommit(!inDoubt);
-                throw inDoubt ? inDoubt(failure) : failure;
+                throw inDoubt ? inDoubt(failure) : forMode(failure);
             }
             releaseConnection(c, borrowed);
         }
@@ -765,6 +765,20 @@ public final class BrokerSession implements AutoCloseable {
                 return rs.next() && rs.getLong(1) == 1;
             }
         }
+    }
+
+    /**
+     * Outside a transacted session there is no transaction to speak of: a send or acknowledgement
+     * the database refused fails with the database's reason, not as a rollback.
+     */
+    private RuntimeException forMode(RuntimeException e) {
+        if (mode != Mode.TRANSACTED
+                && e instanceof ShardQException se
+                && se.kind() == ErrorKind.ROLLED_BACK
+                && se.getCause() instanceof ShardQException reason) {
+            return reason;
+        }
+        return e;
     }
 
     static ShardQException rolledBack(ShardQException e) {

@@ -1,0 +1,49 @@
+package io.shardq.broker.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.ShardQException;
+import java.sql.BatchUpdateException;
+import java.sql.SQLException;
+import org.junit.jupiter.api.Test;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
+
+/** Error texts name the problem without SQL text or parameter values, and stay short. */
+class SqlErrorsTest {
+
+    @Test
+    void aBatchFailure_isReportedWithTheServersReason_notTheStatement() {
+        String hexBody = "\\\\x" + "41".repeat(100_000);
+        BatchUpdateException batch = new BatchUpdateException(
+                "Batch entry 0 INSERT INTO shardq.\"m_1_0_0\" (shard_no, ...) VALUES (0, '" + hexBody
+                        + "') was aborted",
+                "23505",
+                new int[0]);
+        batch.setNextException(new PSQLException(new ServerErrorMessage(
+                "SERROR\0VERROR\0C23505\0Mduplicate key value violates unique constraint \"m_1_0_0_pkey\"\0")));
+        ShardQException e = SqlErrors.translate(batch, "commit");
+        assertThat(e.getMessage())
+                .isEqualTo("commit failed: duplicate key value violates unique constraint \"m_1_0_0_pkey\"")
+                .doesNotContain("INSERT")
+                .doesNotContain("4141");
+        assertThat(e.kind()).isEqualTo(ErrorKind.DATABASE);
+    }
+
+    @Test
+    void aLongServerMessage_isCut() {
+        SQLException e = new PSQLException(
+                new ServerErrorMessage("SERROR\0VERROR\0C22023\0Minvalid value " + "y".repeat(10_000) + "\0"));
+        assertThat(SqlErrors.translate(e, "x").getMessage()).hasSizeLessThanOrEqualTo(SqlErrors.MAX_DETAIL + 20);
+    }
+
+    @Test
+    void aBatchWithoutServerDetail_saysSoWithoutTheStatement() {
+        BatchUpdateException batch = new BatchUpdateException(
+                "Batch entry 0 INSERT INTO t VALUES ('secret') was aborted", "08006", new int[0]);
+        ShardQException e = SqlErrors.translate(batch, "commit");
+        assertThat(e.getMessage()).doesNotContain("secret").contains("08006");
+        assertThat(e.kind()).isEqualTo(ErrorKind.CONNECTION);
+    }
+}
