@@ -65,18 +65,55 @@ public final class ObjectMessageAllowList {
                     "java.util.Date",
                     "java.util.UUID"),
             List.of("java.util.Collections$", "java.util.ImmutableCollections$"),
-            false);
+            false,
+            16,
+            1_000_000,
+            10_000_000);
 
     private final Set<String> classNames;
     /** Class-name prefixes: {@code com.acme.} for a package and its subpackages. */
     private final List<String> prefixes;
 
     private final boolean allowAll;
+    /** Limits on the stream, checked besides the classes (see {@link #withLimits}). */
+    private final int maxDepth;
 
-    private ObjectMessageAllowList(Set<String> classNames, List<String> prefixes, boolean allowAll) {
+    private final long maxReferences;
+    private final long maxArrayLength;
+
+    private ObjectMessageAllowList(
+            Set<String> classNames,
+            List<String> prefixes,
+            boolean allowAll,
+            int maxDepth,
+            long maxReferences,
+            long maxArrayLength) {
         this.classNames = classNames;
         this.prefixes = prefixes;
         this.allowAll = allowAll;
+        this.maxDepth = maxDepth;
+        this.maxReferences = maxReferences;
+        this.maxArrayLength = maxArrayLength;
+    }
+
+    private ObjectMessageAllowList with(Set<String> names, List<String> prefixList, boolean all) {
+        return new ObjectMessageAllowList(names, prefixList, all, maxDepth, maxReferences, maxArrayLength);
+    }
+
+    /**
+     * This list with other limits on a body's stream, which apply whatever the classes (even with
+     * {@code *}): the nesting depth of objects (default 16: nested collections cost time that grows
+     * about 3.7-fold per two levels when they are hashed), the number of objects and references
+     * (default 1,000,000) and the length of any one array (default 10,000,000; never more than the
+     * body has bytes, whatever is set). A body beyond a limit is refused with {@link
+     * MessageFormatException} naming it.
+     */
+    public ObjectMessageAllowList withLimits(int maxDepth, long maxReferences, long maxArrayLength) {
+        if (maxDepth < 1 || maxReferences < 1 || maxArrayLength < 0) {
+            throw new IllegalArgumentException("limits must be positive: depth " + maxDepth + ", references "
+                    + maxReferences + ", array length " + maxArrayLength);
+        }
+        return new ObjectMessageAllowList(classNames, prefixes, allowAll, maxDepth, maxReferences, maxArrayLength);
     }
 
     /** The JDK value and collection classes listed above, nothing else. */
@@ -91,7 +128,7 @@ public final class ObjectMessageAllowList {
         }
         Set<String> names = new LinkedHashSet<>(classNames);
         names.add(className.strip());
-        return new ObjectMessageAllowList(Collections.unmodifiableSet(names), prefixes, allowAll);
+        return with(Collections.unmodifiableSet(names), prefixes, allowAll);
     }
 
     /** This list plus one class. */
@@ -130,7 +167,7 @@ public final class ObjectMessageAllowList {
         for (String entry : entries.split(",")) {
             String e = entry.strip();
             if (e.equals("*")) {
-                list = new ObjectMessageAllowList(list.classNames, list.prefixes, true);
+                list = list.with(list.classNames, list.prefixes, true);
             } else if (e.endsWith(".*")) {
                 list = list.allowPackage(e);
             } else if (e.endsWith("*")) {
@@ -147,7 +184,7 @@ public final class ObjectMessageAllowList {
         if (!p.contains(prefix)) {
             p.add(prefix);
         }
-        return new ObjectMessageAllowList(classNames, List.copyOf(p), allowAll);
+        return with(classNames, List.copyOf(p), allowAll);
     }
 
     /** Whether a class may be deserialised; an array when its component type may, primitives always. */
@@ -183,11 +220,14 @@ public final class ObjectMessageAllowList {
         if (bytes.length == 0) {
             return null;
         }
-        Filter filter = new Filter();
+        Filter filter = new Filter(bytes.length);
         try (ObjectInputStream in = new ContextLoaderObjectInputStream(new ByteArrayInputStream(bytes))) {
             in.setObjectInputFilter(filter);
             return in.readObject();
         } catch (IOException | ClassNotFoundException | RuntimeException e) {
+            if (filter.limit != null) {
+                throw failure("ObjectMessage body refused: " + filter.limit, e);
+            }
             if (filter.refused != null) {
                 throw failure(refusal(filter.refused), e);
             }
@@ -226,10 +266,32 @@ public final class ObjectMessageAllowList {
 
     /** Checks each class in the stream and remembers the first one refused, for the message. */
     private final class Filter implements ObjectInputFilter {
+        private final long bodyBytes;
         private String refused;
+        /** The first limit passed, described. */
+        private String limit;
+
+        Filter(long bodyBytes) {
+            this.bodyBytes = bodyBytes;
+        }
 
         @Override
         public Status checkInput(FilterInfo info) {
+            if (info.depth() > maxDepth) {
+                return over("objects nest " + info.depth() + " deep, the limit is " + maxDepth
+                        + " (ObjectMessageAllowList.withLimits)");
+            }
+            if (info.references() > maxReferences) {
+                return over("more than " + maxReferences + " objects and references"
+                        + " (ObjectMessageAllowList.withLimits)");
+            }
+            long arrayLimit = Math.min(maxArrayLength, bodyBytes);
+            if (info.arrayLength() > arrayLimit) {
+                return over("an array of " + info.arrayLength() + " elements, the limit is " + arrayLimit
+                        + (arrayLimit == bodyBytes
+                                ? " (the body's size in bytes)"
+                                : " (ObjectMessageAllowList.withLimits)"));
+            }
             Class<?> c = info.serialClass();
             if (c == null) {
                 return Status.UNDECIDED;
@@ -243,6 +305,13 @@ public final class ObjectMessageAllowList {
                     component = component.getComponentType();
                 }
                 refused = component.getName();
+            }
+            return Status.REJECTED;
+        }
+
+        private Status over(String what) {
+            if (limit == null) {
+                limit = what;
             }
             return Status.REJECTED;
         }

@@ -83,4 +83,62 @@ class ObjectMessageAllowListTest {
         assertThat(list.allows("com.acme.Anything")).isTrue();
         assertThat(list.toString()).contains("*");
     }
+
+    private static byte[] serialize(Object o) throws Exception {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+            out.writeObject(o);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** Sets nested {@code depth} deep, two per level: the classic deserialisation time bomb. */
+    private static java.util.Set<Object> nestedSets(int depth) {
+        java.util.Set<Object> root = new java.util.HashSet<>();
+        java.util.Set<Object> s1 = root;
+        java.util.Set<Object> s2 = new java.util.HashSet<>();
+        for (int i = 0; i < depth; i++) {
+            java.util.Set<Object> t1 = new java.util.HashSet<>();
+            java.util.Set<Object> t2 = new java.util.HashSet<>();
+            t1.add("x" + i);
+            s1.add(t1);
+            s1.add(t2);
+            s2.add(t1);
+            s2.add(t2);
+            s1 = t1;
+            s2 = t2;
+        }
+        return root;
+    }
+
+    @Test
+    void deepNesting_isRefused_namingTheLimit_whateverTheClasses() throws Exception {
+        byte[] bomb = serialize(nestedSets(40));
+        for (ObjectMessageAllowList list : List.of(defaults, defaults.allow("*"))) {
+            assertThatThrownBy(() -> list.deserialize(bomb))
+                    .isInstanceOf(jakarta.jms.MessageFormatException.class)
+                    .hasMessageContaining("nest")
+                    .hasMessageContaining("limit is 16");
+        }
+        assertThat(defaults.deserialize(serialize(nestedSets(4)))).isInstanceOf(java.util.Set.class);
+        assertThat(defaults.withLimits(100, 1_000_000, 1000).deserialize(serialize(nestedSets(10))))
+                .isInstanceOf(java.util.Set.class);
+    }
+
+    @Test
+    void arraysAndReferences_areBounded() throws Exception {
+        byte[] big = serialize(new long[100_000]);
+        assertThatThrownBy(() -> defaults.withLimits(16, 1_000_000, 1000).deserialize(big))
+                .isInstanceOf(jakarta.jms.MessageFormatException.class)
+                .hasMessageContaining("array of 100000 elements, the limit is 1000");
+        assertThat((long[]) defaults.deserialize(big)).hasSize(100_000);
+        java.util.List<Integer> many = new java.util.ArrayList<>();
+        for (int i = 0; i < 5000; i++) {
+            many.add(i);
+        }
+        assertThatThrownBy(() -> defaults.withLimits(16, 100, 100_000).deserialize(serialize(many)))
+                .isInstanceOf(jakarta.jms.MessageFormatException.class)
+                .hasMessageContaining("more than 100 objects");
+        assertThatThrownBy(() -> defaults.withLimits(0, 1, 1)).isInstanceOf(IllegalArgumentException.class);
+    }
 }
