@@ -6,6 +6,11 @@ public enum ErrorKind {
     CONFIGURATION,
     /** The database cannot be reached, or the connection was lost. */
     CONNECTION,
+    /**
+     * The connection was lost while a commit was on its way: PostgreSQL may or may not have
+     * committed it (see "In-doubt commits" in docs/architecture.md).
+     */
+    IN_DOUBT,
     /** A name (queue, topic, subscription) is not acceptable. */
     INVALID_NAME,
     /** The named destination does not exist. */

@@ -41,7 +41,9 @@ final class Exceptions {
     }
 
     static boolean isConnectionLoss(RuntimeException e) {
-        return e instanceof ShardQException se && se.kind() == io.shardq.broker.ErrorKind.CONNECTION;
+        return e instanceof ShardQException se
+                && (se.kind() == io.shardq.broker.ErrorKind.CONNECTION
+                        || se.kind() == io.shardq.broker.ErrorKind.IN_DOUBT);
     }
 
     private static JMSException link(JMSException j, Exception cause) {

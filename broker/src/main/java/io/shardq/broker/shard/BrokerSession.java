@@ -611,14 +611,17 @@ public final class BrokerSession implements AutoCloseable {
                 b.firstSeq = b.rt.writer(b.shard).write(b.messages);
                 b.published = true;
             } catch (RuntimeException e) {
-                boolean inDoubt = isConnectionLoss(e);
+                boolean inDoubt = e instanceof ShardQException se && se.kind() == ErrorKind.IN_DOUBT;
                 engine.sendsRolledBack(b.rt.info(), b.shard);
                 afterFailedCommit(!inDoubt);
-                throw inDoubt ? inDoubt(e) : forMode(e);
+                throw forMode(e);
             }
         } else if (dbWork) {
             Connection c = null;
             boolean borrowed = false;
+            // the statement that commits (an autocommit statement, or COMMIT) is on its way: a
+            // connection lost from then on leaves the transaction in doubt
+            boolean committing = false;
             try {
                 if (txConnection != null || external != null) {
                     c = transactionConnection();
@@ -633,10 +636,12 @@ public final class BrokerSession implements AutoCloseable {
                     writeBatch(c, b);
                 }
                 long me = engine.instanceId();
+                committing = c.getAutoCommit(); // one statement: it commits itself
                 for (Claim cl : moving) {
                     advanceCursor(c, cl, me);
                 }
                 if (external == null && !c.getAutoCommit()) {
+                    committing = true;
                     c.commit();
                 }
             } catch (SQLException | RuntimeException e) {
@@ -647,14 +652,15 @@ public final class BrokerSession implements AutoCloseable {
                         : (RuntimeException) e;
                 // the database side of these claims is uncertain: the commit may have moved their
                 // cursors (a lost reply), or it found them elsewhere than this instance thought
-                boolean inDoubt = isConnectionLoss(failure);
+                boolean inDoubt = committing && isConnectionLoss(failure);
                 if (inDoubt || guardFailed) {
                     forgetShards(moving);
                 }
                 guardFailed = false;
                 reportRolledBack(written);
                 reportRolledBack(toWrite);
-                afterFailedCommit(!inDoubt);
+                // a lost connection is not the application's failure: no delivery attempt is counted
+                afterFailedCommit(!isConnectionLoss(failure));
                 throw inDoubt ? inDoubt(failure) : forMode(failure);
             }
             releaseConnection(c, borrowed);
@@ -782,7 +788,9 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     static ShardQException rolledBack(ShardQException e) {
-        return e.kind() == ErrorKind.CONNECTION || e.kind() == ErrorKind.RESOURCE_EXHAUSTED
+        return e.kind() == ErrorKind.CONNECTION
+                        || e.kind() == ErrorKind.IN_DOUBT
+                        || e.kind() == ErrorKind.RESOURCE_EXHAUSTED
                 ? e
                 : new ShardQException(ErrorKind.ROLLED_BACK, "transaction rolled back: " + e.getMessage(), e);
     }
@@ -936,9 +944,9 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     /** A commit whose connection died before its outcome was known. */
-    private static ShardQException inDoubt(RuntimeException cause) {
+    static ShardQException inDoubt(RuntimeException cause) {
         return new ShardQException(
-                ErrorKind.CONNECTION,
+                ErrorKind.IN_DOUBT,
                 "the connection to PostgreSQL was lost during commit, so its outcome is unknown ("
                         + cause.getMessage()
                         + "). Messages it sent may or may not have been committed; messages it consumed"

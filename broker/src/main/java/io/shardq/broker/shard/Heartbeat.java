@@ -87,6 +87,7 @@ public final class Heartbeat extends BackgroundService {
                 ps.setLong(2, me);
                 ps.executeUpdate();
             }
+            long heldReadNanos = System.nanoTime(); // leases taken after this are not in the read
             try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_select_held"))) {
                 ps.setLong(1, me);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -108,7 +109,7 @@ public final class Heartbeat extends BackgroundService {
             }
             for (DestinationRuntime rt : runtimes) {
                 long sub = rt.info().queueSubscription();
-                rt.queue().keepOnlyLeases(renewed.getOrDefault(sub, Set.of()));
+                rt.queue().keepOnlyLeases(renewed.getOrDefault(sub, Set.of()), heldReadNanos);
                 List<Integer> release = rt.queue()
                         .leasesToRelease(hungryOthers.getOrDefault(rt.info().id(), 0));
                 if (!release.isEmpty()) {

@@ -32,6 +32,8 @@ final class ShardState {
     private final ShardHead head;
     /** True while this instance holds the dequeue lease of the (shard, subscription) cursor. */
     volatile boolean leased;
+    /** nanoTime when the lease was last taken (after its statement committed). */
+    volatile long leasedNanos;
     /** Incremented each time the lease is taken: claims from an older lease are void. */
     volatile int leaseEpoch;
     /** Committed cursor position (valid while leased). */
@@ -114,6 +116,7 @@ final class ShardState {
         exclusive = null;
         moverActive = false;
         lastClaimNanos = System.nanoTime();
+        leasedNanos = lastClaimNanos;
         leased = true;
         return true;
     }

@@ -1,5 +1,6 @@
 package io.shardq.broker.shard;
 
+import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
@@ -80,12 +81,16 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
         List<Enqueue.TentativeSlice> tentative = new ArrayList<>();
         RuntimeException failure = null;
         long first = -1;
+        boolean committing = false; // the statement that commits is on its way: a lost connection leaves it in doubt
         try (Connection c = engine.dataSource().getConnection()) {
             try {
+                committing = true; // the fast path is one statement in autocommit
                 first = Enqueue.insertReserving(engine, c, rt, shard, all);
                 if (first < 0) {
+                    committing = false;
                     c.setAutoCommit(false);
                     first = Enqueue.reserveAndInsert(engine, c, rt, shard, all, tentative);
+                    committing = true;
                     c.commit();
                 }
             } catch (SQLException | RuntimeException e) {
@@ -95,7 +100,10 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
                 restoreAutoCommit(c);
             }
         } catch (SQLException e) {
-            failure = BrokerSession.rolledBack(SqlErrors.translate(e, "commit"));
+            ShardQException t = SqlErrors.translate(e, "commit");
+            failure = committing && t.kind() == ErrorKind.CONNECTION
+                    ? BrokerSession.inDoubt(t)
+                    : BrokerSession.rolledBack(t);
         } catch (ShardQException e) {
             failure = e;
         } catch (RuntimeException e) {

@@ -431,10 +431,14 @@ public final class Subscription {
         return out;
     }
 
-    /** Forgets leases the database no longer says are ours. */
-    void keepOnlyLeases(java.util.Set<Integer> renewed) {
+    /**
+     * Forgets leases the database no longer says are ours, as read by a query that started at
+     * {@code readNanos}; a lease taken since (by a consumer thread, concurrently) is not in that
+     * read and is kept.
+     */
+    void keepOnlyLeases(java.util.Set<Integer> renewed, long readNanos) {
         for (ShardState s : shards) {
-            if (s.leased && !renewed.contains(s.shardNo)) {
+            if (s.leased && !renewed.contains(s.shardNo) && s.leasedNanos - readNanos < 0) {
                 LOG.warn(
                         "{} - lost the dequeue lease of {} of {}",
                         engine.instanceId(),

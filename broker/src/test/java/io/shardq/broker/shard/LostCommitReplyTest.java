@@ -57,7 +57,7 @@ class LostCommitReplyTest {
                         .isInstanceOf(ShardQException.class)
                         .hasMessageContaining("outcome is unknown")
                         .extracting(e -> ((ShardQException) e).kind())
-                        .isEqualTo(ErrorKind.CONNECTION);
+                        .isEqualTo(ErrorKind.IN_DOUBT);
                 assertThat(FaultProxy.await(fired, 10)).isTrue();
                 if (fault == FaultProxy.Fault.LOSE_REPLY) {
                     consumed.addAll(batch); // PostgreSQL committed them
