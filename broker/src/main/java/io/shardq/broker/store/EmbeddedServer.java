@@ -37,6 +37,8 @@ import org.slf4j.LoggerFactory;
 public final class EmbeddedServer {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedServer.class);
     private static final Map<Path, EmbeddedServer> RUNNING = new HashMap<>();
+    /** Advisory lock key held shared by every JVM using an embedded server ('SHRDQ'). */
+    private static final long PRESENCE_LOCK = 0x5348_5244_51L;
 
     private final Path dataDir;
     private final int port;
@@ -132,14 +134,39 @@ public final class EmbeddedServer {
         return new EmbeddedServer(dir, pg.getPort(), pg, presence);
     }
 
+    /**
+     * Stops the server when this JVM is the last user. Every JVM using it holds a shared advisory
+     * lock on its presence connection; the leaving one drops its own and tries the exclusive lock,
+     * which succeeds only when no other ShardQ JVM holds one (unlike counting backends, which also
+     * counts those of a JVM that has just closed and whose backends have not exited yet). Other
+     * clients (psql) keep the server running; backends still exiting get up to 2 s.
+     */
     private void stopIfLast() throws Exception {
         int others;
         try (presence;
-                Statement s = presence.createStatement();
-                ResultSet rs = s.executeQuery("select count(*) from pg_stat_activity"
+                Statement s = presence.createStatement()) {
+            boolean last;
+            try (ResultSet rs = s.executeQuery("SELECT pg_advisory_unlock_shared(" + PRESENCE_LOCK
+                    + "), pg_try_advisory_lock(" + PRESENCE_LOCK + ")")) {
+                rs.next();
+                last = rs.getBoolean(2);
+            }
+            if (!last) {
+                LOG.info("embedded PostgreSQL left running: another ShardQ JVM uses it");
+                return;
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            while (true) {
+                try (ResultSet rs = s.executeQuery("select count(*) from pg_stat_activity"
                         + " where backend_type = 'client backend' and pid <> pg_backend_pid()")) {
-            rs.next();
-            others = rs.getInt(1);
+                    rs.next();
+                    others = rs.getInt(1);
+                }
+                if (others == 0 || System.nanoTime() > deadline) {
+                    break;
+                }
+                Thread.sleep(20); // backends of connections just closed exit on their own
+            }
         } catch (SQLException e) {
             LOG.debug("embedded PostgreSQL already gone: {}", e.getMessage());
             return;
@@ -197,7 +224,11 @@ public final class EmbeddedServer {
             props.setProperty("user", "postgres");
             props.setProperty("ApplicationName", "shardq-embedded-presence");
             props.setProperty("connectTimeout", "5");
-            return Optional.of(DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/postgres", props));
+            Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/postgres", props);
+            try (Statement s = c.createStatement()) {
+                s.execute("SELECT pg_advisory_lock_shared(" + PRESENCE_LOCK + ")");
+            }
+            return Optional.of(c);
         } catch (SQLException e) {
             return Optional.empty();
         }

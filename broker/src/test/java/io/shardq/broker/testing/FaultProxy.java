@@ -193,6 +193,14 @@ public final class FaultProxy implements AutoCloseable {
         }
     }
 
+    /** Cuts every connection open through the proxy now (both directions, no goodbye). */
+    public void cutAll() {
+        for (Socket s : sockets) {
+            closeQuietly(s);
+        }
+        sockets.removeIf(Socket::isClosed);
+    }
+
     /** Waits for an armed fault to take place. */
     public static boolean await(CountDownLatch fired, long seconds) throws InterruptedException {
         return fired.await(seconds, TimeUnit.SECONDS);

@@ -1,0 +1,218 @@
+package io.shardq.broker.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.ShardQException;
+import io.shardq.broker.testing.Messages;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.Awaitility;
+
+/**
+ * Producers and consumers that keep going through faults (PostgreSQL restarted, backends
+ * terminated, connections cut), as a retrying application would, and the accounting that proves
+ * nothing was lost or duplicated. Sends and consumer commits whose connection broke during commit
+ * have an unknown outcome ({@link ErrorKind#IN_DOUBT}); the accounting allows for that and nothing
+ * more: an in-doubt send may be consumed at most once, an in-doubt consumption is either consumed by
+ * that commit or delivered again, never both, and at the end the queue is empty.
+ */
+final class FaultyWorkload {
+    final String queue;
+    final Set<String> committedSends = ConcurrentHashMap.newKeySet();
+    final Set<String> inDoubtSends = ConcurrentHashMap.newKeySet();
+    final Map<String, Integer> consumed = new ConcurrentHashMap<>();
+    final Set<String> inDoubtConsumed = ConcurrentHashMap.newKeySet();
+    final AtomicLong lastConsumerCommitNanos = new AtomicLong();
+    final List<String> unexpected = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicBoolean producing = new AtomicBoolean(true);
+    private final AtomicBoolean consuming = new AtomicBoolean(true);
+    private final List<Future<?>> producers = new ArrayList<>();
+    private final List<Future<?>> consumers = new ArrayList<>();
+    private ExecutorService pool;
+
+    FaultyWorkload(String queue) {
+        this.queue = queue;
+    }
+
+    /** One producer and one consumer thread per broker given, round robin, {@code pairs} in all. */
+    FaultyWorkload start(int pairs, Broker... brokers) {
+        pool = Executors.newFixedThreadPool(2 * pairs);
+        for (int p = 0; p < pairs; p++) {
+            Broker broker = brokers[p % brokers.length];
+            int id = p;
+            producers.add(pool.submit(() -> produce(broker, id)));
+            consumers.add(pool.submit(() -> consume(broker)));
+        }
+        return this;
+    }
+
+    /** Until a consumer committed after now, and some sends committed. */
+    void awaitTraffic() {
+        long before = lastConsumerCommitNanos.get();
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> lastConsumerCommitNanos.get() > before && committedSends.size() > 50);
+    }
+
+    /** Milliseconds from {@code sinceNanos} until a consumer commits after it. */
+    long millisUntilConsumerCommit(long sinceNanos) {
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> lastConsumerCommitNanos.get() > sinceNanos);
+        return TimeUnit.NANOSECONDS.toMillis(lastConsumerCommitNanos.get() - sinceNanos);
+    }
+
+    /** Stops producing, lets the consumers empty the queue, stops them, and checks the accounting. */
+    void finishAndVerify(Broker admin) throws Exception {
+        producing.set(false);
+        for (Future<?> f : producers) {
+            f.get(2, TimeUnit.MINUTES);
+        }
+        try {
+            Awaitility.await()
+                    .atMost(Duration.ofMinutes(2))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> admin.admin().backlog(queue) == 0 && everyCommittedSendAccountedFor());
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            List<String> missing = new ArrayList<>();
+            for (String id : committedSends) {
+                if (!consumed.containsKey(id) && !inDoubtConsumed.contains(id)) {
+                    missing.add(id);
+                }
+            }
+            Collections.sort(missing);
+            throw new AssertionError(
+                    "not drained: backlog " + admin.admin().backlog(queue) + ", "
+                            + missing.size() + " committed sends neither consumed nor in doubt, e.g. "
+                            + missing.subList(0, Math.min(20, missing.size())) + "; " + summary() + "; stats "
+                            + admin.admin().stats(queue) + "; unexpected " + unexpected,
+                    e);
+        }
+        consuming.set(false);
+        for (Future<?> f : consumers) {
+            f.get(2, TimeUnit.MINUTES);
+        }
+        pool.shutdown();
+        assertThat(unexpected).isEmpty();
+        assertThat(consumed.values()).allMatch(n -> n == 1, "consumed exactly once");
+        for (String id : consumed.keySet()) {
+            assertThat(committedSends.contains(id) || inDoubtSends.contains(id))
+                    .as("%s was consumed but never sent", id)
+                    .isTrue();
+        }
+        assertThat(everyCommittedSendAccountedFor()).isTrue();
+        assertThat(committedSends).hasSizeGreaterThan(100);
+    }
+
+    String summary() {
+        return committedSends.size() + " sends committed, " + inDoubtSends.size() + " in doubt, " + consumed.size()
+                + " consumed, " + inDoubtConsumed.size() + " consumer commits in doubt";
+    }
+
+    /** Each committed send was consumed, or its consuming commit was in doubt (and took effect). */
+    private boolean everyCommittedSendAccountedFor() {
+        for (String id : committedSends) {
+            if (!consumed.containsKey(id) && !inDoubtConsumed.contains(id)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private Void produce(Broker broker, int producer) {
+        int tx = 0;
+        while (producing.get()) {
+            List<String> batch = new ArrayList<>();
+            try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                while (producing.get()) {
+                    batch.clear();
+                    for (int i = 0; i < 5; i++) {
+                        String id = producer + ":" + tx + ":" + i;
+                        s.send(queue, Messages.text(id));
+                        batch.add(id);
+                    }
+                    tx++;
+                    s.commit();
+                    committedSends.addAll(batch);
+                    batch.clear();
+                }
+            } catch (ShardQException e) {
+                if (inDoubt(e)) {
+                    inDoubtSends.addAll(batch);
+                } else if (!expectedDuringRestart(e)) {
+                    unexpected.add("producer: " + e);
+                }
+                pause();
+            }
+        }
+        return null;
+    }
+
+    private Void consume(Broker broker) {
+        while (consuming.get()) {
+            List<String> batch = new ArrayList<>();
+            try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                while (consuming.get()) {
+                    batch.clear();
+                    Delivery d = s.receive(queue, 100, false);
+                    while (d != null) {
+                        batch.add(Messages.body(d.message()));
+                        d = batch.size() < 5 ? s.receive(queue, -1, false) : null;
+                    }
+                    if (batch.isEmpty()) {
+                        continue;
+                    }
+                    s.commit();
+                    for (String id : batch) {
+                        consumed.merge(id, 1, Integer::sum);
+                    }
+                    batch.clear();
+                    lastConsumerCommitNanos.set(System.nanoTime());
+                }
+            } catch (ShardQException e) {
+                if (inDoubt(e)) {
+                    inDoubtConsumed.addAll(batch);
+                } else if (!expectedDuringRestart(e)) {
+                    unexpected.add("consumer: " + e);
+                }
+                pause();
+            }
+        }
+        return null;
+    }
+
+    private static boolean inDoubt(ShardQException e) {
+        return e.kind() == ErrorKind.IN_DOUBT;
+    }
+
+    /** What an application sees while PostgreSQL is down: connection errors, rollbacks, a full pool. */
+    private static boolean expectedDuringRestart(ShardQException e) {
+        return e.kind() == ErrorKind.CONNECTION
+                || e.kind() == ErrorKind.ROLLED_BACK
+                || e.kind() == ErrorKind.RESOURCE_EXHAUSTED
+                || e.kind() == ErrorKind.DATABASE; // "terminating connection due to administrator command" and kin
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(50); // back-off of a retrying client, not a wait for a condition
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
