@@ -368,8 +368,11 @@ public final class BrokerSession implements AutoCloseable {
     private Claim nextRange(DestinationRuntime rt) {
         for (Claim cl : claims) {
             if (cl.rt == rt && !cl.exclusive && !cl.prefetched.isEmpty()) {
-                if (cl.current()) {
+                if (cl.current() && cl.shard.leaseLive()) {
                     return cl;
+                }
+                if (cl.current()) {
+                    continue; // the lease clock ran out (a long pause): deliver nothing until it is renewed
                 }
                 cl.prefetched.clear(); // the lease moved: these are another instance's now
             }
@@ -418,7 +421,11 @@ public final class BrokerSession implements AutoCloseable {
     /** A selective session's claim: a shard it scans alone. */
     private Claim nextExclusive(DestinationRuntime rt) {
         for (Claim cl : claims) {
-            if (cl.rt == rt && cl.exclusive && cl.current() && cl.shard.nextUnconsumed(cl.scanNext) >= 0) {
+            if (cl.rt == rt
+                    && cl.exclusive
+                    && cl.current()
+                    && cl.shard.leaseLive()
+                    && cl.shard.nextUnconsumed(cl.scanNext) >= 0) {
                 return cl;
             }
         }

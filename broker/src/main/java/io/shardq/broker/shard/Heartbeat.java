@@ -82,10 +82,25 @@ public final class Heartbeat extends BackgroundService {
                 }
             }
             Map<Long, Set<Integer>> renewed = new HashMap<>();
+            // the database extends the leases to at least renewStart + ttl: so may the local lease clock
+            long renewStart = System.nanoTime();
+            Map<Long, Set<Integer>> extended = new HashMap<>();
             try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_renew"))) {
                 ps.setDouble(1, ttl);
                 ps.setLong(2, me);
-                ps.executeUpdate();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        extended.computeIfAbsent(rs.getLong(1), k -> new HashSet<>())
+                                .add(rs.getInt(2));
+                    }
+                }
+            }
+            long ttlNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
+                    engine.settings().leaseTtlMillis());
+            for (DestinationRuntime rt : runtimes) {
+                rt.queue()
+                        .leasesExtended(
+                                extended.getOrDefault(rt.info().queueSubscription(), Set.of()), renewStart + ttlNanos);
             }
             long heldReadNanos = System.nanoTime(); // leases taken after this are not in the read
             try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_select_held"))) {

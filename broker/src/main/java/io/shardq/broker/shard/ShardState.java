@@ -32,6 +32,28 @@ final class ShardState {
     private final ShardHead head;
     /** True while this instance holds the dequeue lease of the (shard, subscription) cursor. */
     volatile boolean leased;
+    /**
+     * The lease clock: until when (nanoTime) the lease is certainly still ours, from the start of
+     * the statement that took or last extended it plus the TTL. Past it, another instance may have
+     * taken the shard (this one may have been stopped, a long GC pause): nothing is handed out until
+     * the heartbeat has extended it again or found it gone.
+     */
+    private volatile long leaseExpiresNanos;
+
+    /** The heartbeat extended the lease in the database; true if the lease clock had run out. */
+    boolean extendLease(long untilNanos) {
+        boolean wasLive = leaseLive();
+        if (leased && untilNanos - leaseExpiresNanos > 0) {
+            leaseExpiresNanos = untilNanos;
+        }
+        return !wasLive && leaseLive();
+    }
+
+    /** Held, and certainly still ours by the lease clock. */
+    boolean leaseLive() {
+        return leased && System.nanoTime() - leaseExpiresNanos < 0;
+    }
+
     /** nanoTime when the lease was last taken (after its statement committed). */
     volatile long leasedNanos;
     /** Incremented each time the lease is taken: claims from an older lease are void. */
@@ -67,12 +89,12 @@ final class ShardState {
 
     /** A racy, lock-free hint: might {@link #take} hand out something now? */
     boolean mayHaveAvailable() {
-        return leased && exclusive == null && (anyReturned || Math.max(dispatched, position) < head.get());
+        return leaseLive() && exclusive == null && (anyReturned || Math.max(dispatched, position) < head.get());
     }
 
     /** A racy hint for selective consumers: something above the cursor and nobody holds the shard. */
     boolean mayBeScanned() {
-        return leased && exclusive == null && position < head.get();
+        return leaseLive() && exclusive == null && position < head.get();
     }
 
     /** A racy hint: does any session hold part of this shard? */
@@ -100,7 +122,7 @@ final class ShardState {
      * changes nothing but the head, when the lease was already held here (a second acquisition
      * racing the first must not void the claims taken since).
      */
-    synchronized boolean leased(long cursor, long dbHead, Collection<Long> loggedAhead) {
+    synchronized boolean leased(long cursor, long dbHead, Collection<Long> loggedAhead, long expiresNanos) {
         head.raise(dbHead);
         if (leased) {
             return false;
@@ -117,6 +139,7 @@ final class ShardState {
         moverActive = false;
         lastClaimNanos = System.nanoTime();
         leasedNanos = lastClaimNanos;
+        leaseExpiresNanos = expiresNanos;
         leased = true;
         return true;
     }
@@ -139,7 +162,7 @@ final class ShardState {
      * first, then new ones. {@code firstFromSession} counts the session as a holder.
      */
     synchronized List<Long> take(int max, boolean firstFromSession) {
-        if (!leased || exclusive != null) {
+        if (!leaseLive() || exclusive != null) {
             return List.of();
         }
         List<Long> out = new ArrayList<>(Math.min(max, 16));
@@ -169,7 +192,7 @@ final class ShardState {
 
     /** A selective session takes the shard alone: only when nobody holds anything here. */
     synchronized boolean takeExclusive(Object session) {
-        if (!leased || exclusive != null || holders > 0 || position >= head.get()) {
+        if (!leaseLive() || exclusive != null || holders > 0 || position >= head.get()) {
             return false;
         }
         exclusive = session;

@@ -283,6 +283,9 @@ public final class Subscription {
                 return false;
             }
             boolean found = false;
+            // the lease runs until at least acquireStart + ttl by the database's clock
+            long acquireStart = System.nanoTime();
+            long ttlNanos = TimeUnit.MILLISECONDS.toNanos(engine.settings().leaseTtlMillis());
             try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_acquire"))) {
                 Array arr = c.createArrayOf("integer", wanted.toArray());
                 ps.setLong(1, id);
@@ -302,7 +305,7 @@ public final class Subscription {
                             continue;
                         }
                         List<Long> ahead = loadAttempts(c, shard, position);
-                        all[shard].leased(position, head, ahead);
+                        all[shard].leased(position, head, ahead, acquireStart + ttlNanos);
                         LOG.debug("{} - leased {} of {} at position {}", me, shard, d.name(), position);
                     }
                 }
@@ -429,6 +432,20 @@ public final class Subscription {
             }
         }
         return out;
+    }
+
+    /** The heartbeat extended these leases in the database until at least {@code untilNanos}. */
+    void leasesExtended(java.util.Set<Integer> shardNos, long untilNanos) {
+        ShardState[] all = shards;
+        boolean revived = false;
+        for (int n : shardNos) {
+            if (n < all.length) {
+                revived |= all[n].extendLease(untilNanos);
+            }
+        }
+        if (revived) {
+            waiters.wakeAll(); // the lease clock had run out: consumers may deliver from these again
+        }
     }
 
     /**

@@ -133,6 +133,7 @@ RETURNING c.shard_no, c.position, s.next_seq
 UPDATE shardq.cursor SET lease_until = now() + make_interval(secs => ?)
  WHERE (subscription_id, shard_no) IN (
        SELECT subscription_id, shard_no FROM shardq.cursor WHERE lease_instance = ? FOR UPDATE SKIP LOCKED)
+RETURNING subscription_id, shard_no
 
 -- name: cursor_select_held
 SELECT subscription_id, shard_no FROM shardq.cursor WHERE lease_instance = ?
