@@ -76,7 +76,13 @@ public final class Broker implements AutoCloseable, Engine {
         this.database = Database.open(config, "shardq-pool");
         try {
             if (config.getBoolean(BrokerProperty.MIGRATE_ON_START)) {
-                Migrations.migrate(database.dataSource());
+                try {
+                    Migrations.migrate(database.dataSource());
+                } catch (ShardQException e) {
+                    throw e;
+                } catch (RuntimeException e) {
+                    throw schemaFailure(e, database.user());
+                }
             }
             this.instanceId = register(config);
         } catch (RuntimeException e) {
@@ -413,6 +419,43 @@ public final class Broker implements AutoCloseable, Engine {
                 apply(name, byName.get(name));
             }
         }
+    }
+
+    /**
+     * A migration that failed (Flyway's exception) as a ShardQ one: {@link ErrorKind#SECURITY}
+     * when the role lacks privileges (SQLSTATE 42501), naming the role and the server's reason.
+     */
+    private static ShardQException schemaFailure(RuntimeException e, String role) {
+        boolean privileges = false;
+        String reason = e.getMessage();
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.sql.SQLException se) {
+                privileges |= "42501".equals(se.getSQLState());
+                reason = se instanceof org.postgresql.util.PSQLException p && p.getServerErrorMessage() != null
+                        ? p.getServerErrorMessage().getMessage()
+                        : se.getMessage();
+            }
+        }
+        String message = "cannot prepare the shardq schema as PostgreSQL role \"" + role + "\": "
+                + SqlErrors.cut(String.valueOf(reason), 300)
+                + (privileges
+                        ? " (grant the role CREATE on the database, or run `shardq migrate` as a role that may,"
+                                + " then set shardq.migrate-on-start=false)"
+                        : "");
+        return new ShardQException(privileges ? ErrorKind.SECURITY : ErrorKind.DATABASE, message, e);
+    }
+
+    /** The PostgreSQL role this instance's pool logs in as. */
+    public String databaseUser() {
+        return database.user();
+    }
+
+    /**
+     * Checks a login (user and password) against PostgreSQL, on this instance's server; fails with
+     * {@link ErrorKind#SECURITY} naming the user. See {@code Database.authenticate}.
+     */
+    public void authenticate(String user, String password) {
+        database.authenticate(user, password);
     }
 
     /** True while this instance is the elected maintenance leader (retirement, spare slots). */

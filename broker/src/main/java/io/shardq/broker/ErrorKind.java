@@ -25,6 +25,8 @@ public enum ErrorKind {
     ROLLED_BACK,
     /** A value is out of range or malformed. */
     INVALID_ARGUMENT,
+    /** PostgreSQL refused a login (wrong password, unknown role) or an operation's privileges. */
+    SECURITY,
     /** A bounded resource is exhausted (the connection pool, non-persistent memory). */
     RESOURCE_EXHAUSTED,
     /** Anything else the database refused. */

@@ -59,7 +59,7 @@ public final class ShardQConnectionFactory implements ConnectionFactory, QueueCo
         if (broker == null || broker.isClosed()) {
             try {
                 broker = Broker.start(config);
-            } catch (ShardQException e) {
+            } catch (RuntimeException e) {
                 throw Exceptions.translate(e);
             }
         }
@@ -71,14 +71,33 @@ public final class ShardQConnectionFactory implements ConnectionFactory, QueueCo
         return new ShardQConnection(this, broker());
     }
 
+    /**
+     * A connection for a JMS user, who is a PostgreSQL role: PostgreSQL checks the password (a
+     * login on the factory's server, by its {@code pg_hba.conf}), and a refused login gives {@link
+     * JMSSecurityException} naming the user. A null user means the factory's configured identity,
+     * as {@link #createConnection()}. The instance then acts as the role its pool logs in as, so
+     * only that role is accepted for now: acting as other roles (and per-destination grants) is
+     * not built yet, and another user is refused rather than given the pool's privileges.
+     */
     @Override
     public Connection createConnection(String userName, String password) throws JMSException {
-        if (userName != null && !userName.equals(config.get(BrokerProperty.JDBC_USER))) {
-            throw new JMSSecurityException(
-                    "ShardQ connects as the configured database user \"" + config.get(BrokerProperty.JDBC_USER)
-                            + "\"; set shardq.jdbc.user/SHARDQ_USER to connect as \"" + userName + "\"");
+        if (userName == null) {
+            return createConnection();
         }
-        return createConnection();
+        Broker b = broker();
+        if (!userName.equals(b.databaseUser())) {
+            throw new JMSSecurityException(
+                    "user \"" + userName + "\" cannot connect: this connection factory acts as the PostgreSQL role \""
+                            + b.databaseUser() + "\" (shardq.jdbc.user / SHARDQ_USER); other roles are not supported"
+                            + " yet",
+                    "SECURITY");
+        }
+        try {
+            b.authenticate(userName, password);
+        } catch (ShardQException e) {
+            throw Exceptions.translate(e);
+        }
+        return new ShardQConnection(this, b);
     }
 
     @Override

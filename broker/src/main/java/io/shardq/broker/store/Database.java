@@ -18,11 +18,23 @@ public final class Database implements AutoCloseable {
     private final HikariDataSource pool;
     private final EmbeddedServer embedded;
     private final String displayUrl;
+    private final String url;
+    private final String user;
+    private final int connectTimeoutSeconds;
 
-    private Database(HikariDataSource pool, EmbeddedServer embedded, String displayUrl) {
+    private Database(
+            HikariDataSource pool,
+            EmbeddedServer embedded,
+            String displayUrl,
+            String url,
+            String user,
+            int connectTimeoutSeconds) {
         this.pool = pool;
         this.embedded = embedded;
         this.displayUrl = displayUrl;
+        this.url = url;
+        this.user = user;
+        this.connectTimeoutSeconds = connectTimeoutSeconds;
     }
 
     /** Opens the pool named {@code poolName} (used in thread names). */
@@ -68,17 +80,70 @@ public final class Database implements AutoCloseable {
         hc.addDataSourceProperty("ApplicationName", poolName);
         hc.addDataSourceProperty("reWriteBatchedInserts", "true");
         try {
-            return new Database(new HikariDataSource(hc), embedded, displayUrl);
+            return new Database(
+                    new HikariDataSource(hc), embedded, displayUrl, url, user, Math.max(1, timeoutMs / 1000));
         } catch (RuntimeException e) {
             if (embedded != null) {
                 embedded.release();
             }
             throw new ShardQException(
-                    ErrorKind.CONNECTION,
+                    loginRefused(e) ? ErrorKind.SECURITY : ErrorKind.CONNECTION,
                     "cannot connect to PostgreSQL at " + displayUrl + " as user \"" + user + "\": "
                             + EmbeddedServer.rootMessage(e),
                     e);
         }
+    }
+
+    /** The role the pool logs in as. */
+    public String user() {
+        return user;
+    }
+
+    /**
+     * Checks that PostgreSQL accepts a login as {@code loginUser} with {@code password} on this
+     * pool's server and database (one connection, closed at once; TLS and other URL settings as
+     * the pool's). PostgreSQL decides, by its {@code pg_hba.conf}: a {@code trust} rule accepts
+     * any password. Fails with {@link ErrorKind#SECURITY} naming the user, never the password.
+     */
+    public void authenticate(String loginUser, String password) {
+        java.util.Properties props = new java.util.Properties();
+        props.setProperty("user", loginUser);
+        if (password != null) {
+            props.setProperty("password", password);
+        }
+        props.setProperty("connectTimeout", Integer.toString(connectTimeoutSeconds));
+        props.setProperty("ApplicationName", "shardq-login-check");
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(url, props)) {
+            c.isValid(connectTimeoutSeconds);
+        } catch (java.sql.SQLException e) {
+            if (loginRefused(e)) {
+                throw new ShardQException(
+                        ErrorKind.SECURITY,
+                        "PostgreSQL at " + displayUrl + " refused the login of user \"" + loginUser
+                                + "\" (wrong password or no such role)",
+                        null);
+            }
+            throw new ShardQException(
+                    ErrorKind.CONNECTION,
+                    "cannot check the login of user \"" + loginUser + "\" at " + displayUrl + ": "
+                            + EmbeddedServer.rootMessage(e),
+                    e);
+        }
+    }
+
+    /**
+     * SQLSTATE class 28 (invalid authorization), or 08004 (the server rejected the connection, as
+     * pgjdbc reports a password the server asked for and was not given), anywhere in the chain.
+     */
+    private static boolean loginRefused(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.sql.SQLException se
+                    && se.getSQLState() != null
+                    && (se.getSQLState().startsWith("28") || se.getSQLState().equals("08004"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public DataSource dataSource() {
