@@ -422,6 +422,7 @@ final class MessageCodec {
     }
 
     private static void writeString(DataOutputStream out, String s) throws IOException {
+        io.shardq.broker.message.Texts.requireEncodable(s, "a text in the message body");
         byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
         out.writeInt(utf8.length);
         out.write(utf8);

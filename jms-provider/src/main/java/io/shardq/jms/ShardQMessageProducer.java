@@ -184,7 +184,12 @@ final class ShardQMessageProducer implements QueueSender {
         message.setJMSExpiration(ttl > 0 ? now + ttl : 0);
         message.setJMSDeliveryTime(now);
         message.setJMSMessageID(disableMessageId ? null : session.nextMessageId());
-        BrokerMessage bm = MessageCodec.toBroker(message);
+        BrokerMessage bm;
+        try {
+            bm = MessageCodec.toBroker(message);
+        } catch (IllegalArgumentException e) {
+            throw Exceptions.translate(e); // text UTF-8 cannot hold, an unsupported property type
+        }
         session.call(s -> {
             engine.send(target.getQueueName(), bm);
             return null;

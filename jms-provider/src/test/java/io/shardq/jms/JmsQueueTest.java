@@ -62,6 +62,31 @@ class JmsQueueTest {
     }
 
     @Test
+    void textThatUtf8CannotHold_isRefusedAtSend_notDeliveredAsQuestionMarks() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue q = s.createQueue("jms.surrogates");
+        MessageProducer p = s.createProducer(q);
+        jakarta.jms.MapMessage map = s.createMapMessage();
+        map.setString("key\ud800", "v");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> p.send(map))
+                .isInstanceOf(jakarta.jms.MessageFormatException.class)
+                .hasMessageContaining("unpaired UTF-16 surrogate");
+        TextMessage text = s.createTextMessage("lone \udc00 low");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> p.send(text))
+                .isInstanceOf(jakarta.jms.MessageFormatException.class);
+        TextMessage prop = s.createTextMessage("fine");
+        prop.setStringProperty("p", "bad \ud83d");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> p.send(prop))
+                .isInstanceOf(jakarta.jms.MessageFormatException.class)
+                .hasMessageContaining("\"p\"");
+        TextMessage ok = s.createTextMessage("pair \ud83d\ude00 fine");
+        p.send(ok);
+        TextMessage got = (TextMessage) s.createConsumer(q).receive(5000);
+        assertThat(got.getText()).isEqualTo("pair \ud83d\ude00 fine");
+        assertThat(s.createConsumer(q).receiveNoWait()).isNull();
+    }
+
+    @Test
     void allFiveMessageTypes_roundTripThroughPostgres() throws Exception {
         Session s = connection.createSession(true, Session.SESSION_TRANSACTED);
         Queue q = s.createQueue("jms.types");

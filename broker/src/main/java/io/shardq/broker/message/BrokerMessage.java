@@ -74,17 +74,17 @@ public final class BrokerMessage {
             Map<String, Object> properties,
             byte[] body) {
         this(
-                messageId,
+                checked(messageId, "JMSMessageID"),
                 bodyType,
                 timestamp,
-                correlationId,
-                type,
-                replyTo,
+                checked(correlationId, "JMSCorrelationID"),
+                checked(type, "JMSType"),
+                checked(replyTo, "JMSReplyTo"),
                 priority,
                 expiration,
                 deliverAt,
                 persistent,
-                properties == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(properties)),
+                properties == null ? Map.of() : Collections.unmodifiableMap(checked(new LinkedHashMap<>(properties))),
                 body == null ? new byte[0] : body,
                 body == null ? 0 : body.length,
                 null);
@@ -147,6 +147,41 @@ public final class BrokerMessage {
      * A copy with one more property (used e.g. to record a dead-letter reason). The copy carries
      * the body: a body not loaded yet is read now.
      */
+    private static String checked(String s, String what) {
+        Texts.requireEncodable(s, what);
+        return s;
+    }
+
+    /** Property names and string values that can be stored (see {@link Texts}). */
+    private static <M extends Map<String, Object>> M checked(M properties) {
+        for (Map.Entry<String, Object> e : properties.entrySet()) {
+            String name = e.getKey();
+            if (name == null || name.isEmpty()) {
+                throw new IllegalArgumentException("a property name must not be null or empty");
+            }
+            if (name.length() > Texts.MAX_NAME) {
+                throw new IllegalArgumentException(
+                        "property name \"" + Texts.quote(name) + "\" is longer than " + Texts.MAX_NAME + " characters");
+            }
+            Texts.requireEncodable(name, "property name \"" + Texts.quote(name) + "\"");
+            Object v = e.getValue();
+            if (v instanceof String text) {
+                Texts.requireEncodable(text, "the value of property \"" + Texts.quote(name) + "\"");
+            } else if (!(v instanceof Boolean
+                    || v instanceof Byte
+                    || v instanceof Short
+                    || v instanceof Integer
+                    || v instanceof Long
+                    || v instanceof Float
+                    || v instanceof Double)) {
+                throw new IllegalArgumentException("property \"" + Texts.quote(name) + "\" has unsupported type "
+                        + (v == null ? "null" : v.getClass().getName())
+                        + ": expected boolean, byte, short, int, long, float, double or String");
+            }
+        }
+        return properties;
+    }
+
     public BrokerMessage withProperty(String name, Object value) {
         BrokerMessage loaded = withBodyLoaded();
         Map<String, Object> p = new LinkedHashMap<>(properties);

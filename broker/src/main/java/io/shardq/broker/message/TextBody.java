@@ -19,6 +19,7 @@ public final class TextBody {
     private TextBody() {}
 
     public static byte[] encode(String text) {
+        Texts.requireEncodable(text, "the text of a TextMessage");
         return text == null ? new byte[] {NULL_TEXT} : text.getBytes(StandardCharsets.UTF_8);
     }
 

@@ -34,6 +34,23 @@ public final class Messages {
                 m.messageId(), m.bodyType(), m.timestamp(), null, null, null, 4, 0, 0, false, Map.of(), m.body());
     }
 
+    /** A bytes message with this body. */
+    public static BrokerMessage bytes(byte[] body) {
+        return new BrokerMessage(
+                "ID:" + java.util.UUID.randomUUID(),
+                BrokerMessage.BodyType.BYTES,
+                System.currentTimeMillis(),
+                null,
+                null,
+                null,
+                4,
+                0,
+                0,
+                true,
+                Map.of(),
+                body);
+    }
+
     public static String body(BrokerMessage m) {
         return new String(m.body(), StandardCharsets.UTF_8);
     }
