@@ -40,7 +40,7 @@ class CliFuzzTest {
     void generatedCommandLines_exitCleanly(TestDatabase db) {
         Random random = new Random(SEED);
         List<List<String>> paths = new ArrayList<>();
-        collect(new CommandLine(new ShardqCommand()), new ArrayList<>(), paths);
+        HelpAndErrorsTest.collect(new CommandLine(new ShardqCommand()), new ArrayList<>(), paths);
         CliRunner cli = new CliRunner(db, tmp);
         assertThat(cli.run("queue", "create", "cli.sentinel").exit()).isZero();
         try (Broker b = cli.broker("sentinel")) {
@@ -84,17 +84,5 @@ class CliFuzzTest {
         assertThat(cli.backlog("cli.sentinel")).isEqualTo(1);
         System.out.println("CliFuzzTest: " + runs[0] + " generated command lines (seed " + SEED + ")");
         assertThat(runs[0]).isGreaterThan(500);
-    }
-
-    private static void collect(CommandLine c, List<String> path, List<List<String>> out) {
-        c.getSubcommands().forEach((name, sub) -> {
-            if (name.equals("help")) {
-                return;
-            }
-            List<String> p = new ArrayList<>(path);
-            p.add(name);
-            out.add(p);
-            collect(sub, p, out);
-        });
     }
 }

@@ -114,7 +114,8 @@ class HelpAndErrorsTest {
         assertThat(r.out()).isEqualTo("no queues yet (create one: shardq queue create NAME)\n");
     }
 
-    private static void collect(CommandLine c, List<String> path, List<List<String>> out) {
+    /** Every command path of the CLI (help left out). */
+    static void collect(CommandLine c, List<String> path, List<List<String>> out) {
         c.getSubcommands().forEach((name, sub) -> {
             if (name.equals("help")) {
                 return;

@@ -38,48 +38,6 @@ record StepResult(
         String firstError,
         java.util.List<InnerStep> inner) {
 
-    /** A result without inner step timings. */
-    StepResult(
-            String system,
-            int threads,
-            boolean consumes,
-            double seconds,
-            long enqueued,
-            long dequeued,
-            double enqueueRate,
-            double dequeueRate,
-            long backlog,
-            LatencyStats latency,
-            double walBytesPerMessage,
-            double sqlReadsPerMessage,
-            long tableBytes,
-            long deadTuples,
-            double jvmCpuSeconds,
-            double pgCpuSeconds,
-            long errors,
-            String firstError) {
-        this(
-                system,
-                threads,
-                consumes,
-                seconds,
-                enqueued,
-                dequeued,
-                enqueueRate,
-                dequeueRate,
-                backlog,
-                latency,
-                walBytesPerMessage,
-                sqlReadsPerMessage,
-                tableBytes,
-                deadTuples,
-                jvmCpuSeconds,
-                pgCpuSeconds,
-                errors,
-                firstError,
-                java.util.List.of());
-    }
-
     /** A step that could not run (its setUp or the server failed): no figures, only the reason. */
     static StepResult failed(String system, int threads, boolean consumes, String reason) {
         double nan = Double.NaN;
@@ -101,6 +59,7 @@ record StepResult(
                 nan,
                 nan,
                 1,
-                reason);
+                reason,
+                java.util.List.of());
     }
 }

@@ -52,7 +52,8 @@ final class Samples {
                 2.5,
                 3.0,
                 0,
-                null);
+                null,
+                List.of());
     }
 
     static StepResult naive(int threads, double enqueue, double dequeue) {
@@ -78,7 +79,8 @@ final class Samples {
                 1.5,
                 Double.NaN,
                 0,
-                null);
+                null,
+                List.of());
     }
 
     static StepResult odd(int threads) {

@@ -87,19 +87,7 @@ class LargeBodyFlowTest {
     }
 
     static BrokerMessage message(int i) {
-        return new BrokerMessage(
-                "ID:large-" + i,
-                BrokerMessage.BodyType.BYTES,
-                System.currentTimeMillis(),
-                null,
-                null,
-                null,
-                4,
-                0,
-                0,
-                true,
-                Map.of("i", i),
-                body(i));
+        return io.shardq.broker.testing.Messages.bytes("ID:large-" + i, Map.of("i", i), body(i));
     }
 
     static byte[] body(int i) {

@@ -36,8 +36,13 @@ public final class Messages {
 
     /** A bytes message with this body. */
     public static BrokerMessage bytes(byte[] body) {
+        return bytes("ID:" + java.util.UUID.randomUUID(), Map.of(), body);
+    }
+
+    /** A bytes message with this id, properties and body. */
+    public static BrokerMessage bytes(String id, Map<String, Object> properties, byte[] body) {
         return new BrokerMessage(
-                "ID:" + java.util.UUID.randomUUID(),
+                id,
                 BrokerMessage.BodyType.BYTES,
                 System.currentTimeMillis(),
                 null,
@@ -47,7 +52,7 @@ public final class Messages {
                 0,
                 0,
                 true,
-                Map.of(),
+                properties,
                 body);
     }
 
