@@ -445,6 +445,60 @@ public final class Broker implements AutoCloseable, Engine {
         return new ShardQException(privileges ? ErrorKind.SECURITY : ErrorKind.DATABASE, message, e);
     }
 
+    /** Longest JMS client id, in characters. */
+    public static final int MAX_CLIENT_ID = 256;
+
+    /**
+     * Takes a JMS client id for one connection, unique across every instance on the database: it
+     * is free, or held by a dead instance. Returns the token to release it with; fails with
+     * {@link ErrorKind#CLIENT_ID_IN_USE} when another live connection holds it, or {@link
+     * ErrorKind#INVALID_ARGUMENT} for an id that is blank, too long or not storable as text.
+     */
+    public String claimClientId(String clientId) {
+        if (clientId == null || clientId.isBlank() || clientId.length() > MAX_CLIENT_ID) {
+            throw new ShardQException(
+                    ErrorKind.INVALID_ARGUMENT,
+                    "client id must be 1 to " + MAX_CLIENT_ID + " characters, not blank"
+                            + (clientId == null ? "" : " (got " + clientId.length() + ")"));
+        }
+        try {
+            io.shardq.broker.message.Texts.requireEncodable(clientId, "the client id");
+        } catch (IllegalArgumentException e) {
+            throw new ShardQException(ErrorKind.INVALID_ARGUMENT, e.getMessage());
+        }
+        java.util.UUID token = java.util.UUID.randomUUID();
+        try (Connection c = database.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement(Queries.get("client_id_claim"))) {
+            ps.setString(1, clientId);
+            ps.setLong(2, instanceId);
+            ps.setObject(3, token);
+            ps.setDouble(4, settings.leaseTtlMillis() / 1000.0);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new ShardQException(
+                            ErrorKind.CLIENT_ID_IN_USE,
+                            "client id \"" + io.shardq.broker.message.Texts.quote(clientId)
+                                    + "\" is in use by another connection");
+                }
+            }
+            return token.toString();
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "taking client id");
+        }
+    }
+
+    /** Gives back a client id taken by {@link #claimClientId}; quiet if it is gone already. */
+    public void releaseClientId(String clientId, String token) {
+        try (Connection c = database.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement(Queries.get("client_id_release"))) {
+            ps.setString(1, clientId);
+            ps.setObject(2, java.util.UUID.fromString(token));
+            ps.executeUpdate();
+        } catch (SQLException | RuntimeException e) {
+            LOG.warn("{} - could not release client id: {}", instanceId, e.getMessage());
+        }
+    }
+
     /** The PostgreSQL role this instance's pool logs in as. */
     public String databaseUser() {
         return database.user();
@@ -523,6 +577,13 @@ public final class Broker implements AutoCloseable, Engine {
         catalogWatcher.stop();
         waker.stop();
         heartbeat.stop();
+        try (Connection c = database.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement(Queries.get("client_id_release_instance"))) {
+            ps.setLong(1, instanceId);
+            ps.executeUpdate();
+        } catch (SQLException | RuntimeException e) {
+            LOG.warn("{} - could not release its client ids: {}", instanceId, e.getMessage());
+        }
         try {
             heartbeat.deregister();
         } catch (RuntimeException e) {

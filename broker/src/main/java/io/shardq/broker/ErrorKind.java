@@ -27,6 +27,8 @@ public enum ErrorKind {
     INVALID_ARGUMENT,
     /** PostgreSQL refused a login (wrong password, unknown role) or an operation's privileges. */
     SECURITY,
+    /** A JMS client id is held by another connection, here or on another instance. */
+    CLIENT_ID_IN_USE,
     /** A bounded resource is exhausted (the connection pool, non-persistent memory). */
     RESOURCE_EXHAUSTED,
     /** Anything else the database refused. */

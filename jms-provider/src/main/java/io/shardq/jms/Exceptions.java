@@ -32,6 +32,9 @@ final class Exceptions {
                                 se.getMessage(), se.kind().name());
                     case ILLEGAL_STATE ->
                         new IllegalStateException(se.getMessage(), se.kind().name());
+                    case CLIENT_ID_IN_USE ->
+                        new jakarta.jms.InvalidClientIDException(
+                                se.getMessage(), se.kind().name());
                     case SECURITY ->
                         new jakarta.jms.JMSSecurityException(
                                 se.getMessage(), se.kind().name());
@@ -62,6 +65,8 @@ final class Exceptions {
             r = new jakarta.jms.InvalidDestinationRuntimeException(e.getMessage(), e.getErrorCode(), e);
         } else if (e instanceof InvalidSelectorException) {
             r = new jakarta.jms.InvalidSelectorRuntimeException(e.getMessage(), e.getErrorCode(), e);
+        } else if (e instanceof jakarta.jms.InvalidClientIDException) {
+            r = new jakarta.jms.InvalidClientIDRuntimeException(e.getMessage(), e.getErrorCode(), e);
         } else if (e instanceof jakarta.jms.JMSSecurityException) {
             r = new jakarta.jms.JMSSecurityRuntimeException(e.getMessage(), e.getErrorCode(), e);
         } else if (e instanceof TransactionRolledBackException) {

@@ -121,9 +121,21 @@ public final class ShardQConnection implements QueueConnection {
         if (clientID == null || clientID.isBlank()) {
             throw new InvalidClientIDException("client id must not be empty");
         }
+        try {
+            clientIdToken = broker.claimClientId(clientID);
+        } catch (io.shardq.broker.ShardQException e) {
+            if (e.kind() == io.shardq.broker.ErrorKind.CLIENT_ID_IN_USE
+                    || e.kind() == io.shardq.broker.ErrorKind.INVALID_ARGUMENT) {
+                throw new InvalidClientIDException(e.getMessage(), e.kind().name());
+            }
+            throw Exceptions.translate(e);
+        }
         clientId = clientID;
         clientIdFixed = true;
     }
+
+    /** Token of the client id's row in shardq.client_id (unique across instances), or null. */
+    private String clientIdToken;
 
     @Override
     public ConnectionMetaData getMetaData() throws JMSException {
@@ -252,6 +264,9 @@ public final class ShardQConnection implements QueueConnection {
             s.close();
         }
         sessions.clear();
+        if (clientIdToken != null) {
+            broker.releaseClientId(clientId, clientIdToken);
+        }
         stopNotifier();
     }
 

@@ -295,3 +295,21 @@ SELECT p.seq, p.enqueued_at, p.deliver_at, p.expires_at, p.priority, p.header, p
                  LIMIT ?) w) p
  WHERE p.upto - p.size < ?
  ORDER BY p.seq
+
+-- name: client_id_claim
+-- Takes a client id for a connection: free, or held by an instance that is dead (stopped, or no
+-- heartbeat within the TTL). Returns the connection id on success, no row when it is in use.
+INSERT INTO shardq.client_id AS c (client_id, instance_id, connection_id) VALUES (?, ?, ?)
+ON CONFLICT (client_id) DO UPDATE
+   SET instance_id = EXCLUDED.instance_id, connection_id = EXCLUDED.connection_id, taken_at = now()
+ WHERE NOT EXISTS (
+       SELECT 1 FROM shardq.instance i
+        WHERE i.id = c.instance_id AND i.stopped_at IS NULL
+          AND i.heartbeat_at > now() - make_interval(secs => ?))
+RETURNING connection_id
+
+-- name: client_id_release
+DELETE FROM shardq.client_id WHERE client_id = ? AND connection_id = ?
+
+-- name: client_id_release_instance
+DELETE FROM shardq.client_id WHERE instance_id = ?
