@@ -29,7 +29,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * connection they share). Every JMS connection factory owns one. No JMS types here: the JMS
  * layer translates.
  */
-public final class Broker implements AutoCloseable, Engine {
+public final class Broker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
 
     private final BrokerConfig config;
@@ -57,8 +56,11 @@ public final class Broker implements AutoCloseable, Engine {
     private final Catalog catalog;
     private final Admin admin;
     private final MessageCache cache;
+    /** This instance as the engine's packages see it; not API (see {@link #engine()}). */
+    private final Engine engine = new Core();
+
     private final EngineStats stats = new EngineStats();
-    private final Settings settings;
+    private final Engine.Settings settings;
     private final boolean autoCreate;
     private final int defaultShards;
     private final Map<String, DestinationRuntime> runtimes = new ConcurrentHashMap<>();
@@ -97,7 +99,7 @@ public final class Broker implements AutoCloseable, Engine {
                 name -> apply(name, catalog.known(name).orElse(null)));
         this.cache = new MessageCache(
                 config.getInt(BrokerProperty.CACHE_MAX_BYTES), config.getInt(BrokerProperty.CACHE_LARGE_PAYLOAD_BYTES));
-        this.settings = new Settings(
+        this.settings = new Engine.Settings(
                 config.getInt(BrokerProperty.READ_AHEAD),
                 config.getInt(BrokerProperty.READ_AHEAD_MAX_BYTES),
                 config.getInt(BrokerProperty.POLL_MAX_MS),
@@ -134,7 +136,7 @@ public final class Broker implements AutoCloseable, Engine {
         long beat = settings.heartbeatMillis();
         // the slow fallbacks for missed notifications: catalog poll, maintenance scan
         long fallback = Math.max(30_000, 30 * beat);
-        this.heartbeat = new Heartbeat(this, runtimes.values(), prefix + "-heartbeat-1");
+        this.heartbeat = new Heartbeat(engine, runtimes.values(), prefix + "-heartbeat-1");
         this.maintainer = new SliceMaintainer(
                 database.dataSource(),
                 catalog,
@@ -205,7 +207,7 @@ public final class Broker implements AutoCloseable, Engine {
     /** A session that commits through its own pooled connection. */
     public BrokerSession openSession(BrokerSession.Mode mode) {
         checkOpen();
-        return new BrokerSession(this, mode, null);
+        return new BrokerSession(engine, mode, null);
     }
 
     /**
@@ -214,7 +216,7 @@ public final class Broker implements AutoCloseable, Engine {
      */
     public BrokerSession openSession(Connection connection) {
         checkOpen();
-        return new BrokerSession(this, BrokerSession.Mode.TRANSACTED, connection);
+        return new BrokerSession(engine, BrokerSession.Mode.TRANSACTED, connection);
     }
 
     /**
@@ -248,13 +250,12 @@ public final class Broker implements AutoCloseable, Engine {
 
     // ---------------------------------------------------------------- Engine
 
-    @Override
+    /** The instance's connection pool. */
     public DataSource dataSource() {
         return database.dataSource();
     }
 
-    @Override
-    public Connection borrowConnection() throws SQLException {
+    private Connection borrowConnection() throws SQLException {
         try {
             return database.dataSource().getConnection();
         } catch (java.sql.SQLTransientConnectionException e) {
@@ -272,46 +273,32 @@ public final class Broker implements AutoCloseable, Engine {
         }
     }
 
-    @Override
-    public boolean reserveNonPersistent(BrokerMessage m, boolean force) {
+    private boolean reserveNonPersistent(BrokerMessage m, boolean force) {
         return stats.reserveNonPersistent(m.estimatedSize(), settings.nonPersistentMaxBytes(), force);
     }
 
-    @Override
-    public void releaseNonPersistent(BrokerMessage m) {
+    private void releaseNonPersistent(BrokerMessage m) {
         stats.releaseNonPersistent(m.estimatedSize());
     }
 
-    @Override
-    public MessageCache cache() {
-        return cache;
-    }
-
-    @Override
+    /** Counters and step timings of this instance. */
     public EngineStats stats() {
         return stats;
     }
 
-    @Override
+    /** This instance's id ({@code shardq.instance.id}). */
     public long instanceId() {
         return instanceId;
     }
 
-    @Override
-    public Settings settings() {
-        return settings;
-    }
-
-    @Override
-    public DestinationRuntime deadLetterRuntime(String name) {
+    private DestinationRuntime deadLetterRuntime(String name) {
         if (!runtimes.containsKey(name) && catalog.find(name).isEmpty()) {
             admin.createOrGet(name, QueueOptions.DEFAULTS.withShards(defaultShards));
         }
         return runtime(name, false);
     }
 
-    @Override
-    public DestinationRuntime runtime(String name, boolean createIfMissing) {
+    private DestinationRuntime runtime(String name, boolean createIfMissing) {
         checkOpen();
         DestinationRuntime rt = runtimes.get(name);
         if (rt != null) {
@@ -356,7 +343,7 @@ public final class Broker implements AutoCloseable, Engine {
         }
         DestinationInfo found = info;
         return runtimes.computeIfAbsent(name, n -> {
-            DestinationRuntime created = new DestinationRuntime(this, found);
+            DestinationRuntime created = new DestinationRuntime(engine, found);
             runtimesById.put(found.id(), created);
             return created;
         });
@@ -384,7 +371,7 @@ public final class Broker implements AutoCloseable, Engine {
             if (fresh == null) {
                 return null;
             }
-            DestinationRuntime replacement = new DestinationRuntime(this, fresh);
+            DestinationRuntime replacement = new DestinationRuntime(engine, fresh);
             runtimesById.put(fresh.id(), replacement);
             return replacement;
         });
@@ -517,28 +504,16 @@ public final class Broker implements AutoCloseable, Engine {
         return elector.isLeader();
     }
 
-    @Override
-    public void cursorCommitted(DestinationInfo destination, int shard, long from, long to) {
-        maintainer.cursorCommitted(destination, shard, from, to);
-    }
-
-    @Override
-    public void sendsRolledBack(DestinationInfo destination, int shard) {
-        reclaimer.sendsRolledBack(destination.id(), shard);
-    }
-
     /** Leaves vacuumed after rolled-back sends (see {@code DeadRowReclaimer}). */
     public long deadRowVacuums() {
         return reclaimer.vacuums();
     }
 
-    @Override
-    public boolean otherInstancesAlive() {
+    private boolean otherInstancesAlive() {
         return heartbeat.aliveInstances() > 1;
     }
 
-    @Override
-    public int fairShare(int shards) {
+    private int fairShare(int shards) {
         return (int) Math.ceil((double) shards / Math.max(1, heartbeat.aliveInstances()));
     }
 
@@ -549,8 +524,91 @@ public final class Broker implements AutoCloseable, Engine {
         }
     }
 
-    public Collection<DestinationRuntime> runtimes() {
-        return runtimes.values();
+    /**
+     * This instance as the engine's own packages see it (runtimes, cache, settings, connections).
+     * Not API: the modules built on the engine may not use it, and the build checks that
+     * ({@code ApiBoundary}); the engine's tests do.
+     */
+    public Engine engine() {
+        return engine;
+    }
+
+    /** The {@link Engine} view of this instance, kept off the public API. */
+    private final class Core implements Engine {
+        @Override
+        public DataSource dataSource() {
+            return database.dataSource();
+        }
+
+        @Override
+        public Connection borrowConnection() throws SQLException {
+            return Broker.this.borrowConnection();
+        }
+
+        @Override
+        public boolean reserveNonPersistent(BrokerMessage m, boolean force) {
+            return Broker.this.reserveNonPersistent(m, force);
+        }
+
+        @Override
+        public void releaseNonPersistent(BrokerMessage m) {
+            Broker.this.releaseNonPersistent(m);
+        }
+
+        @Override
+        public MessageCache cache() {
+            return cache;
+        }
+
+        @Override
+        public EngineStats stats() {
+            return stats;
+        }
+
+        @Override
+        public long instanceId() {
+            return instanceId;
+        }
+
+        @Override
+        public DestinationRuntime runtime(String name, boolean createIfMissing) {
+            return Broker.this.runtime(name, createIfMissing);
+        }
+
+        @Override
+        public DestinationRuntime deadLetterRuntime(String name) {
+            return Broker.this.deadLetterRuntime(name);
+        }
+
+        @Override
+        public java.util.Collection<DestinationRuntime> runtimes() {
+            return runtimes.values();
+        }
+
+        @Override
+        public boolean otherInstancesAlive() {
+            return Broker.this.otherInstancesAlive();
+        }
+
+        @Override
+        public int fairShare(int shards) {
+            return Broker.this.fairShare(shards);
+        }
+
+        @Override
+        public Settings settings() {
+            return settings;
+        }
+
+        @Override
+        public void cursorCommitted(DestinationInfo destination, int shard, long from, long to) {
+            maintainer.cursorCommitted(destination, shard, from, to);
+        }
+
+        @Override
+        public void sendsRolledBack(DestinationInfo destination, int shard) {
+            reclaimer.sendsRolledBack(destination.id(), shard);
+        }
     }
 
     private void checkOpen() {

@@ -34,6 +34,9 @@ public interface Engine {
     /** The runtime of a destination, creating the queue first if allowed. */
     DestinationRuntime runtime(String name, boolean createIfMissing);
 
+    /** The runtimes of the destinations this instance serves now. */
+    java.util.Collection<DestinationRuntime> runtimes();
+
     /** The runtime of a dead-letter queue, created if missing even when auto-create is off. */
     DestinationRuntime deadLetterRuntime(String name);
 

@@ -130,7 +130,7 @@ class CatalogNotifyTest {
         Awaitility.await()
                 .atMost(Duration.ofSeconds(10))
                 .until(() -> runtimeOf(a, "grown").orElseThrow().shardCount() == 4);
-        assertThat(a.runtimes().stream()
+        assertThat(a.engine().runtimes().stream()
                         .filter(rt -> rt.info().name().equals("grown"))
                         .findFirst()
                         .orElseThrow()
@@ -177,7 +177,7 @@ class CatalogNotifyTest {
 
     /** The snapshot the instance's runtime holds, without loading anything. */
     private static Optional<DestinationInfo> runtimeOf(Broker broker, String name) {
-        return broker.runtimes().stream()
+        return broker.engine().runtimes().stream()
                 .map(DestinationRuntime::info)
                 .filter(d -> d.name().equals(name))
                 .findFirst();

@@ -93,7 +93,9 @@ class InstanceFailureTest {
         try (Broker producerSide = Broker.start(config);
                 Broker consumerSide = Broker.start(config)) {
             producerSide.admin().createQueue("wake", QueueOptions.DEFAULTS.withShards(1));
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(consumerSide::otherInstancesAlive);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> consumerSide.engine().otherInstancesAlive());
             try (BrokerSession c = consumerSide.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 // leases the shard and registers as waiter: nothing there yet
                 assertThat(c.receive("wake", 300, false)).isNull();

@@ -43,7 +43,7 @@ class LargeBodyFlowTest {
             broker.admin()
                     .createQueue(
                             "large.flow", QueueOptions.DEFAULTS.withShards(1).withSliceSize(32));
-            MessageCache cache = broker.cache();
+            MessageCache cache = broker.engine().cache();
             long bodiesBefore = broker.stats().bodiesRead();
             long rowsBefore = broker.stats().messageRowsRead();
             Semaphore inFlight = new Semaphore(4);

@@ -30,8 +30,8 @@ class ApiBoundaryRuleTest {
         assertThat(r.hasViolation()).isTrue();
         assertThat(r.getFailureReport().toString())
                 .contains(DropsRuntime.class.getName()
-                        + " uses engine internal io.shardq.broker.shard.DestinationRuntime through the signature of"
-                        + " io.shardq.broker.Broker.runtime(java.lang.String, boolean)");
+                        + " uses engine internal io.shardq.broker.shard.Engine through the signature of"
+                        + " io.shardq.broker.Broker.engine()");
     }
 
     @Test
@@ -51,7 +51,7 @@ class ApiBoundaryRuleTest {
 
     static final class DropsRuntime {
         void ensure(Broker broker) {
-            broker.runtime("q", true);
+            broker.engine().runtime("q", true);
         }
     }
 
