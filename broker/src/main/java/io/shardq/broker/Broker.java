@@ -424,7 +424,7 @@ public final class Broker implements AutoCloseable {
             }
         }
         String message = "cannot prepare the shardq schema as PostgreSQL role \"" + role + "\": "
-                + SqlErrors.cut(String.valueOf(reason), 300)
+                + io.shardq.broker.message.Texts.cut(String.valueOf(reason), 300)
                 + (privileges
                         ? " (grant the role CREATE on the database, or run `shardq migrate` as a role that may,"
                                 + " then set shardq.migrate-on-start=false)"

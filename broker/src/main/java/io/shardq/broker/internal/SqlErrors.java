@@ -30,7 +30,7 @@ public final class SqlErrors {
         } else {
             detail = e.getMessage(); // client-side (connection, I/O): no statement text in these
         }
-        detail = cut(String.valueOf(detail), MAX_DETAIL);
+        detail = io.shardq.broker.message.Texts.cut(String.valueOf(detail), MAX_DETAIL);
         ErrorKind kind;
         if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")) {
             kind = ErrorKind.CONNECTION;
@@ -63,10 +63,5 @@ public final class SqlErrors {
             cur = cur.getNextException();
         }
         return e;
-    }
-
-    /** {@code s} cut to {@code max} characters. */
-    public static String cut(String s, int max) {
-        return s.length() <= max ? s : s.substring(0, max) + "...";
     }
 }

@@ -47,6 +47,11 @@ public final class Texts {
 
     /** A name or text cut to 60 characters for an error message. */
     public static String quote(String s) {
-        return s.length() <= 60 ? s : s.substring(0, 60) + "... (" + s.length() + " characters)";
+        return cut(s, 60);
+    }
+
+    /** {@code s} cut to {@code max} characters for an error message, saying how long it was. */
+    public static String cut(String s, int max) {
+        return s.length() <= max ? s : s.substring(0, max) + "... (" + s.length() + " characters)";
     }
 }

@@ -3,6 +3,7 @@ package io.shardq.broker.selector;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.message.Texts;
 import org.apache.activemq.artemis.api.core.SimpleString;
 import org.apache.activemq.artemis.selector.filter.BinaryExpression;
 import org.apache.activemq.artemis.selector.filter.BooleanExpression;
@@ -57,7 +58,7 @@ public final class Selector {
         try {
             parsed = SelectorParser.parse(text);
         } catch (FilterException | RuntimeException e) {
-            throw invalid(text, cut(String.valueOf(e.getMessage()), QUOTE), e);
+            throw invalid(text, Texts.cut(String.valueOf(e.getMessage()), QUOTE), e);
         } catch (StackOverflowError e) {
             throw invalid(text, "it is nested too deeply", null);
         }
@@ -90,12 +91,7 @@ public final class Selector {
 
     private static ShardQException invalid(String text, String why, Throwable cause) {
         return new ShardQException(
-                ErrorKind.INVALID_SELECTOR, "selector \"" + cut(text, QUOTE) + "\" is invalid: " + why, cause);
-    }
-
-    /** {@code s} cut to {@code max} characters, saying how long it was when cut. */
-    static String cut(String s, int max) {
-        return s.length() <= max ? s : s.substring(0, max) + "... (" + s.length() + " characters)";
+                ErrorKind.INVALID_SELECTOR, "selector \"" + Texts.cut(text, QUOTE) + "\" is invalid: " + why, cause);
     }
 
     public String text() {
