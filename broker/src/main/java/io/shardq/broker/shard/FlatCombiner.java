@@ -3,35 +3,32 @@ package io.shardq.broker.shard;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Group commit by flat combining: callers hand a request over and wait; a caller that gets one
- * of the {@code lanes} takes every request waiting at that moment (up to what {@link #fits}
- * allows) and runs them as one group, typically one statement and one commit; the others park
- * until their request is done (the group's runner wakes them) or a lane frees up while their
- * request still waits (the lane's last runner wakes the oldest waiting caller to run the next
- * group). A caller whose request was done never has to get a lane to learn it.
+ * Group commit by flat combining: callers hand a request over and wait; the caller that gets to
+ * run takes every request waiting at that moment (up to what {@link #fits} allows) and runs them
+ * as one group, typically one statement and one commit; the others park until their request is
+ * done (the group's runner wakes them) or the runner has finished while their request still waits
+ * (it wakes the oldest waiting caller to run the next group). A caller whose request was done
+ * never has to take the lock to learn it (it used to: callers took the lock in turn just to see
+ * that their request had been run).
  *
  * <p>Why: a PostgreSQL transaction costs far more than its statement here (a round trip, a commit
  * record, a WAL flush: about 90 us of server CPU per transaction against 27 us for a cursor move
  * on the development machine). Requests that arrive while a group runs are combined into the
  * next, so the cost per request falls exactly when requests queue up.
  *
- * <p>Threading: a combiner is whoever holds a lane; requests are handed over through a lock-free
- * queue, taken under {@link #drain}'s monitor (several lanes may drain at once); a request's
- * outcome is published through its volatile {@code done}. {@link #run} must complete every
+ * <p>Threading: the combiner is whoever holds {@link #running}; requests are handed over through a
+ * lock-free queue; a request's outcome is published through its volatile {@code done}. {@link #run} must complete every
  * request of its group (set its outcome, then {@link Request#finish}).
  */
 abstract class FlatCombiner<R extends FlatCombiner.Request> {
-    private final Semaphore lanes;
-    private final ConcurrentLinkedQueue<R> queue = new ConcurrentLinkedQueue<>();
+    /** Held by the caller running a group: one group at a time. */
+    private final ReentrantLock running = new ReentrantLock();
 
-    /** @param lanes groups that may run at once (1: one after another) */
-    FlatCombiner(int lanes) {
-        this.lanes = new Semaphore(lanes);
-    }
+    private final ConcurrentLinkedQueue<R> queue = new ConcurrentLinkedQueue<>();
 
     /** One caller's part of a group; subclasses add what it carries and what it gets back. */
     static class Request {
@@ -59,22 +56,22 @@ abstract class FlatCombiner<R extends FlatCombiner.Request> {
         r.waiter = Thread.currentThread();
         queue.add(r);
         while (!r.isDone()) {
-            if (lanes.tryAcquire()) {
+            if (running.tryLock()) {
                 try {
                     List<R> group = drain();
                     if (!group.isEmpty()) {
                         run(group);
                     }
                 } finally {
-                    lanes.release();
+                    running.unlock();
                 }
-                // requests that arrived while every lane was busy: wake one of their callers to run them
+                // requests that arrived while the group ran: wake one of their callers to run them
                 R next = queue.peek();
                 if (next != null && next.waiter != null) {
                     LockSupport.unpark(next.waiter);
                 }
             } else {
-                // every lane is busy: woken when our request is done, or to run the next group
+                // a group is running: woken when our request is done, or to run the next group
                 LockSupport.park(this);
             }
         }
@@ -88,11 +85,11 @@ abstract class FlatCombiner<R extends FlatCombiner.Request> {
         return true;
     }
 
-    /** Runs one group and finishes every request of it, on the thread holding a lane. */
+    /** Runs one group and finishes every request of it, on the thread holding {@link #running}. */
     abstract void run(List<R> group);
 
-    /** Synchronized: with several lanes, two combiners must not both take the request they peeked. */
-    private synchronized List<R> drain() {
+    /** Called only by the caller holding {@link #running}. */
+    private List<R> drain() {
         List<R> group = new ArrayList<>();
         R next;
         while ((next = queue.peek()) != null) {

@@ -40,7 +40,6 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
     }
 
     ShardWriter(Engine engine, DestinationRuntime rt, int shard) {
-        super(1); // the visibility rule: one enqueue transaction per shard at a time
         this.engine = engine;
         this.rt = rt;
         this.shard = shard;
