@@ -29,8 +29,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * An instance whose JVM is stopped (SIGSTOP) past its lease TTL, as in a long GC pause, while
- * another takes over its shards, then resumed (SIGCONT): it neither delivers nor commits anything
- * of the shards that moved, and every message is consumed exactly once across the two.
+ * another takes over its shards, then resumed (SIGCONT): it commits nothing of the shards that
+ * moved, delivers nothing of them beyond the one receive the stop interrupted, and every message
+ * is consumed exactly once across the two.
  */
 @PgTest
 @Tag("fault")
@@ -131,9 +132,17 @@ class StalledInstanceTest {
                         deliveredThereAfterResume.add(l.substring("DELIVERED ".length()));
                     }
                 }
-                assertThat(deliveredThereAfterResume)
+                // A receive the stop caught between its lease check and its return may still hand over
+                // the one message it had taken (no check can close that window in a process that can
+                // be paused anywhere; its commit then fails the cursor guard, which the accounting
+                // below proves). Nothing beyond it: without the lease clock the resumed instance went
+                // on delivering its prefetched range (5 messages here).
+                List<String> stale = deliveredThereAfterResume.stream()
+                        .filter(consumedHere::containsKey)
+                        .toList();
+                assertThat(stale)
                         .as("delivered by the resumed instance although this one had consumed them")
-                        .noneMatch(consumedHere::containsKey);
+                        .hasSizeLessThanOrEqualTo(1);
             } finally {
                 stalled.destroyForcibly();
                 stalled.waitFor(30, TimeUnit.SECONDS);
