@@ -615,13 +615,13 @@ public final class BrokerSession implements AutoCloseable {
         if (onlyOneBatch) {
             Batch b = toWrite.get(0);
             try {
-                b.firstSeq = b.rt.writer(b.shard).write(b.messages);
+                b.firstSeq = b.rt.writer(b.shard).write(b.messages, mode == Mode.TRANSACTED);
                 b.published = true;
             } catch (RuntimeException e) {
                 boolean inDoubt = e instanceof ShardQException se && se.kind() == ErrorKind.IN_DOUBT;
                 engine.sendsRolledBack(b.rt.info(), b.shard);
                 afterFailedCommit(!inDoubt);
-                throw forMode(e);
+                throw e;
             }
         } else if (dbWork) {
             Connection c = null;
@@ -654,8 +654,12 @@ public final class BrokerSession implements AutoCloseable {
             } catch (SQLException | RuntimeException e) {
                 rollbackQuietly(c);
                 releaseConnection(c, borrowed);
+                // outside a transacted session there is no transaction to speak of: a refusal is
+                // reported with the database's reason, not as a rollback
                 RuntimeException failure = e instanceof SQLException se
-                        ? rolledBack(SqlErrors.translate(se, "commit"))
+                        ? (mode == Mode.TRANSACTED
+                                ? rolledBack(SqlErrors.translate(se, "commit"))
+                                : SqlErrors.translate(se, "commit"))
                         : (RuntimeException) e;
                 // the database side of these claims is uncertain: the commit may have moved their
                 // cursors (a lost reply), or it found them elsewhere than this instance thought
@@ -668,7 +672,7 @@ public final class BrokerSession implements AutoCloseable {
                 reportRolledBack(toWrite);
                 // a lost connection is not the application's failure: no delivery attempt is counted
                 afterFailedCommit(!isConnectionLoss(failure));
-                throw inDoubt ? inDoubt(failure) : forMode(failure);
+                throw inDoubt ? inDoubt(failure) : failure;
             }
             releaseConnection(c, borrowed);
         }
@@ -778,20 +782,6 @@ public final class BrokerSession implements AutoCloseable {
                 return rs.next() && rs.getLong(1) == 1;
             }
         }
-    }
-
-    /**
-     * Outside a transacted session there is no transaction to speak of: a send or acknowledgement
-     * the database refused fails with the database's reason, not as a rollback.
-     */
-    private RuntimeException forMode(RuntimeException e) {
-        if (mode != Mode.TRANSACTED
-                && e instanceof ShardQException se
-                && se.kind() == ErrorKind.ROLLED_BACK
-                && se.getCause() instanceof ShardQException reason) {
-            return reason;
-        }
-        return e;
     }
 
     static ShardQException rolledBack(ShardQException e) {

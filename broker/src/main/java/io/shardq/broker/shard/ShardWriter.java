@@ -32,10 +32,14 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
 
     static final class Request extends FlatCombiner.Request {
         final List<BrokerMessage> messages;
+        /** From a transacted session: a refusal by the database is reported as its rollback. */
+        final boolean transacted;
+
         long firstSeq;
 
-        Request(List<BrokerMessage> messages) {
+        Request(List<BrokerMessage> messages, boolean transacted) {
             this.messages = messages;
+            this.transacted = transacted;
         }
     }
 
@@ -50,8 +54,8 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
      * On return they are committed, cached and visible to local consumers. Returns the first
      * sequence number.
      */
-    long write(List<BrokerMessage> messages) {
-        Request r = new Request(messages);
+    long write(List<BrokerMessage> messages, boolean transacted) {
+        Request r = new Request(messages, transacted);
         submit(r);
         return r.firstSeq;
     }
@@ -79,6 +83,7 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
         }
         List<Enqueue.TentativeSlice> tentative = new ArrayList<>();
         RuntimeException failure = null;
+        ShardQException refused = null; // the database refused the statement: a rollback in a transaction
         long first = -1;
         boolean committing = false; // the statement that commits is on its way: a lost connection leaves it in doubt
         try (Connection c = engine.dataSource().getConnection()) {
@@ -100,9 +105,12 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
             }
         } catch (SQLException e) {
             ShardQException t = SqlErrors.translate(e, "commit");
-            failure = committing && t.kind() == ErrorKind.CONNECTION
-                    ? BrokerSession.inDoubt(t)
-                    : BrokerSession.rolledBack(t);
+            if (committing && t.kind() == ErrorKind.CONNECTION) {
+                failure = BrokerSession.inDoubt(t);
+            } else {
+                failure = t;
+                refused = t;
+            }
         } catch (ShardQException e) {
             failure = e;
         } catch (RuntimeException e) {
@@ -121,7 +129,7 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
             rt.advanceHead(shard, seq - 1);
         }
         for (Request q : group) {
-            q.finish(failure);
+            q.finish(refused != null && q.transacted ? BrokerSession.rolledBack(refused) : failure);
         }
     }
 
