@@ -338,29 +338,47 @@ public final class BrokerSession implements AutoCloseable {
                 seq = claim.prefetched.pollFirst();
             }
             ShardState s = claim.shard;
-            BrokerMessage m = fetch(rt, s, seq, s.knownHead());
-            int attempts = s.attempts.getOrDefault(seq, 0);
-            if (attempts > 0) {
-                claim.attemptsToClear = true;
-            }
-            if (expired(m)) {
+            // until seq is consumed here or passed over on purpose, a failure (a read while
+            // PostgreSQL is gone, the dead-letter queue unreachable) must hand it back to the
+            // claim, or it is neither delivered nor given back and the cursor stalls before it
+            boolean settled = false;
+            try {
+                BrokerMessage m = fetch(rt, s, seq, s.knownHead());
+                int attempts = s.attempts.getOrDefault(seq, 0);
+                if (attempts > 0) {
+                    claim.attemptsToClear = true;
+                }
+                if (expired(m)) {
+                    claim.taken.add(seq);
+                    settled = true;
+                    continue;
+                }
+                if (selector != null && !selector.matches(m)) {
+                    settled = true;
+                    continue; // left for other consumers: the exclusive scan passes over it
+                }
+                if (attempts >= rt.info().maxAttempts()) {
+                    deadLetter(rt, m, attempts, true);
+                    claim.taken.add(seq);
+                    settled = true;
+                    continue;
+                }
+                // a large body is read now, while this claim keeps the cursor before the message:
+                // after an AUTO_ACKNOWLEDGE commit its slot may already be truncated
+                m = m.withBodyLoaded();
                 claim.taken.add(seq);
-                continue;
+                claim.delivered.add(seq);
+                settled = true;
+                return new Delivery(destination, m, attempts + 1, s.shardNo, seq);
+            } finally {
+                if (!settled) {
+                    if (claim.exclusive) {
+                        claim.scanNext = Math.min(claim.scanNext, seq);
+                    } else {
+                        claim.prefetched.addFirst(seq);
+                    }
+                }
             }
-            if (selector != null && !selector.matches(m)) {
-                continue; // left for other consumers: the exclusive scan passes over it
-            }
-            if (attempts >= rt.info().maxAttempts()) {
-                deadLetter(rt, m, attempts, true);
-                claim.taken.add(seq);
-                continue;
-            }
-            // a large body is read now, while this claim keeps the cursor before the message: after an
-            // AUTO_ACKNOWLEDGE commit its slot may already be truncated
-            m = m.withBodyLoaded();
-            claim.taken.add(seq);
-            claim.delivered.add(seq);
-            return new Delivery(destination, m, attempts + 1, s.shardNo, seq);
         }
     }
 
