@@ -125,14 +125,14 @@ BEGIN
 END $$;
 
 -- Messages waiting: per shard, committed sequence numbers beyond the slowest cursor, less those
--- a selective consumer already took out of order (shardq.dequeue_log).
+-- a consumer already took out of order (shardq.dequeue_range).
 CREATE OR REPLACE FUNCTION shardq.backlog(p_name text) RETURNS bigint
 LANGUAGE sql STABLE AS $$
     SELECT (coalesce(sum(s.next_seq - 1 - coalesce(c.min_position, s.next_seq - 1)), 0)
-            - (SELECT count(*) FROM shardq.dequeue_log l
+            - (SELECT coalesce(sum(l.last_seq - greatest(l.first_seq, cu.position + 1) + 1), 0) FROM shardq.dequeue_range l
                  JOIN shardq.subscription sub ON sub.id = l.subscription_id
                  JOIN shardq.cursor cu ON cu.subscription_id = l.subscription_id AND cu.shard_no = l.shard_no
-                WHERE sub.destination_id = shardq.destination_id(p_name) AND l.seq > cu.position))::bigint
+                WHERE sub.destination_id = shardq.destination_id(p_name) AND l.last_seq > cu.position))::bigint
       FROM shardq.shard s
       LEFT JOIN (SELECT destination_id, shard_no, min(position) AS min_position
                    FROM shardq.cursor GROUP BY destination_id, shard_no) c
@@ -229,7 +229,7 @@ BEGIN
      WHERE s.destination_id = v_id AND c.destination_id = v_id AND c.shard_no = s.shard_no;
     DELETE FROM shardq.delivery_attempt a USING shardq.subscription sub
      WHERE sub.id = a.subscription_id AND sub.destination_id = v_id;
-    DELETE FROM shardq.dequeue_log l USING shardq.subscription sub
+    DELETE FROM shardq.dequeue_range l USING shardq.subscription sub
      WHERE sub.id = l.subscription_id AND sub.destination_id = v_id;
     FOR v_slice IN SELECT * FROM shardq.slice WHERE destination_id = v_id AND first_seq IS NOT NULL LOOP
         EXECUTE format('TRUNCATE shardq.%I', 'm_' || v_id || '_' || v_slice.shard_no || '_' || v_slice.slot);

@@ -30,9 +30,9 @@ LANGUAGE sql STABLE AS $$
       FROM shardq.shard s
       JOIN shardq.subscription sub ON sub.destination_id = s.destination_id AND sub.name = ''
       JOIN shardq.cursor c ON c.subscription_id = sub.id AND c.shard_no = s.shard_no
-      LEFT JOIN LATERAL (SELECT count(*) AS n FROM shardq.dequeue_log d
+      LEFT JOIN LATERAL (SELECT coalesce(sum(d.last_seq - greatest(d.first_seq, c.position + 1) + 1), 0) AS n FROM shardq.dequeue_range d
                           WHERE d.subscription_id = sub.id AND d.shard_no = s.shard_no
-                            AND d.seq > c.position) l ON true
+                            AND d.last_seq > c.position) l ON true
      WHERE s.destination_id = shardq.destination_id(queue)
      ORDER BY s.shard_no
 $$;

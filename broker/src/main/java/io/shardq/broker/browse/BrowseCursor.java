@@ -23,7 +23,7 @@ import javax.sql.DataSource;
  * it shows messages up to those heads only, so messages sent after it opened are not shown and
  * a browse of a busy queue ends. Of those, it shows the ones still waiting when their page is
  * read: beyond the consumer cursor and not taken by a selective consumer ({@code
- * shardq.dequeue_log}), not expired, and matching the selector. A message consumed after its
+ * shardq.dequeue_range}), not expired, and matching the selector. A message consumed after its
  * page was read may still be shown (a browser is a view, not a lock).
  *
  * <p><b>Order.</b> Oldest first: the shards are merged by enqueue time (ties by shard, then

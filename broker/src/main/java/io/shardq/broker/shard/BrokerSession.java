@@ -763,12 +763,14 @@ public final class BrokerSession implements AutoCloseable {
             }
             return;
         }
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_log_insert"))) {
-            ps.setArray(1, c.createArrayOf("bigint", cl.outOfOrder.toArray()));
-            ps.setLong(2, cl.sub.id());
-            ps.setInt(3, cl.shard.shardNo);
-            ps.setLong(4, me);
-            if (ps.executeUpdate() != cl.outOfOrder.size()) {
+        SeqRuns runs = SeqRuns.of(cl.outOfOrder);
+        try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_range_insert"))) {
+            ps.setArray(1, c.createArrayOf("bigint", runs.firsts()));
+            ps.setArray(2, c.createArrayOf("bigint", runs.lasts()));
+            ps.setLong(3, cl.sub.id());
+            ps.setInt(4, cl.shard.shardNo);
+            ps.setLong(5, me);
+            if (ps.executeUpdate() != runs.size()) {
                 guardFailed = true;
                 throw leaseLost(cl, "lease not held when logging");
             }
@@ -793,9 +795,11 @@ public final class BrokerSession implements AutoCloseable {
             ps.setInt(3, shard);
             ps.setLong(4, from);
             ps.setLong(5, me);
-            ps.setArray(6, c.createArrayOf("bigint", logAhead.toArray()));
-            ps.setBoolean(7, clearLog);
-            ps.setBoolean(8, clearAttempts);
+            SeqRuns runs = SeqRuns.of(logAhead);
+            ps.setArray(6, c.createArrayOf("bigint", runs.firsts()));
+            ps.setArray(7, c.createArrayOf("bigint", runs.lasts()));
+            ps.setBoolean(8, clearLog);
+            ps.setBoolean(9, clearAttempts);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() && rs.getLong(1) == 1;
             }

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * Every sequence number in {@code (position, dispatched]} is exactly one of: held by a session
  * (delivered or prefetched, not committed), {@link #returned} (given back by a rollback or an
  * idle session, delivered again first), or {@link #consumedAhead} (committed out of order, logged
- * in {@code shardq.dequeue_log}). Only the session holding {@code position + 1} can move the
+ * in {@code shardq.dequeue_range}). Only the session holding {@code position + 1} can move the
  * cursor; the others log what they consume, and the next cursor move passes over it.
  *
  * <p>A selective consumer (one with a message selector) needs the shard to itself: it scans from

@@ -323,13 +323,15 @@ public final class Subscription {
     private List<Long> loadAttempts(Connection c, int shard, long position) throws SQLException {
         ShardState s = shards[shard];
         List<Long> ahead = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_log_select"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_range_select"))) {
             ps.setLong(1, id);
             ps.setInt(2, shard);
             ps.setLong(3, position);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    ahead.add(rs.getLong(1));
+                    for (long seq = Math.max(rs.getLong(1), position + 1); seq <= rs.getLong(2); seq++) {
+                        ahead.add(seq);
+                    }
                 }
             }
         }

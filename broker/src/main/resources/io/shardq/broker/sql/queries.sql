@@ -165,15 +165,16 @@ ON CONFLICT (subscription_id, shard_no, seq) DO UPDATE SET attempts = shardq.del
 -- name: delivery_attempt_select
 SELECT seq, attempts FROM shardq.delivery_attempt WHERE subscription_id = ? AND shard_no = ? AND seq > ?
 
--- name: dequeue_log_insert
--- Records messages consumed beyond the cursor. FOR KEY SHARE on our leased cursor row fences the
--- lease: another instance takes it with FOR UPDATE first (cursor_lease_acquire), which waits for
--- this transaction, and nothing is logged once the lease is gone (0 rows). KEY SHARE does not
--- conflict with this instance's own cursor moves (non-key UPDATEs), so loggers and the mover of
--- a shard do not wait for each other.
-INSERT INTO shardq.dequeue_log (subscription_id, shard_no, seq)
-SELECT c.subscription_id, c.shard_no, s.seq
-  FROM shardq.cursor c, unnest(?::bigint[]) AS s (seq)
+-- name: dequeue_range_insert
+-- Records runs of messages consumed beyond the cursor, one row per run of consecutive sequence
+-- numbers (first and last as two arrays of the same length). FOR KEY SHARE on our leased cursor
+-- row fences the lease: another instance takes it with FOR UPDATE first (cursor_lease_acquire),
+-- which waits for this transaction, and nothing is logged once the lease is gone (0 rows). KEY
+-- SHARE does not conflict with this instance's own cursor moves (non-key UPDATEs), so loggers and
+-- the mover of a shard do not wait for each other.
+INSERT INTO shardq.dequeue_range (subscription_id, shard_no, first_seq, last_seq)
+SELECT c.subscription_id, c.shard_no, r.first_seq, r.last_seq
+  FROM shardq.cursor c, unnest(?::bigint[], ?::bigint[]) AS r (first_seq, last_seq)
  WHERE c.subscription_id = ? AND c.shard_no = ? AND c.lease_instance = ?
    FOR KEY SHARE OF c
 
@@ -187,13 +188,14 @@ WITH moved AS (
      WHERE subscription_id = ? AND shard_no = ? AND position = ? AND lease_instance = ?
     RETURNING subscription_id, shard_no, position),
 logged AS (
-    INSERT INTO shardq.dequeue_log (subscription_id, shard_no, seq)
-    SELECT m.subscription_id, m.shard_no, x.seq FROM moved m, unnest(?::bigint[]) AS x (seq)
+    INSERT INTO shardq.dequeue_range (subscription_id, shard_no, first_seq, last_seq)
+    SELECT m.subscription_id, m.shard_no, x.first_seq, x.last_seq
+      FROM moved m, unnest(?::bigint[], ?::bigint[]) AS x (first_seq, last_seq)
     RETURNING 1),
 cleared AS (
-    DELETE FROM shardq.dequeue_log l USING moved m
+    DELETE FROM shardq.dequeue_range l USING moved m
      WHERE ?::boolean AND l.subscription_id = m.subscription_id AND l.shard_no = m.shard_no
-       AND l.seq <= m.position
+       AND l.last_seq <= m.position
     RETURNING 1),
 attempts AS (
     DELETE FROM shardq.delivery_attempt a USING moved m
@@ -203,8 +205,11 @@ attempts AS (
 SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM logged),
        (SELECT count(*) FROM cleared), (SELECT count(*) FROM attempts)
 
--- name: dequeue_log_select
-SELECT seq FROM shardq.dequeue_log WHERE subscription_id = ? AND shard_no = ? AND seq > ?
+-- name: dequeue_range_select
+-- What was consumed beyond the cursor, as runs. (The cursor passes a logged run whole, so a run
+-- lies wholly beyond it or wholly at or below it; the caller keeps only what is beyond, all the
+-- same, and the clean-up deletes a run only once the cursor is at or past its end.)
+SELECT first_seq, last_seq FROM shardq.dequeue_range WHERE subscription_id = ? AND shard_no = ? AND last_seq > ?
 
 -- name: message_insert
 INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body)
@@ -288,9 +293,9 @@ SELECT p.seq, p.enqueued_at, p.deliver_at, p.expires_at, p.priority, p.header, p
                    AND m.seq > greatest(?::bigint, (SELECT c.position FROM shardq.cursor c
                                                      WHERE c.subscription_id = ?::bigint AND c.shard_no = ?::integer))
                    AND m.seq <= ?::bigint
-                   AND NOT EXISTS (SELECT 1 FROM shardq.dequeue_log l
+                   AND NOT EXISTS (SELECT 1 FROM shardq.dequeue_range l
                                     WHERE l.subscription_id = ?::bigint AND l.shard_no = m.shard_no
-                                      AND l.seq = m.seq)
+                                      AND l.first_seq <= m.seq AND l.last_seq >= m.seq)
                  ORDER BY m.seq
                  LIMIT ?) w) p
  WHERE p.upto - p.size < ?

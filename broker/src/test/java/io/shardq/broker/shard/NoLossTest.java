@@ -51,10 +51,11 @@ class NoLossTest {
             assertThat(broker.admin().backlog("oneshard")).isZero();
             try (var c = db.connect();
                     var rs = c.createStatement()
-                            .executeQuery("select c.position, s.next_seq - 1, (select count(*)"
-                                    + " from shardq.dequeue_log l where l.subscription_id = c.subscription_id)"
-                                    + " from shardq.cursor c join shardq.shard s using (destination_id, shard_no)"
-                                    + " where c.destination_id = shardq.destination_id('oneshard')")) {
+                            .executeQuery(
+                                    "select c.position, s.next_seq - 1, (select coalesce(sum(l.last_seq - l.first_seq + 1), 0)"
+                                            + " from shardq.dequeue_range l where l.subscription_id = c.subscription_id)"
+                                            + " from shardq.cursor c join shardq.shard s using (destination_id, shard_no)"
+                                            + " where c.destination_id = shardq.destination_id('oneshard')")) {
                 rs.next();
                 long position = rs.getLong(1);
                 long head = rs.getLong(2);

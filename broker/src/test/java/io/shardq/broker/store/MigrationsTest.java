@@ -47,6 +47,54 @@ class MigrationsTest {
         assertThat(Migrations.currentVersion(db.dataSource())).isPresent();
     }
 
+    @Test
+    void v005_turnsTheOldPerMessageLog_intoRuns(TestDatabase db) throws Exception {
+        dropSchema(db);
+        Migrations.migrate(db.dataSource());
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            // the schema as it was before V005, with a per-message log holding two runs of one
+            // subscription and shard, and one message of another shard
+            s.execute("drop trigger subscription_deleted on shardq.subscription");
+            s.execute("drop function shardq.subscription_deleted()");
+            s.execute("drop table shardq.dequeue_range");
+            s.execute("create table shardq.dequeue_log (subscription_id bigint not null references"
+                    + " shardq.subscription (id) on delete cascade, shard_no integer not null, seq bigint not null,"
+                    + " primary key (subscription_id, shard_no, seq))");
+            s.execute("delete from shardq.flyway_schema_history where version in ('5', '005')");
+            s.execute("select shardq.create_queue('v5', shards => 2)");
+            s.execute("insert into shardq.dequeue_log select sub.id, x.shard, x.seq from shardq.subscription sub,"
+                    + " (values (0, 3), (0, 4), (0, 5), (0, 9), (1, 7)) as x (shard, seq)"
+                    + " where sub.destination_id = shardq.destination_id('v5')");
+        }
+        assertThat(Migrations.migrate(db.dataSource()).applied()).isEqualTo(1);
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("select shard_no, first_seq, last_seq from shardq.dequeue_range"
+                        + " order by shard_no, first_seq")) {
+            StringBuilder runs = new StringBuilder();
+            while (rs.next()) {
+                runs.append(rs.getInt(1))
+                        .append(':')
+                        .append(rs.getLong(2))
+                        .append('-')
+                        .append(rs.getLong(3))
+                        .append(' ');
+            }
+            assertThat(runs.toString().trim()).isEqualTo("0:3-5 0:9-9 1:7-7");
+            try (ResultSet gone = s.executeQuery("select to_regclass('shardq.dequeue_log') is null")) {
+                gone.next();
+                assertThat(gone.getBoolean(1)).as("the old log is dropped").isTrue();
+            }
+            // a dropped queue takes its runs with it
+            s.execute("select shardq.drop_queue('v5', force => true)");
+            try (ResultSet left = s.executeQuery("select count(*) from shardq.dequeue_range")) {
+                left.next();
+                assertThat(left.getLong(1)).isZero();
+            }
+        }
+    }
+
     static void dropSchema(TestDatabase db) throws Exception {
         try (Connection c = db.connect();
                 Statement s = c.createStatement()) {
