@@ -107,7 +107,10 @@ public final class Broker implements AutoCloseable {
                 config.getInt(BrokerProperty.LEASE_TTL_MS),
                 config.getInt(BrokerProperty.HEARTBEAT_MS),
                 Math.max(1, config.getInt(BrokerProperty.PREFETCH)),
-                config.getInt(BrokerProperty.NON_PERSISTENT_MAX_BYTES));
+                config.getInt(BrokerProperty.NON_PERSISTENT_MAX_BYTES),
+                Math.max(0, config.getInt(BrokerProperty.FLOW_MAX_UNTAKEN)),
+                Math.max(0, config.getInt(BrokerProperty.FLOW_MAX_WAIT_MS)),
+                Math.max(0, config.getInt(BrokerProperty.FLOW_CONSUMER_ACTIVE_MS)));
         this.autoCreate = config.getBoolean(BrokerProperty.AUTO_CREATE_DESTINATIONS);
         this.defaultShards = config.getInt(BrokerProperty.DEFAULT_SHARDS);
         String prefix = "shardq-" + instanceId;

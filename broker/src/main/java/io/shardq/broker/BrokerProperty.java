@@ -101,6 +101,23 @@ public enum BrokerProperty {
             "SHARDQ_DEQUEUE_POLL_MAX_MS",
             "1000",
             "longest interval of the fallback poll while consumers wait (wake-ups normally come by NOTIFY)"),
+    FLOW_MAX_UNTAKEN(
+            "shardq.flow.max-untaken",
+            "SHARDQ_FLOW_MAX_UNTAKEN",
+            "0",
+            "producer flow control, off when 0: while this instance's consumers of a destination are all at "
+                    + "work and more committed messages than this wait untaken, a producer's commit returns "
+                    + "only once the consumers took them back to this, or after shardq.flow.max-wait-ms"),
+    FLOW_MAX_WAIT_MS(
+            "shardq.flow.max-wait-ms",
+            "SHARDQ_FLOW_MAX_WAIT_MS",
+            "100",
+            "longest flow control holds a producer's commit back"),
+    FLOW_CONSUMER_ACTIVE_MS(
+            "shardq.flow.consumer-active-ms",
+            "SHARDQ_FLOW_CONSUMER_ACTIVE_MS",
+            "100",
+            "flow control counts the consumers at work while one of them took a message within this"),
     ENQUEUE_MAX_BATCH(
             "shardq.enqueue.max-batch",
             "SHARDQ_ENQUEUE_MAX_BATCH",

@@ -294,6 +294,7 @@ public final class BrokerSession implements AutoCloseable {
                     return d;
                 }
                 releaseIdleClaims(rt);
+                rt.queue().catchUp();
                 if (!rt.queue().awaitMessages(deadline, selector != null)) {
                     if (autoAck && hasUncommittedWork()) {
                         // only expired or dead-lettered messages were passed over on the way (a deferred
@@ -407,6 +408,7 @@ public final class BrokerSession implements AutoCloseable {
                 continue; // raced with another session; look again
             }
             s.recordWaits(got, engine.stats().steps);
+            rt.queue().rangeTaken();
             if (first) {
                 if (cl != null) {
                     claims.remove(cl); // from an older lease: its commit fails on the cursor guard
@@ -703,6 +705,32 @@ public final class BrokerSession implements AutoCloseable {
         if (!moving.isEmpty()) {
             engine.stats().steps.record(StepTimes.Step.CONSUMER_COMMIT, took);
         }
+        if (external == null) {
+            throttle(batches);
+        }
+    }
+
+    /**
+     * Producer flow control after a commit of sends; see {@link Subscription#throttle}. Not for a
+     * destination this session also consumes from: it would wait for itself.
+     */
+    private void throttle(List<Batch> batches) {
+        DestinationRuntime last = null;
+        for (Batch b : batches) {
+            if (b.rt != last && !consumes(b.rt.info().name())) {
+                b.rt.queue().throttle();
+            }
+            last = b.rt;
+        }
+    }
+
+    private boolean consumes(String destination) {
+        for (BrokerConsumer c : consumers) {
+            if (c.destination().equals(destination)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -722,8 +750,7 @@ public final class BrokerSession implements AutoCloseable {
                 afterFailedCommit();
                 throw e;
             }
-            boolean mayWait = txConnection == null && external == null && written.isEmpty();
-            ShardState.Move move = cl.shard.plannedMove(cl.taken, cl.outOfOrder, mayWait);
+            ShardState.Move move = cl.shard.plannedMove(cl.taken, cl.outOfOrder);
             cl.startPosition = move.start();
             cl.newPosition = move.end();
             cl.logToClear = move.logToClear();
@@ -778,7 +805,7 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     /** Runs {@code cursor_commit_move}; false when the guard failed (nothing changed). */
-    private static boolean moveCursor(
+    static boolean moveCursor(
             Connection c,
             Subscription sub,
             int shard,
@@ -859,9 +886,6 @@ public final class BrokerSession implements AutoCloseable {
             } else {
                 cl.shard.lost(); // the application commits: re-read the cursor on the next lease
             }
-            if (!cl.mover && !cl.outOfOrder.isEmpty() && external == null) {
-                catchUp(cl);
-            }
             cl.taken.clear();
             cl.delivered.clear();
             cl.attemptsToClear = false;
@@ -881,33 +905,6 @@ public final class BrokerSession implements AutoCloseable {
         }
         takenNp.clear();
         engine.stats().dequeued.add(delivered);
-    }
-
-    /**
-     * A logged commit landed just after a mover passed up to it: move the cursor over the log now
-     * (its own small transaction), so the cursor and slice retirement do not wait for the next
-     * commit on the shard. Rare: only when the two commits raced. A failure is left to the next
-     * mover.
-     */
-    private void catchUp(Claim cl) {
-        ShardState.Move move = cl.shard.planCatchUp();
-        if (move == null) {
-            return;
-        }
-        DestinationInfo d = cl.rt.info();
-        boolean done;
-        try (Connection c = engine.borrowConnection()) {
-            done = moveCursor(
-                    c, cl.sub, cl.shard.shardNo, move.start(), move.end(), List.of(), true, false, engine.instanceId());
-        } catch (SQLException | RuntimeException e) {
-            done = false;
-        }
-        if (done) {
-            cl.shard.committed(move.end(), List.of(), false, cl.epoch);
-            engine.cursorCommitted(d, cl.shard.shardNo, move.start(), move.end());
-        } else {
-            cl.shard.moveAborted(cl.epoch);
-        }
     }
 
     /** Committed non-persistent sends become deliverable (their room was reserved when buffered). */

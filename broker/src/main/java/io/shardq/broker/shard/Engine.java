@@ -66,6 +66,7 @@ public interface Engine {
      *
      * @param readAhead rows one read-ahead SELECT returns at most
      * @param readAheadMaxBytes header and body bytes one read-ahead SELECT returns at most
+     * @param flowMaxUntaken producer flow control's threshold (0: off), see {@code Subscription#throttle}
      */
     record Settings(
             int readAhead,
@@ -75,5 +76,8 @@ public interface Engine {
             long leaseTtlMillis,
             long heartbeatMillis,
             int prefetch,
-            long nonPersistentMaxBytes) {}
+            long nonPersistentMaxBytes,
+            long flowMaxUntaken,
+            long flowMaxWaitMillis,
+            long flowConsumerActiveMillis) {}
 }

@@ -22,6 +22,13 @@ public final class EngineStats {
 
     final java.util.concurrent.atomic.AtomicLong nonPersistentBytes = new java.util.concurrent.atomic.AtomicLong();
     final LongAdder nonPersistentRejected = new LongAdder();
+    /** Producer commits held back by flow control, and for how long in all. */
+    final LongAdder flowWaits = new LongAdder();
+
+    final LongAdder flowWaitNanos = new LongAdder();
+    /** Producer commits held back by flow control right now. */
+    final java.util.concurrent.atomic.AtomicInteger flowHeld = new java.util.concurrent.atomic.AtomicInteger();
+
     final LongAdder maintenanceRounds = new LongAdder();
     final LongAdder catalogChanges = new LongAdder();
     volatile String retireBlockedBy = "";
@@ -60,6 +67,21 @@ public final class EngineStats {
     }
 
     /** Non-persistent sends refused because the memory bound was reached. */
+    /** Producer commits that flow control held back (consumers busy and behind). */
+    public long flowWaits() {
+        return flowWaits.sum();
+    }
+
+    /** Producer commits that flow control holds back right now. */
+    public int flowHeld() {
+        return flowHeld.get();
+    }
+
+    /** Time producer commits spent held back by flow control, in milliseconds. */
+    public long flowWaitMillis() {
+        return flowWaitNanos.sum() / 1_000_000;
+    }
+
     public long nonPersistentRejected() {
         return nonPersistentRejected.sum();
     }

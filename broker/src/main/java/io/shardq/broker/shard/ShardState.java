@@ -5,7 +5,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What this instance knows of one shard of one destination, and who is delivering from it.
@@ -90,6 +89,11 @@ final class ShardState {
     /** A racy, lock-free hint: might {@link #take} hand out something now? */
     boolean mayHaveAvailable() {
         return leaseLive() && exclusive == null && (anyReturned || Math.max(dispatched, position) < head.get());
+    }
+
+    /** A racy count of the committed messages here that no session took yet (0 when not deliverable). */
+    long untakenHint() {
+        return leaseLive() ? Math.max(0, head.get() - Math.max(dispatched, position)) : 0;
     }
 
     /** A racy hint for selective consumers: something above the cursor and nobody holds the shard. */
@@ -246,12 +250,10 @@ final class ShardState {
      * Where a commit moves the cursor: from {@code start} to {@code end}, read together. {@code
      * mover}: this commit is the shard's one cursor mover in flight (see {@link #plannedMove}).
      */
-    record Move(long start, long end, boolean logToClear, boolean mover) {}
+    record Move(long start, long end, boolean logToClear, boolean mover, int epoch) {}
 
-    /** A commit moving the cursor is in flight (between its plan and its outcome), and where to. */
+    /** A commit moving the cursor is in flight (between its plan and its outcome). */
     private boolean moverActive;
-
-    private long moverEnd;
 
     /**
      * Where the cursor may move when a session commits {@code taken}: over the contiguous run of
@@ -259,30 +261,13 @@ final class ShardState {
      *
      * <p>At most one commit per shard moves the cursor at a time: its {@code UPDATE ... WHERE
      * position = start} must find the position this plan read. While one is in flight, other
-     * commits log what they took instead (they cannot hold {@code position + 1}: the mover's run
-     * starts there); the next mover passes over it.
+     * commits log what they took instead (one row per run, as cheap as a move), never wait for it:
+     * consumers of one shard commit in parallel, and the next mover passes over the log.
      */
-    synchronized Move plannedMove(Collection<Long> taken, List<Long> outOfOrder, boolean mayWait) {
-        java.util.Set<Long> mine = new java.util.HashSet<>(taken);
-        // A mover is committing and our range starts where it ends: rather than log ours now and
-        // leave the cursor behind, wait for its commit (as its row lock would make us anyway),
-        // then move the cursor ourselves. Only without an open transaction of our own, so that the
-        // mover can never be waiting for one of our locks; bounded all the same.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (mayWait && moverActive && runReaches(moverEnd, mine)) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                break;
-            }
-            try {
-                TimeUnit.NANOSECONDS.timedWait(this, left);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
+    synchronized Move plannedMove(Collection<Long> taken, List<Long> outOfOrder) {
         long p = position;
         if (!moverActive) {
+            java.util.Set<Long> mine = new java.util.HashSet<>(taken);
             while (mine.contains(p + 1) || consumedAhead.contains(p + 1)) {
                 p++;
             }
@@ -295,25 +280,17 @@ final class ShardState {
         boolean mover = p > position;
         if (mover) {
             moverActive = true;
-            moverEnd = p;
         }
-        return new Move(position, p, mover && !consumedAhead.isEmpty() && consumedAhead.first() <= p, mover);
-    }
-
-    /** True when the consumed-ahead run after {@code from} reaches one of {@code mine}. */
-    private boolean runReaches(long from, java.util.Set<Long> mine) {
-        long p = from;
-        while (consumedAhead.contains(p + 1)) {
-            p++;
-        }
-        return mine.contains(p + 1);
+        return new Move(
+                position, p, mover && !consumedAhead.isEmpty() && consumedAhead.first() <= p, mover, leaseEpoch);
     }
 
     /**
-     * After a commit that only logged: when what was logged now starts right at the cursor and no
-     * mover is in flight (a mover committed just before the log landed), the cursor should pass
-     * over it now rather than at the next commit. Returns that move, made this shard's mover, or
-     * null.
+     * When what was logged starts right at the cursor and no mover is in flight (the last commits
+     * on the shard all logged, or a log landed just after a mover), the cursor can pass over it
+     * without consuming anything: an idle consumer does that ({@code BrokerSession#catchUp}), so
+     * that the backlog and slice retirement do not wait for the next commit. Returns that move,
+     * made this shard's mover, or null.
      */
     synchronized Move planCatchUp() {
         if (!leased || moverActive || consumedAhead.isEmpty() || consumedAhead.first() != position + 1) {
@@ -324,15 +301,13 @@ final class ShardState {
             p++;
         }
         moverActive = true;
-        moverEnd = p;
-        return new Move(position, p, true, true);
+        return new Move(position, p, true, true, leaseEpoch);
     }
 
     /** A planned cursor move did not happen (the commit failed). */
     synchronized void moveAborted(int epoch) {
         if (epoch == leaseEpoch) {
             moverActive = false;
-            notifyAll();
         }
     }
 
@@ -344,7 +319,6 @@ final class ShardState {
         if (p > position) {
             position = p;
             moverActive = false;
-            notifyAll();
         }
         consumedAhead.addAll(ahead);
         consumedAhead.headSet(position, true).clear();
@@ -372,7 +346,6 @@ final class ShardState {
     synchronized void lost() {
         leased = false;
         moverActive = false;
-        notifyAll();
         leaseEpoch++;
         holders = 0;
         exclusive = null;

@@ -69,6 +69,12 @@ public final class Subscription {
     private volatile boolean pollRequested;
     private long waiterRegisteredNanos;
     private volatile long lastConsumerNanos;
+    /** nanoTime of the last range a consumer took (flow control: are consumers at work?). */
+    private volatile long lastTakeNanos = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
+    /** Producers held back by flow control wait on this; their number, so takers signal only then. */
+    private final Object flow = new Object();
+
+    private volatile int flowWaiting;
 
     Subscription(Engine engine, DestinationRuntime destination, long id, ShardHead[] heads) {
         this.engine = engine;
@@ -132,6 +138,71 @@ public final class Subscription {
             }
         }
         return unheld != null ? unheld : shared;
+    }
+
+    /** A consumer took a range: flow control's producers may go on. */
+    void rangeTaken() {
+        lastTakeNanos = System.nanoTime();
+        if (flowWaiting > 0) {
+            synchronized (flow) {
+                flow.notifyAll();
+            }
+        }
+    }
+
+    private long untaken() {
+        long n = 0;
+        for (ShardState s : shards) {
+            n += s.untakenHint();
+        }
+        return n;
+    }
+
+    /** Flow control's condition: every local consumer is at work and more than {@code max} wait untaken. */
+    private boolean consumersBehind(long max) {
+        long active = TimeUnit.MILLISECONDS.toNanos(engine.settings().flowConsumerActiveMillis());
+        return waiters.size() == 0 && System.nanoTime() - lastTakeNanos < active && untaken() > max;
+    }
+
+    /**
+     * Producer flow control, after a producer's commit (its messages are durable and visible
+     * already): while this instance's consumers of the destination are all at work (none waiting,
+     * one took a range within {@code shardq.flow.consumer-active-ms}) and more than {@code
+     * shardq.flow.max-untaken} committed
+     * messages wait untaken in its shards, the producer waits for the consumers, at most {@code
+     * shardq.flow.max-wait-ms}. So when consumers cannot keep up, producers are slowed to their
+     * pace instead of growing a backlog that every later message waits behind (the end-to-end
+     * tail of a saturated instance). A queue without active local consumers buffers as before;
+     * a consumer that waits (nothing it can take, a selector matching nothing) stops the control.
+     */
+    void throttle() {
+        long max = engine.settings().flowMaxUntaken();
+        if (max <= 0 || !consumersBehind(max)) {
+            return;
+        }
+        long start = System.nanoTime();
+        long deadline = start + TimeUnit.MILLISECONDS.toNanos(engine.settings().flowMaxWaitMillis());
+        engine.stats().flowHeld.incrementAndGet();
+        synchronized (flow) {
+            flowWaiting++;
+            try {
+                while (consumersBehind(max)) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        break;
+                    }
+                    // re-checked every 10 ms as well: consumers may stop without taking anything
+                    TimeUnit.NANOSECONDS.timedWait(flow, Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                flowWaiting--;
+            }
+        }
+        engine.stats().flowHeld.decrementAndGet();
+        engine.stats().flowWaits.increment();
+        engine.stats().flowWaitNanos.add(System.nanoTime() - start);
     }
 
     /** A session gave back or released part of a shard: someone else may take it. */
@@ -234,6 +305,34 @@ public final class Subscription {
             throw new InterruptedException();
         }
         return true;
+    }
+
+    /**
+     * Moves cursors over logged runs that start right at them ({@link ShardState#planCatchUp}),
+     * each in a small transaction of its own. Called by a consumer that found nothing to deliver,
+     * so the commits on the busy path never pay for it; until then the log stands for the cursor
+     * (backlog, browse and a new lease holder read it). A failure is left to the next mover.
+     */
+    void catchUp() {
+        for (ShardState s : shards) {
+            ShardState.Move move = s.planCatchUp();
+            if (move == null) {
+                continue;
+            }
+            boolean done;
+            try (Connection c = engine.borrowConnection()) {
+                done = BrokerSession.moveCursor(
+                        c, this, s.shardNo, move.start(), move.end(), List.of(), true, false, engine.instanceId());
+            } catch (SQLException | RuntimeException e) {
+                done = false;
+            }
+            if (done) {
+                s.committed(move.end(), List.of(), false, move.epoch());
+                engine.cursorCommitted(destination.info(), s.shardNo, move.start(), move.end());
+            } else {
+                s.moveAborted(move.epoch());
+            }
+        }
     }
 
     int leasedCount() {

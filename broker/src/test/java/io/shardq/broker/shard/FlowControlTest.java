@@ -1,0 +1,88 @@
+package io.shardq.broker.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.QueueOptions;
+import io.shardq.broker.testing.Messages;
+import io.shardq.broker.testing.PgTest;
+import io.shardq.broker.testing.TestDatabase;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Producer flow control ({@code shardq.flow.max-untaken}): a producer's commit returns only once
+ * the instance's busy consumers took the untaken messages back to the bound; without active
+ * consumers, or with the setting at its default (off), a queue buffers as before.
+ */
+@PgTest
+class FlowControlTest {
+
+    @Test
+    void producerCommit_waitsForBusyConsumers_untilTheyTakeTheBacklogDownToTheBound(TestDatabase db) throws Exception {
+        var config = db.brokerConfig()
+                .set(BrokerProperty.FLOW_MAX_UNTAKEN, 10)
+                .set(BrokerProperty.FLOW_MAX_WAIT_MS, 120_000)
+                .set(BrokerProperty.FLOW_CONSUMER_ACTIVE_MS, 120_000)
+                .build();
+        try (Broker broker = Broker.start(config);
+                BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                BrokerSession consumer = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+            broker.admin().createQueue("flow.q", QueueOptions.DEFAULTS.withShards(1));
+            sendAndCommit(producer, 0, 40);
+            // nobody consumes yet: the queue buffers, the producer is not held back
+            assertThat(broker.stats().flowWaits()).isZero();
+
+            AtomicInteger received = new AtomicInteger();
+            assertThat(consumer.receive("flow.q", 5000, false)).isNotNull(); // takes m0..m9: 30 untaken
+            received.incrementAndGet();
+            // the consumer is at work and 40 are untaken after this commit: the commit is held back
+            CompletableFuture<Integer> receivedWhenReleased = CompletableFuture.supplyAsync(() -> {
+                sendAndCommit(producer, 40, 10);
+                return received.get();
+            });
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> broker.stats().flowHeld() == 1);
+            for (int i = 1; i < 50 && !receivedWhenReleased.isDone(); i++) {
+                assertThat(consumer.receive("flow.q", 5000, false)).isNotNull();
+                received.incrementAndGet();
+            }
+            // released when the consumer took the range m30..m39, leaving m40..m49 untaken: 10
+            assertThat(receivedWhenReleased.get(60, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(30);
+            assertThat(broker.stats().flowWaits()).isEqualTo(1);
+            assertThat(broker.stats().flowHeld()).isZero();
+            consumer.commit();
+        }
+    }
+
+    @Test
+    void offByDefault_producersAreNeverHeldBack(TestDatabase db) throws Exception {
+        try (Broker broker = Broker.start(db.brokerConfig().build());
+                BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                BrokerSession consumer = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+            broker.admin().createQueue("flow.off", QueueOptions.DEFAULTS.withShards(1));
+            sendAndCommit(producer, "flow.off", 0, 100);
+            assertThat(consumer.receive("flow.off", 5000, false)).isNotNull();
+            sendAndCommit(producer, "flow.off", 100, 100); // 190 untaken, the consumer at work
+            assertThat(broker.stats().flowWaits()).isZero();
+            consumer.rollback();
+        }
+    }
+
+    private static void sendAndCommit(BrokerSession s, int from, int n) {
+        sendAndCommit(s, "flow.q", from, n);
+    }
+
+    private static void sendAndCommit(BrokerSession s, String queue, int from, int n) {
+        for (int i = from; i < from + n; i++) {
+            s.send(queue, Messages.text("m" + i));
+        }
+        s.commit();
+    }
+}
