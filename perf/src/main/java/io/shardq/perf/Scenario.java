@@ -41,6 +41,18 @@ record Scenario(List<Integer> threads, List<String> systems, Duration warmup, Du
                     "delivery", base.persistent() ? "persistent" : "non-persistent (reference tables UNLOGGED)"
                 },
                 new String[] {"warm-up", warmup.toSeconds() + " s"},
-                new String[] {"measured", duration.toSeconds() + " s per step"});
+                new String[] {"measured", duration.toSeconds() + " s per step"},
+                new String[] {"shardq", shardqSettings()});
+    }
+
+    /** The ShardQ settings that shape the figures, as the environment and system properties set them. */
+    static String shardqSettings() {
+        io.shardq.broker.BrokerConfig c =
+                io.shardq.broker.BrokerConfig.builder().build();
+        long flow = c.getInt(io.shardq.broker.BrokerProperty.FLOW_MAX_UNTAKEN);
+        return "pool " + c.getInt(io.shardq.broker.BrokerProperty.POOL_SIZE) + " connections (shardq.pool.size), "
+                + (flow > 0
+                        ? "flow control at " + flow + " untaken (shardq.flow.max-untaken)"
+                        : "flow control off (shardq.flow.max-untaken)");
     }
 }
