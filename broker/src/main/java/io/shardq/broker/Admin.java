@@ -160,8 +160,8 @@ public final class Admin {
         if (role == null || role.isBlank() || role.length() > 63) {
             throw new ShardQException(
                     ErrorKind.INVALID_ARGUMENT,
-                    "role name "" + io.shardq.broker.message.Texts.cut(String.valueOf(role), 120)
-                            + "" is invalid: expected the name of an existing PostgreSQL role (1 to 63 characters)");
+                    "role name \"" + io.shardq.broker.message.Texts.cut(String.valueOf(role), 120)
+                            + "\" is invalid: expected the name of an existing PostgreSQL role (1 to 63 characters)");
         }
         return role;
     }

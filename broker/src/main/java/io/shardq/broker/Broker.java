@@ -500,7 +500,8 @@ public final class Broker implements AutoCloseable {
         if (user == null || user.equals(database.user())) {
             return RoleAccess.full();
         }
-        long ttlNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(config.getInt(BrokerProperty.GRANT_CACHE_MS));
+        long ttlNanos =
+                java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(config.getInt(BrokerProperty.GRANT_CACHE_MS));
         return new RoleAccess(user, database.dataSource(), ttlNanos, System::nanoTime);
     }
 

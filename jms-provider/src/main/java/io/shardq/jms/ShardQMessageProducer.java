@@ -174,6 +174,8 @@ final class ShardQMessageProducer implements QueueSender {
         if (message == null) {
             throw new jakarta.jms.MessageFormatException("message must not be null");
         }
+        // before the message is touched: a refused send changes nothing (cached: no query per message)
+        session.connection().require(target.getQueueName(), io.shardq.broker.Privilege.SEND);
         checkDeliveryMode(mode);
         checkPriority(prio);
         long now = System.currentTimeMillis();

@@ -50,6 +50,7 @@ final class ShardQQueueBrowser implements QueueBrowser {
     @Override
     public Enumeration<Message> getEnumeration() throws JMSException {
         checkOpen();
+        session.connection().require(queue.getQueueName(), io.shardq.broker.Privilege.BROWSE);
         BrowseCursor cursor;
         try {
             cursor = session.broker().browse(queue.getQueueName(), selector, BrowseCursor.Options.DEFAULTS);
