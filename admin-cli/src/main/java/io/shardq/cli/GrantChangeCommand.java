@@ -1,7 +1,6 @@
 package io.shardq.cli;
 
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.Privilege;
 import io.shardq.broker.catalog.Names;
 import java.util.concurrent.Callable;
@@ -32,9 +31,6 @@ abstract class GrantChangeCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    /** The command's name, for the instance name. */
-    abstract String verb();
-
     abstract void apply(Admin admin, String queue, String role, Privilege privilege);
 
     /** "granted receive on queue orders to billing_app" */
@@ -44,11 +40,11 @@ abstract class GrantChangeCommand implements Callable<Integer> {
     public Integer call() {
         Names.checkDestination(queue);
         Privilege p = Privilege.parse(privilege);
-        try (Broker broker = connection.startBroker(verb())) {
-            QueueCommand.require(broker.admin(), queue);
-            apply(broker.admin(), queue, role, p);
-            spec.commandLine().getOut().println(done(queue, role, p));
-            return 0;
-        }
+        connection.withAdmin(queue, admin -> {
+            apply(admin, queue, role, p);
+            return null;
+        });
+        spec.commandLine().getOut().println(done(queue, role, p));
+        return 0;
     }
 }

@@ -12,11 +12,6 @@ import picocli.CommandLine.Command;
         })
 final class GrantCommand extends GrantChangeCommand {
     @Override
-    String verb() {
-        return "grant";
-    }
-
-    @Override
     void apply(Admin admin, String queue, String role, Privilege privilege) {
         admin.grant(queue, role, privilege);
     }

@@ -3,7 +3,6 @@ package io.shardq.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.catalog.Names;
 import java.io.PrintWriter;
 import java.util.List;
@@ -39,27 +38,24 @@ final class GrantsCommand implements Callable<Integer> {
     public Integer call() {
         Names.checkDestination(queue);
         PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("grants")) {
-            QueueCommand.require(broker.admin(), queue);
-            List<Admin.Grant> grants = broker.admin().grants(queue);
-            if (output.json) {
-                ObjectNode o = Json.object();
-                o.put("queue", queue);
-                ArrayNode a = o.putArray("grants");
-                for (Admin.Grant g : grants) {
-                    a.addObject()
-                            .put("role", g.role())
-                            .put("privilege", g.privilege().sqlName());
-                }
-                Json.print(out, o);
-            } else if (grants.isEmpty()) {
-                out.println("no grants on queue " + queue + ": only its owner may use it");
-            } else {
-                Table t = new Table("ROLE", "PRIVILEGE");
-                grants.forEach(g -> t.row(g.role(), g.privilege().sqlName()));
-                t.print(out);
+        List<Admin.Grant> grants = connection.withAdmin(queue, admin -> admin.grants(queue));
+        if (output.json) {
+            ObjectNode o = Json.object();
+            o.put("queue", queue);
+            ArrayNode a = o.putArray("grants");
+            for (Admin.Grant g : grants) {
+                a.addObject()
+                        .put("role", g.role())
+                        .put("privilege", g.privilege().sqlName());
             }
-            return 0;
+            Json.print(out, o);
+        } else if (grants.isEmpty()) {
+            out.println("no grants on queue " + queue + ": only its owner may use it");
+        } else {
+            Table t = new Table("ROLE", "PRIVILEGE");
+            grants.forEach(g -> t.row(g.role(), g.privilege().sqlName()));
+            t.print(out);
         }
+        return 0;
     }
 }

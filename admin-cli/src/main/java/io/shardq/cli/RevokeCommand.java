@@ -13,11 +13,6 @@ import picocli.CommandLine.Command;
         })
 final class RevokeCommand extends GrantChangeCommand {
     @Override
-    String verb() {
-        return "revoke";
-    }
-
-    @Override
     void apply(Admin admin, String queue, String role, Privilege privilege) {
         admin.revoke(queue, role, privilege);
     }

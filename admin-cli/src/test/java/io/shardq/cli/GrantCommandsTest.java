@@ -6,8 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.shardq.broker.testing.PgTest;
 import io.shardq.broker.testing.TestDatabase;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -89,6 +92,46 @@ class GrantCommandsTest {
         assertThat(holds("browse")).isZero(); // receive includes browse: revoking takes both
         assertThat(holds("send")).isEqualTo(1);
         assertThat(cli.run("grants", queue, "--json").json().get("grants")).hasSize(1);
+    }
+
+    @Test
+    void aRoleThatAdministersTheQueue_butDoesNotOwnTheSchema_grantsAndLists_othersAreRefused() throws Exception {
+        Path pw = Files.writeString(tmp.resolve("role-pw"), "role-pw\n");
+        try (var c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute("ALTER ROLE \"" + role + "\" PASSWORD 'role-pw'");
+        }
+        List<String> asRole = List.of("--jdbc-url", db.jdbcUrl(), "--user", role, "--password-file", pw.toString());
+
+        CliRunner.Run noUsage = CliRunner.runBare(with(asRole, "grants", queue));
+        assertOneLineError(noUsage);
+        assertThat(noUsage.exit()).isEqualTo(2);
+        assertThat(noUsage.err()).contains("permission denied for schema shardq");
+
+        assertThat(cli.run("grant", queue, role, "browse").exit()).isZero();
+        CliRunner.Run notAdmin = CliRunner.runBare(with(asRole, "grant", queue, role, "send"));
+        assertOneLineError(notAdmin);
+        assertThat(notAdmin.exit()).isEqualTo(2);
+        assertThat(notAdmin.err())
+                .contains("role \"" + role + "\" may not grant privileges on destination \"" + queue + "\"")
+                .contains("administer");
+        assertThat(holds("send")).isZero();
+
+        assertThat(cli.run("grant", queue, role, "administer").exit()).isZero();
+        CliRunner.Run granted = CliRunner.runBare(with(asRole, "grant", queue, role, "send"));
+        assertThat(granted.exit()).as(granted.err()).isZero();
+        assertThat(holds("send")).isEqualTo(1);
+        CliRunner.Run listed = CliRunner.runBare(with(asRole, "grants", queue, "--json"));
+        assertThat(listed.exit()).as(listed.err()).isZero();
+        assertThat(listed.json().get("grants")).hasSize(3); // administer, browse, send
+        CliRunner.Run unknown = CliRunner.runBare(with(asRole, "grants", "ordrs"));
+        assertThat(unknown.err()).contains("queue \"ordrs\" does not exist");
+    }
+
+    private static String[] with(List<String> connection, String... args) {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(connection);
+        return all.toArray(String[]::new);
     }
 
     @Test
