@@ -3,6 +3,7 @@ package io.shardq.jms;
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.RoleAccess;
 import io.shardq.broker.ShardQException;
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionFactory;
@@ -68,7 +69,7 @@ public final class ShardQConnectionFactory implements ConnectionFactory, QueueCo
 
     @Override
     public Connection createConnection() throws JMSException {
-        return new ShardQConnection(this, broker(), io.shardq.broker.RoleAccess.full());
+        return new ShardQConnection(this, broker(), RoleAccess.full());
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.shardq.jms;
 
+import io.shardq.broker.Privilege;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.shard.BrokerProducer;
 import jakarta.jms.CompletionListener;
@@ -175,7 +176,7 @@ final class ShardQMessageProducer implements QueueSender {
             throw new jakarta.jms.MessageFormatException("message must not be null");
         }
         // before the message is touched: a refused send changes nothing (cached: no query per message)
-        session.connection().require(target.getQueueName(), io.shardq.broker.Privilege.SEND);
+        session.connection().require(target.getQueueName(), Privilege.SEND);
         checkDeliveryMode(mode);
         checkPriority(prio);
         long now = System.currentTimeMillis();

@@ -1,6 +1,7 @@
 package io.shardq.jms;
 
 import io.shardq.broker.Broker;
+import io.shardq.broker.Privilege;
 import io.shardq.broker.catalog.Names;
 import io.shardq.broker.shard.BrokerSession;
 import io.shardq.broker.shard.Delivery;
@@ -286,7 +287,7 @@ public final class ShardQSession implements QueueSession {
         checkOpen();
         ShardQQueue queue = destination == null ? null : queueOf(destination);
         if (queue != null) {
-            connection.require(queue.getQueueName(), io.shardq.broker.Privilege.SEND);
+            connection.require(queue.getQueueName(), Privilege.SEND);
         }
         io.shardq.broker.shard.BrokerProducer engineProducer =
                 call(s -> s.createProducer(queue == null ? null : queue.getQueueName()));
@@ -321,7 +322,7 @@ public final class ShardQSession implements QueueSession {
         } catch (RuntimeException e) {
             throw Exceptions.translate(e);
         }
-        connection.require(queue.getQueueName(), io.shardq.broker.Privilege.RECEIVE);
+        connection.require(queue.getQueueName(), Privilege.RECEIVE);
         io.shardq.broker.shard.BrokerConsumer engineConsumer =
                 call(s -> s.createConsumer(queue.getQueueName(), selector));
         ShardQMessageConsumer c = new ShardQMessageConsumer(this, queue, engineConsumer);
@@ -354,7 +355,7 @@ public final class ShardQSession implements QueueSession {
         } catch (RuntimeException e) {
             throw Exceptions.translate(e);
         }
-        connection.require(q.getQueueName(), io.shardq.broker.Privilege.BROWSE);
+        connection.require(q.getQueueName(), Privilege.BROWSE);
         try {
             broker().requireDestination(q.getQueueName(), true);
         } catch (RuntimeException e) {

@@ -138,6 +138,19 @@ class DestinationGrantsTest {
                 assertThatThrownBy(() -> st.executeQuery("select shardq.drop_queue('g.none', force => true)"))
                         .hasMessageContaining("only the owner of the shardq schema");
             }
+            // the engine's Admin API over a pool logged in as the role: the same refusal, as SECURITY
+            var asRole = new org.postgresql.ds.PGSimpleDataSource();
+            asRole.setURL(db.jdbcUrl());
+            asRole.setUser(role);
+            asRole.setPassword(PASSWORD);
+            assertThatThrownBy(() -> new Admin(asRole).purge("g.none"))
+                    .isInstanceOf(io.shardq.broker.ShardQException.class)
+                    .hasMessageContaining("may not purge destination \"g.none\"")
+                    .extracting(e -> ((io.shardq.broker.ShardQException) e).kind())
+                    .isEqualTo(io.shardq.broker.ErrorKind.SECURITY);
+            assertThatThrownBy(() -> new Admin(asRole).grant("g.none", role, Privilege.ADMINISTER))
+                    .extracting(e -> ((io.shardq.broker.ShardQException) e).kind())
+                    .isEqualTo(io.shardq.broker.ErrorKind.SECURITY);
             assertThat(admin.backlog("g.none")).isEqualTo(3);
             assertThat(admin.require("g.none").enqueueEnabled()).isTrue();
             assertThat(admin.grants("g.none")).isEmpty();
