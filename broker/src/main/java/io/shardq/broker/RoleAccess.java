@@ -17,8 +17,8 @@ import javax.sql.DataSource;
  * What one PostgreSQL role may do with destinations, as PostgreSQL says. A JMS connection of a
  * user other than the factory's own role holds one: the instance works through its pool (logged
  * in as the factory's role) after PostgreSQL has checked the user's password, and before each
- * producer, consumer, browser or send it asks this whether the user holds the privilege on that
- * destination. The answer is PostgreSQL's ({@code destination_select_privileges}, table privileges
+ * producer, consumer, browser, send, receive and listener delivery it asks this whether the user
+ * holds the privilege on that destination. The answer is PostgreSQL's ({@code destination_select_privileges}, table privileges
  * on {@code shardq.m_<id>}), cached per destination for {@link BrokerProperty#GRANT_CACHE_MS}, so
  * the hot path runs no query per message and a revoke reaches an open connection within that
  * time. Thread-safe. {@link #full()} is the factory's own role: every check passes.
