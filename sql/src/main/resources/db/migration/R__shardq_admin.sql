@@ -26,6 +26,91 @@ BEGIN
     RETURN v_id;
 END $$;
 
+-- Who is calling an admin function: the role of SET ROLE, else the session's login role. Inside a
+-- SECURITY DEFINER function current_user is the function's owner, so it cannot say who called;
+-- the role setting and session_user can, and neither can be set to a role the caller is not a
+-- member of.
+CREATE OR REPLACE FUNCTION shardq.calling_role() RETURNS name
+LANGUAGE sql STABLE AS $$
+    SELECT CASE WHEN current_setting('role') = 'none' THEN session_user ELSE current_setting('role')::name END
+$$;
+
+-- The destination privileges and the table privileges on shardq.m_<id> that make them (see V004
+-- and docs/architecture.md, "Authorization"). receive includes browse: receiving shows the
+-- messages, so it needs SELECT as well, and revoking either takes both away.
+CREATE OR REPLACE FUNCTION shardq.check_privilege(p_privilege text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+    IF p_privilege IS NULL OR lower(p_privilege) NOT IN ('send', 'receive', 'browse', 'administer') THEN
+        RAISE EXCEPTION 'privilege "%" is invalid: expected send, receive, browse or administer', left(p_privilege, 120)
+            USING ERRCODE = '22023';
+    END IF;
+    RETURN lower(p_privilege);
+END $$;
+
+CREATE OR REPLACE FUNCTION shardq.check_role(p_role text) RETURNS void
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    IF p_role IS NULL OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = p_role) THEN
+        RAISE EXCEPTION 'role "%" does not exist: expected the name of a PostgreSQL role (CREATE ROLE ... LOGIN; nothing is granted to PUBLIC)',
+            left(p_role, 120) USING ERRCODE = '42704';
+    END IF;
+END $$;
+
+-- True when p_role holds p_privilege on destination p_destination (false for an unknown role).
+-- The table's owner and superusers hold every privilege. ShardQ's JMS layer asks the same
+-- question (destination_select_privileges in the broker's queries.sql).
+CREATE OR REPLACE FUNCTION shardq.has_privilege(p_role text, p_destination integer, p_privilege text) RETURNS boolean
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    v_role oid;
+    v_table oid := pg_catalog.to_regclass(format('shardq.%I', 'm_' || p_destination));
+BEGIN
+    SELECT oid INTO v_role FROM pg_catalog.pg_roles WHERE rolname = p_role;
+    IF v_role IS NULL OR v_table IS NULL THEN
+        RETURN false;
+    END IF;
+    RETURN CASE shardq.check_privilege(p_privilege)
+        WHEN 'send' THEN pg_catalog.has_table_privilege(v_role, v_table, 'INSERT')
+        WHEN 'browse' THEN pg_catalog.has_table_privilege(v_role, v_table, 'SELECT')
+        WHEN 'receive' THEN pg_catalog.has_table_privilege(v_role, v_table, 'SELECT')
+                        AND pg_catalog.has_table_privilege(v_role, v_table, 'DELETE')
+        WHEN 'administer' THEN pg_catalog.has_table_privilege(v_role, v_table, 'TRUNCATE')
+    END;
+END $$;
+
+-- The id of destination p_name when the calling role may administer it; otherwise a clear
+-- refusal (SQLSTATE 42501) instead of the raw "permission denied for table ..." of whatever
+-- statement would have failed first. SECURITY DEFINER: the caller may not read the catalog.
+CREATE OR REPLACE FUNCTION shardq.require_administer(p_name text, p_action text) RETURNS integer
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v_id integer;
+    v_role name := shardq.calling_role();
+BEGIN
+    PERFORM shardq.check_name(p_name);
+    v_id := shardq.destination_id(p_name);
+    IF NOT shardq.has_privilege(v_role, v_id, 'administer') THEN
+        RAISE EXCEPTION 'role "%" may not % destination "%": it needs the administer privilege on it (shardq.grant(''%'', ''%'', ''administer''), run by its owner or an administrator of it)',
+            v_role, p_action, p_name, p_name, v_role USING ERRCODE = '42501';
+    END IF;
+    RETURN v_id;
+END $$;
+
+-- Creating, dropping and altering destinations is DDL on the shardq schema: only its owner (or a
+-- member of the owning role, or a superuser) may, and everyone else gets this clear refusal.
+CREATE OR REPLACE FUNCTION shardq.require_owner(p_action text, p_name text) RETURNS void
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    v_role name := shardq.calling_role();
+    v_owner name := (SELECT n.nspowner::regrole::name FROM pg_catalog.pg_namespace n WHERE n.nspname = 'shardq');
+BEGIN
+    IF NOT pg_catalog.pg_has_role(v_role, v_owner, 'USAGE') THEN
+        RAISE EXCEPTION 'role "%" may not % "%": only the owner of the shardq schema ("%") may', v_role, p_action, left(p_name, 120), v_owner
+            USING ERRCODE = '42501';
+    END IF;
+END $$;
+
 -- Adds one leaf partition (slot) to a shard and returns its slot number. DDL: called at
 -- creation, by the background slice preparer, and by enqueue only when no free slot is left.
 -- Locking matters here: CREATE TABLE ... PARTITION OF would need ACCESS EXCLUSIVE on the shard's
@@ -85,6 +170,7 @@ DECLARE
     v_sub bigint;
 BEGIN
     PERFORM shardq.check_name(name);
+    PERFORM shardq.require_owner('create', name);
     IF shards IS NULL OR shards < 1 OR shards > 256 THEN
         RAISE EXCEPTION 'shard count % is invalid: expected 1 to 256', shards USING ERRCODE = '22023';
     END IF;
@@ -115,6 +201,9 @@ BEGIN
                    ' priority smallint NOT NULL, subscribers bytea, header bytea NOT NULL, body bytea NOT NULL)'
                    ' PARTITION BY LIST (shard_no)', 'm_' || v_id);
     EXECUTE format('COMMENT ON TABLE shardq.%I IS %L', 'm_' || v_id, 'messages of ' || kind || ' ' || name);
+    -- raw writes to the table are refused (V004): grants on it are the destination's privileges
+    EXECUTE format('CREATE TRIGGER refuse_raw_write BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON shardq.%I'
+                   ' FOR EACH STATEMENT EXECUTE FUNCTION shardq.refuse_raw_write()', 'm_' || v_id);
     IF kind = 'queue' THEN
         INSERT INTO shardq.subscription (destination_id, name, bit) VALUES (v_id, '', 0) RETURNING id INTO v_sub;
     END IF;
@@ -143,9 +232,13 @@ $$;
 CREATE OR REPLACE FUNCTION shardq.drop_queue(name text, force boolean DEFAULT false) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_id integer := shardq.destination_id(name);
-    v_backlog bigint := shardq.backlog(name);
+    v_id integer;
+    v_backlog bigint;
 BEGIN
+    PERFORM shardq.check_name(name);
+    PERFORM shardq.require_owner('drop', name);
+    v_id := shardq.destination_id(name);
+    v_backlog := shardq.backlog(name);
     IF v_backlog > 0 AND NOT force THEN
         RAISE EXCEPTION 'queue "%" is not empty: % message(s) waiting; drop it with force => true', name, v_backlog
             USING ERRCODE = '55000';
@@ -162,9 +255,12 @@ CREATE OR REPLACE FUNCTION shardq.alter_queue(
     dead_letter_name text DEFAULT NULL)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-    v_id integer := shardq.destination_id(name);
+    v_id integer;
     v_shards integer;
 BEGIN
+    PERFORM shardq.check_name(name);
+    PERFORM shardq.require_owner('alter', name);
+    v_id := shardq.destination_id(name);
     SELECT shard_count INTO v_shards FROM shardq.destination WHERE id = v_id FOR UPDATE;
     IF shards IS NOT NULL THEN
         IF shards < v_shards THEN
@@ -196,30 +292,38 @@ BEGIN
     END IF;
 END $$;
 
+-- start_queue, stop_queue and purge_queue are SECURITY DEFINER so that a role holding the
+-- administer privilege on the destination (not only the owner) may run them; each checks it first.
 CREATE OR REPLACE FUNCTION shardq.start_queue(name text, enqueue boolean DEFAULT true, dequeue boolean DEFAULT true)
-RETURNS void LANGUAGE sql AS $$
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v_id integer := shardq.require_administer(start_queue.name, 'start');
+BEGIN
     UPDATE shardq.destination d
        SET enqueue_enabled = d.enqueue_enabled OR start_queue.enqueue,
            dequeue_enabled = d.dequeue_enabled OR start_queue.dequeue
-     WHERE d.id = shardq.destination_id(start_queue.name)
-$$;
+     WHERE d.id = v_id;
+END $$;
 
 CREATE OR REPLACE FUNCTION shardq.stop_queue(name text, enqueue boolean DEFAULT true, dequeue boolean DEFAULT true)
-RETURNS void LANGUAGE sql AS $$
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v_id integer := shardq.require_administer(stop_queue.name, 'stop');
+BEGIN
     UPDATE shardq.destination d
        SET enqueue_enabled = d.enqueue_enabled AND NOT stop_queue.enqueue,
            dequeue_enabled = d.dequeue_enabled AND NOT stop_queue.dequeue
-     WHERE d.id = shardq.destination_id(stop_queue.name)
-$$;
+     WHERE d.id = v_id;
+END $$;
 
 -- Discards every waiting message: cursors jump to the head of each shard (leases are revoked
 -- so instances reload them), then every slice is truncated and the consumed ones freed.
 -- Returns how many messages were discarded.
 CREATE OR REPLACE FUNCTION shardq.purge_queue(name text) RETURNS bigint
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    v_id integer := shardq.destination_id(name);
-    v_purged bigint := shardq.backlog(name);
+    v_id integer := shardq.require_administer(purge_queue.name, 'purge');
+    v_purged bigint := shardq.backlog(purge_queue.name);
     v_slice record;
 BEGIN
     PERFORM 1 FROM shardq.shard WHERE destination_id = v_id ORDER BY shard_no FOR UPDATE;
@@ -262,4 +366,69 @@ BEGIN
     UPDATE shardq.slice SET first_seq = p_first_seq, last_seq = p_first_seq + p_size - 1, assigned_at = now()
      WHERE destination_id = p_destination AND shard_no = p_shard AND slot = v_slot;
     RETURN v_slot;
+END $$;
+
+-- Per-destination grants (issue 9): grant, revoke and list who may send, receive, browse and
+-- administer a destination. They are PostgreSQL privileges on its table shardq.m_<id> (see V004):
+-- send = INSERT, browse = SELECT, receive = SELECT and DELETE, administer = TRUNCATE, always
+-- granted by the table's owner (these functions run as it), so a revoke by any administrator
+-- removes a grant made by another. Nothing is ever granted to PUBLIC. A grant also gives USAGE on
+-- the schema, without which the role could not name the table; a revoke leaves it (it shows no
+-- contents by itself). The caller needs the administer privilege on the destination.
+CREATE OR REPLACE FUNCTION shardq.table_privileges(p_privilege text, p_revoke boolean) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE shardq.check_privilege(p_privilege)
+        WHEN 'send' THEN 'INSERT'
+        WHEN 'browse' THEN CASE WHEN p_revoke THEN 'SELECT, DELETE' ELSE 'SELECT' END
+        WHEN 'receive' THEN 'SELECT, DELETE'
+        WHEN 'administer' THEN 'TRUNCATE'
+    END
+$$;
+
+CREATE OR REPLACE FUNCTION shardq.grant(queue text, role_name text, privilege text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v_privilege text := shardq.check_privilege(privilege);
+    v_id integer;
+BEGIN
+    PERFORM shardq.check_name(queue);
+    PERFORM shardq.check_role(role_name);
+    v_id := shardq.require_administer(queue, 'grant privileges on');
+    EXECUTE format('GRANT USAGE ON SCHEMA shardq TO %I', role_name);
+    EXECUTE format('GRANT %s ON TABLE shardq.%I TO %I', shardq.table_privileges(v_privilege, false), 'm_' || v_id, role_name);
+END $$;
+
+CREATE OR REPLACE FUNCTION shardq.revoke(queue text, role_name text, privilege text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v_privilege text := shardq.check_privilege(privilege);
+    v_id integer;
+BEGIN
+    PERFORM shardq.check_name(queue);
+    PERFORM shardq.check_role(role_name);
+    v_id := shardq.require_administer(queue, 'revoke privileges on');
+    EXECUTE format('REVOKE %s ON TABLE shardq.%I FROM %I', shardq.table_privileges(v_privilege, true), 'm_' || v_id, role_name);
+END $$;
+
+-- One row per (role, privilege) granted on the destination, read from the table's ACL; the
+-- owner (who holds everything) is not listed. receive is listed with browse, which it includes.
+CREATE OR REPLACE FUNCTION shardq.grants(queue text)
+RETURNS TABLE (role_name text, privilege text)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v_id integer := shardq.require_administer(queue, 'list the grants of');
+BEGIN
+    RETURN QUERY
+    SELECT coalesce(r.rolname::text, 'PUBLIC') AS r, p.name AS p
+      FROM (SELECT a.grantee, array_agg(a.privilege_type) AS privs
+              FROM pg_class c, aclexplode(c.relacl) a
+             WHERE c.oid = to_regclass(format('shardq.%I', 'm_' || v_id)) AND a.grantee <> c.relowner
+             GROUP BY a.grantee) g
+      LEFT JOIN pg_roles r ON r.oid = g.grantee
+     CROSS JOIN LATERAL (VALUES ('administer', 'TRUNCATE' = ANY (g.privs)),
+                                ('browse', 'SELECT' = ANY (g.privs)),
+                                ('receive', 'SELECT' = ANY (g.privs) AND 'DELETE' = ANY (g.privs)),
+                                ('send', 'INSERT' = ANY (g.privs))) p(name, held)
+     WHERE p.held
+     ORDER BY 1, 2;
 END $$;

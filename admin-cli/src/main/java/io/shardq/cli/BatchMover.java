@@ -29,11 +29,28 @@ import java.util.concurrent.TimeUnit;
  * file, or sent in the same transaction) before the receiving transaction commits. A crash
  * before the commit leaves the batch in the queue, so at worst the last batch is handed over
  * twice. Stopping (Ctrl-C) is only looked at between batches.
+ *
+ * <p>A commit that PostgreSQL certainly rolled back ({@link ErrorKind#ROLLED_BACK}: the shard's
+ * dequeue lease passed to another instance, a deadlock, a serialisation failure) leaves the batch
+ * in the queue: the handler is told to take it back ({@link Handler#rolledBack}) and the loop
+ * receives again, up to {@link #MAX_ROLLBACKS} times in a row; one more ends the run, the batch
+ * taken back too. Any other failure of the commit (in doubt: the connection died while it was on
+ * its way) ends the run as before, leaving the batch handed over, since it may have been consumed.
  */
 final class BatchMover {
     /** Hands a received batch over; must be durable when it returns (the batch is committed next). */
     interface Handler {
         void accept(BrokerSession session, List<BrokerMessage> batch) throws IOException;
+
+        /**
+         * The batch last accepted was rolled back: its messages are in the queue again and will be
+         * received again (here, or by another consumer). Undo what {@link #accept} did outside the
+         * transaction. Work done in the transaction (sends) was rolled back with it: nothing to do.
+         */
+        default void rolledBack() throws IOException {}
+
+        /** The batch last accepted was committed. */
+        default void committed() {}
     }
 
     enum End {
@@ -51,6 +68,12 @@ final class BatchMover {
 
     /** How long one receive waits for the first message of a batch. */
     private static final long FIRST_RECEIVE_MILLIS = 1000;
+
+    /**
+     * Rolled-back commits in a row before the run gives up. Each counts a delivery attempt of its
+     * messages, so more would only move them towards the dead-letter queue (5 attempts by default).
+     */
+    static final int MAX_ROLLBACKS = 3;
 
     private final Broker broker;
     private final String queue;
@@ -89,6 +112,7 @@ final class BatchMover {
 
     Result run(Handler handler) throws IOException {
         long moved = 0;
+        int rollbacks = 0; // in a row
         long lastMoveNanos = System.nanoTime();
         try (BrokerSession session = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             while (true) {
@@ -105,15 +129,30 @@ final class BatchMover {
                 }
                 if (!got.isEmpty()) {
                     handler.accept(session, got);
-                    commit(session, got.size(), moved);
+                    boolean committed;
+                    try {
+                        committed = commit(session, got.size(), moved, ++rollbacks);
+                    } catch (ShardQException e) {
+                        if (e.kind() == ErrorKind.ROLLED_BACK) {
+                            handler.rolledBack(); // certainly not consumed: out of the output too
+                        }
+                        throw e;
+                    }
+                    if (!committed) {
+                        handler.rolledBack();
+                        continue;
+                    }
+                    rollbacks = 0;
+                    handler.committed();
                     moved += got.size();
                     progress.advance(got.size());
                     lastMoveNanos = System.nanoTime();
                     continue;
                 }
-                if (session.hasUncommittedWork()) {
-                    commit(session, 0, moved); // expired messages passed over on the way
+                if (session.hasUncommittedWork() && !commit(session, 0, moved, ++rollbacks)) {
+                    continue; // expired messages passed over on the way: rolled back, look again
                 }
+                rollbacks = 0;
                 long waiting = waiting();
                 if (waiting == 0 || (selector != null && othersHoldShardsWithMessages() == 0)) {
                     // with a selector: every shard with messages is ours and none of them matched
@@ -187,10 +226,21 @@ final class BatchMover {
         return true;
     }
 
-    private void commit(BrokerSession session, int n, long movedBefore) {
+    /**
+     * Commits; false when PostgreSQL rolled the batch back and this is at most rollback number
+     * {@link #MAX_ROLLBACKS} in a row (say so on stderr; the caller tries again).
+     */
+    private boolean commit(BrokerSession session, int n, long movedBefore, int rollback) {
         try {
             session.commit();
+            return true;
         } catch (ShardQException e) {
+            if (e.kind() == ErrorKind.ROLLED_BACK && rollback <= MAX_ROLLBACKS) {
+                err.println("shardq: note: a batch of " + Format.messages(n) + " was rolled back (" + e.getMessage()
+                        + "); receiving it again (" + rollback + " of " + MAX_ROLLBACKS + " retries)");
+                err.flush();
+                return false;
+            }
             throw new ShardQException(
                     e.kind(),
                     e.getMessage() + " (" + Format.messages(movedBefore) + " moved before; the last batch of "

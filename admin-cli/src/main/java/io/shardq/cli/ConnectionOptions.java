@@ -88,10 +88,40 @@ public final class ConnectionOptions {
         }
     }
 
+    /**
+     * Runs {@code action} on the admin SQL functions over a plain pool, without starting an engine
+     * or migrating: {@code grant}, {@code revoke} and {@code grants}, which a role holding the
+     * administer privilege on a queue may run without owning the schema (an engine could not
+     * even register such a role's instance). A queue name the functions do not know is reported
+     * as the other queue commands report it.
+     */
+    <T> T withAdmin(String queue, java.util.function.Function<io.shardq.broker.Admin, T> action) {
+        try (Database db = open()) {
+            return action.apply(new io.shardq.broker.Admin(db.dataSource()));
+        } catch (ShardQException e) {
+            if (e.kind() == ErrorKind.UNKNOWN_DESTINATION) {
+                throw new ShardQException(
+                        ErrorKind.UNKNOWN_DESTINATION,
+                        "queue \"" + queue + "\" does not exist (shardq queue list shows the queues)",
+                        e);
+            }
+            if (missingSchema(e)) {
+                throw new ShardQException(
+                        ErrorKind.CONFIGURATION,
+                        "the shardq schema is missing or older than this command (run: shardq migrate)",
+                        e);
+            }
+            throw e;
+        }
+    }
+
     /** Undefined table or schema: the user turned migrate-on-start off and never migrated. */
     private static boolean missingSchema(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException s && ("42P01".equals(s.getSQLState()) || "3F000".equals(s.getSQLState()))) {
+            if (t instanceof SQLException s
+                    && ("42P01".equals(s.getSQLState())
+                            || "3F000".equals(s.getSQLState())
+                            || "42883".equals(s.getSQLState()))) { // 42883: a function of a later version
                 return true;
             }
         }

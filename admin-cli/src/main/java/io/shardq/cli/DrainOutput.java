@@ -24,6 +24,8 @@ final class DrainOutput implements AutoCloseable {
     private final FileChannel file;
     private final PrintWriter stdout;
     private final String where;
+    /** Size of the file before the last batch was written; -1 when there is none to take back. */
+    private long beforeLastBatch = -1;
 
     private DrainOutput(FileChannel file, PrintWriter stdout, String where) {
         this.file = file;
@@ -66,6 +68,7 @@ final class DrainOutput implements AutoCloseable {
             b.append(Json.line(MessageJson.toJson(m))).append('\n');
         }
         if (file != null) {
+            beforeLastBatch = file.size();
             ByteBuffer buf = StandardCharsets.UTF_8.encode(b.toString());
             while (buf.hasRemaining()) {
                 file.write(buf);
@@ -84,6 +87,21 @@ final class DrainOutput implements AutoCloseable {
                 // nothing to force: the reader has the bytes already
             }
         }
+    }
+
+    /**
+     * Takes the last batch back out of a file (its transaction rolled back, so its messages are in
+     * the queue again): truncates to the size before it and forces that to disk. False for stdout,
+     * whose reader has the lines already.
+     */
+    boolean retractLastBatch() throws IOException {
+        if (file == null || beforeLastBatch < 0) {
+            return false;
+        }
+        file.truncate(beforeLastBatch);
+        file.force(true);
+        beforeLastBatch = -1;
+        return true;
     }
 
     /** A new file's name is durable only once its directory is synced too. */

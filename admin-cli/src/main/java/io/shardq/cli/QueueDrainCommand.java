@@ -99,8 +99,9 @@ final class QueueDrainCommand implements Callable<Integer> {
             BatchMover mover =
                     new BatchMover(broker, name, filter, batch, max, waitSeconds * 1000L, stop, progress, err);
             BatchMover.Result r;
+            DrainHandler handler = new DrainHandler(output);
             try {
-                r = mover.run((session, messages) -> output.write(messages));
+                r = mover.run(handler);
             } catch (ShardQException e) {
                 throw new ShardQException(
                         e.kind(),
@@ -135,7 +136,13 @@ final class QueueDrainCommand implements Callable<Integer> {
                                     + " s: other instances hold the dequeue leases of their shards (stop their"
                                     + " consumers, or wait for a dead instance's leases to expire)");
             }
+            if (handler.printedButNotReceivedAgain() > 0) {
+                err.println("shardq: note: " + Format.messages(handler.printedButNotReceivedAgain())
+                        + " printed in a batch that rolled back were not received here again: another consumer"
+                        + " may have received them too");
+            }
             summary.flush();
+            err.flush();
             return r.end() == BatchMover.End.STOPPED ? 130 : 0;
         }
     }

@@ -36,6 +36,9 @@ import picocli.CommandLine.Option;
             StatusCommand.class,
             QueueCommand.class,
             DlqCommand.class,
+            GrantCommand.class,
+            RevokeCommand.class,
+            GrantsCommand.class,
             AutoComplete.GenerateCompletion.class,
             CommandLine.HelpCommand.class
         })

@@ -110,6 +110,62 @@ public final class Admin {
         return call("select shardq.purge_queue(?)", "purging " + name, name);
     }
 
+    /**
+     * Grants {@code role} (an existing PostgreSQL role) a privilege on the destination: {@code
+     * shardq.grant}. The caller (this pool's role) needs the administer privilege on it.
+     */
+    public void grant(String name, String role, Privilege privilege) {
+        Names.checkDestination(name);
+        call(
+                "select shardq.grant(?, ?, ?)",
+                "granting " + privilege.sqlName() + " on " + name,
+                name,
+                checkRole(role),
+                privilege.sqlName());
+    }
+
+    /** Revokes a privilege ({@code shardq.revoke}); revoking receive or browse takes both. */
+    public void revoke(String name, String role, Privilege privilege) {
+        Names.checkDestination(name);
+        call(
+                "select shardq.revoke(?, ?, ?)",
+                "revoking " + privilege.sqlName() + " on " + name,
+                name,
+                checkRole(role),
+                privilege.sqlName());
+    }
+
+    /** One role's privilege on a destination, from {@code shardq.grants(queue)}. */
+    public record Grant(String role, Privilege privilege) {}
+
+    /** Who may do what with the destination (its owner, who may do everything, is not listed). */
+    public List<Grant> grants(String name) {
+        Names.checkDestination(name);
+        List<Grant> out = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("select role_name, privilege from shardq.grants(?)")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Grant(rs.getString(1), Privilege.parse(rs.getString(2))));
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the grants of " + name);
+        }
+        return out;
+    }
+
+    private static String checkRole(String role) {
+        if (role == null || role.isBlank() || role.length() > 63) {
+            throw new ShardQException(
+                    ErrorKind.INVALID_ARGUMENT,
+                    "role name \"" + io.shardq.broker.message.Texts.cut(String.valueOf(role), 120)
+                            + "\" is invalid: expected the name of an existing PostgreSQL role (1 to 63 characters)");
+        }
+        return role;
+    }
+
     public long backlog(String name) {
         Names.checkDestination(name);
         return call("select shardq.backlog(?)", "reading the backlog of " + name, name);

@@ -495,6 +495,20 @@ public final class Broker implements AutoCloseable {
     }
 
     /**
+     * What {@code user} may do with destinations, as PostgreSQL says (see {@link RoleAccess}): full
+     * rights for null or this instance's own role, otherwise a per-destination check cached for
+     * {@link BrokerProperty#GRANT_CACHE_MS}. Call {@link #authenticate} first.
+     */
+    public RoleAccess access(String user) {
+        if (user == null || user.equals(database.user())) {
+            return RoleAccess.full();
+        }
+        long ttlNanos =
+                java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(config.getInt(BrokerProperty.GRANT_CACHE_MS));
+        return new RoleAccess(user, database.dataSource(), ttlNanos, System::nanoTime);
+    }
+
+    /**
      * Checks a login (user and password) against PostgreSQL, on this instance's server; fails with
      * {@link ErrorKind#SECURITY} naming the user. See {@code Database.authenticate}.
      */

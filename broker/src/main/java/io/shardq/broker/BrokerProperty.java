@@ -142,7 +142,13 @@ public enum BrokerProperty {
             "shardq.instance.name",
             "SHARDQ_INSTANCE_NAME",
             "",
-            "label of this instance in shardq.instance; empty uses host and process id");
+            "label of this instance in shardq.instance; empty uses host and process id"),
+    GRANT_CACHE_MS(
+            "shardq.security.grant-cache-ms",
+            "SHARDQ_SECURITY_GRANT_CACHE_MS",
+            "10000",
+            "how long a connection of a JMS user other than the factory's own role trusts what PostgreSQL "
+                    + "said about its privileges on a destination; a revoke reaches open connections within this");
 
     private final String key;
     private final String envName;

@@ -1,5 +1,6 @@
 package io.shardq.jms;
 
+import io.shardq.broker.Privilege;
 import io.shardq.broker.shard.Delivery;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
@@ -37,6 +38,8 @@ final class ListenerDispatcher {
     private boolean changedFlag;
     private volatile boolean running = true;
     private boolean inListener;
+    /** Consumers whose user lost the receive privilege and whose ExceptionListener was told. */
+    private final java.util.Set<ShardQMessageConsumer> refused = new java.util.HashSet<>();
 
     ListenerDispatcher(ShardQSession session) {
         this.session = session;
@@ -91,7 +94,7 @@ final class ListenerDispatcher {
                 boolean any = false;
                 boolean delivered = false;
                 for (ShardQMessageConsumer c : session.consumers()) {
-                    if (c.listener() != null && running) {
+                    if (c.listener() != null && running && mayReceive(c)) {
                         any = true;
                         delivered |= deliverOne(c, 0);
                     }
@@ -100,7 +103,7 @@ final class ListenerDispatcher {
                     awaitChange(); // no listener left: wait instead of spinning
                 } else if (!delivered) {
                     for (ShardQMessageConsumer c : session.consumers()) {
-                        if (c.listener() != null && running) {
+                        if (c.listener() != null && running && mayReceive(c)) {
                             deliverOne(c, WAIT_MILLIS);
                             break;
                         }
@@ -124,6 +127,25 @@ final class ListenerDispatcher {
                 changed.wait(200);
             }
             changedFlag = false;
+        }
+    }
+
+    /**
+     * Whether the connection's user still holds the receive privilege on the consumer's queue
+     * (a map lookup until the grant cache period passes; always true for the factory's own role).
+     * A refused consumer gets nothing and the ExceptionListener is told once, until it is allowed
+     * again; with every listener refused the loop waits instead of spinning.
+     */
+    private boolean mayReceive(ShardQMessageConsumer c) {
+        try {
+            session.connection().require(c.queueDestination().getQueueName(), Privilege.RECEIVE);
+            refused.remove(c);
+            return true;
+        } catch (JMSException e) {
+            if (refused.add(c)) {
+                session.connection().onException(e);
+            }
+            return false;
         }
     }
 

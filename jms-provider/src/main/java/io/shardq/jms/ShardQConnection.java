@@ -1,6 +1,8 @@
 package io.shardq.jms;
 
 import io.shardq.broker.Broker;
+import io.shardq.broker.Privilege;
+import io.shardq.broker.RoleAccess;
 import io.shardq.broker.shard.BrokerSession;
 import jakarta.jms.ConnectionConsumer;
 import jakarta.jms.ConnectionMetaData;
@@ -31,6 +33,7 @@ public final class ShardQConnection implements QueueConnection {
 
     private final ShardQConnectionFactory factory;
     private final Broker broker;
+    private final RoleAccess access;
     private final List<ShardQSession> sessions = new CopyOnWriteArrayList<>();
     private final Object startLock = new Object();
     private volatile boolean started;
@@ -39,9 +42,23 @@ public final class ShardQConnection implements QueueConnection {
     private String clientId;
     private volatile ExceptionListener exceptionListener;
 
-    ShardQConnection(ShardQConnectionFactory factory, Broker broker) {
+    /** @param access what the connection's user may do: full for the factory's own role */
+    ShardQConnection(ShardQConnectionFactory factory, Broker broker, RoleAccess access) {
         this.factory = factory;
         this.broker = broker;
+        this.access = access;
+    }
+
+    /**
+     * Throws {@link jakarta.jms.JMSSecurityException} unless the connection's user holds {@code
+     * privilege} on the queue (asked of PostgreSQL, cached; see {@link RoleAccess}).
+     */
+    void require(String queue, Privilege privilege) throws JMSException {
+        try {
+            access.require(queue, privilege);
+        } catch (RuntimeException e) {
+            throw Exceptions.translate(e);
+        }
     }
 
     Broker broker() {

@@ -3,6 +3,7 @@ package io.shardq.jms;
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.RoleAccess;
 import io.shardq.broker.ShardQException;
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionFactory;
@@ -68,16 +69,20 @@ public final class ShardQConnectionFactory implements ConnectionFactory, QueueCo
 
     @Override
     public Connection createConnection() throws JMSException {
-        return new ShardQConnection(this, broker());
+        return new ShardQConnection(this, broker(), RoleAccess.full());
     }
 
     /**
      * A connection for a JMS user, who is a PostgreSQL role: PostgreSQL checks the password (a
      * login on the factory's server, by its {@code pg_hba.conf}), and a refused login gives {@link
      * JMSSecurityException} naming the user. A null user means the factory's configured identity,
-     * as {@link #createConnection()}. The instance then acts as the role its pool logs in as, so
-     * only that role is accepted for now: acting as other roles (and per-destination grants) is
-     * not built yet, and another user is refused rather than given the pool's privileges.
+     * as {@link #createConnection()}, and so does the factory's own role: both keep full rights.
+     * Any other user's connection works through the factory's pool but acts for that user: each
+     * producer, send, consumer, receive and browser first asks PostgreSQL whether the role holds
+     * the privilege on that destination (granted by {@code shardq.grant}; cached per connection
+     * and destination for {@code shardq.security.grant-cache-ms}), and without it throws {@link
+     * JMSSecurityException} naming the user, the destination and the privilege. Such a user never
+     * creates a destination by using it.
      */
     @Override
     public Connection createConnection(String userName, String password) throws JMSException {
@@ -85,19 +90,12 @@ public final class ShardQConnectionFactory implements ConnectionFactory, QueueCo
             return createConnection();
         }
         Broker b = broker();
-        if (!userName.equals(b.databaseUser())) {
-            throw new JMSSecurityException(
-                    "user \"" + userName + "\" cannot connect: this connection factory acts as the PostgreSQL role \""
-                            + b.databaseUser() + "\" (shardq.jdbc.user / SHARDQ_USER); other roles are not supported"
-                            + " yet",
-                    "SECURITY");
-        }
         try {
             b.authenticate(userName, password);
         } catch (ShardQException e) {
             throw Exceptions.translate(e);
         }
-        return new ShardQConnection(this, b);
+        return new ShardQConnection(this, b, b.access(userName));
     }
 
     @Override

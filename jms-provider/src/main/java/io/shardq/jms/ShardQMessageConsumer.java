@@ -1,5 +1,6 @@
 package io.shardq.jms;
 
+import io.shardq.broker.Privilege;
 import io.shardq.broker.selector.Selector;
 import io.shardq.broker.shard.BrokerConsumer;
 import io.shardq.broker.shard.Delivery;
@@ -102,6 +103,7 @@ final class ShardQMessageConsumer implements QueueReceiver {
         if (!session.connection().isStarted()) {
             return null;
         }
+        session.connection().require(queue.getQueueName(), Privilege.RECEIVE);
         Delivery d = session.call(s -> engine.receive(-1, false));
         return d == null ? null : session.toJms(d, queue);
     }
@@ -109,6 +111,8 @@ final class ShardQMessageConsumer implements QueueReceiver {
     private Message receiveUntil(long deadlineNanos) throws JMSException {
         checkOpen();
         checkNoListener();
+        // a revoke reaches a consumer created before it (cached: no query per message)
+        session.connection().require(queue.getQueueName(), Privilege.RECEIVE);
         try {
             while (!closed && !session.isClosed()) {
                 if (!session.connection().awaitStarted(deadlineNanos)) {

@@ -1,5 +1,6 @@
 package io.shardq.jms;
 
+import io.shardq.broker.Privilege;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.shard.BrokerProducer;
 import jakarta.jms.CompletionListener;
@@ -174,6 +175,8 @@ final class ShardQMessageProducer implements QueueSender {
         if (message == null) {
             throw new jakarta.jms.MessageFormatException("message must not be null");
         }
+        // before the message is touched: a refused send changes nothing (cached: no query per message)
+        session.connection().require(target.getQueueName(), Privilege.SEND);
         checkDeliveryMode(mode);
         checkPriority(prio);
         long now = System.currentTimeMillis();

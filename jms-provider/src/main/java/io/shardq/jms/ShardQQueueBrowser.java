@@ -1,5 +1,6 @@
 package io.shardq.jms;
 
+import io.shardq.broker.Privilege;
 import io.shardq.broker.browse.BrowseCursor;
 import io.shardq.broker.browse.BrowsedMessage;
 import io.shardq.broker.selector.Selector;
@@ -50,6 +51,7 @@ final class ShardQQueueBrowser implements QueueBrowser {
     @Override
     public Enumeration<Message> getEnumeration() throws JMSException {
         checkOpen();
+        session.connection().require(queue.getQueueName(), Privilege.BROWSE);
         BrowseCursor cursor;
         try {
             cursor = session.broker().browse(queue.getQueueName(), selector, BrowseCursor.Options.DEFAULTS);

@@ -1,6 +1,7 @@
 package io.shardq.jms;
 
 import io.shardq.broker.Broker;
+import io.shardq.broker.Privilege;
 import io.shardq.broker.catalog.Names;
 import io.shardq.broker.shard.BrokerSession;
 import io.shardq.broker.shard.Delivery;
@@ -285,6 +286,9 @@ public final class ShardQSession implements QueueSession {
     public MessageProducer createProducer(Destination destination) throws JMSException {
         checkOpen();
         ShardQQueue queue = destination == null ? null : queueOf(destination);
+        if (queue != null) {
+            connection.require(queue.getQueueName(), Privilege.SEND);
+        }
         io.shardq.broker.shard.BrokerProducer engineProducer =
                 call(s -> s.createProducer(queue == null ? null : queue.getQueueName()));
         ShardQMessageProducer p = new ShardQMessageProducer(this, queue, engineProducer);
@@ -318,6 +322,7 @@ public final class ShardQSession implements QueueSession {
         } catch (RuntimeException e) {
             throw Exceptions.translate(e);
         }
+        connection.require(queue.getQueueName(), Privilege.RECEIVE);
         io.shardq.broker.shard.BrokerConsumer engineConsumer =
                 call(s -> s.createConsumer(queue.getQueueName(), selector));
         ShardQMessageConsumer c = new ShardQMessageConsumer(this, queue, engineConsumer);
@@ -347,6 +352,11 @@ public final class ShardQSession implements QueueSession {
         io.shardq.broker.selector.Selector selector;
         try {
             selector = io.shardq.broker.selector.Selector.compile(messageSelector);
+        } catch (RuntimeException e) {
+            throw Exceptions.translate(e);
+        }
+        connection.require(q.getQueueName(), Privilege.BROWSE);
+        try {
             broker().requireDestination(q.getQueueName(), true);
         } catch (RuntimeException e) {
             throw Exceptions.translate(e);

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * JMS users are PostgreSQL roles and PostgreSQL checks their passwords. Runs its own embedded
+ * JMS users are PostgreSQL roles and PostgreSQL checks their passwords (what a role may then do
+ * is {@code DestinationGrantsTest}'s subject). Runs its own embedded
  * PostgreSQL whose {@code pg_hba.conf} asks for scram-sha-256 passwords over TCP (the shared test
  * server trusts every login, so it could not refuse a wrong password).
  */
@@ -86,6 +87,16 @@ class AuthenticationTest {
             assertThatThrownBy(() -> f.createConnection("bob", "secret"))
                     .isInstanceOf(JMSSecurityException.class)
                     .hasMessageContaining("\"bob\"");
+            // another role with the right password connects, and acts as itself: no grant, no send
+            try (Connection c = f.createConnection("nobody", "pw")) {
+                Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                assertThatThrownBy(() -> s.createProducer(s.createQueue("auth.q")))
+                        .isInstanceOf(JMSSecurityException.class)
+                        .hasMessageContaining("\"nobody\" may not send to destination \"auth.q\"");
+            }
+            assertThatThrownBy(() -> f.createConnection("nobody", "not-pw"))
+                    .isInstanceOf(JMSSecurityException.class)
+                    .hasMessageContaining("\"nobody\"");
             assertThatThrownBy(() -> f.createContext("alice", "wrong-password"))
                     .isInstanceOf(JMSSecurityRuntimeException.class)
                     .hasMessageNotContaining("wrong-password");

@@ -37,7 +37,10 @@ public final class SqlErrors {
         } else if (state.equals("40001") || state.equals("40P01")) {
             kind = ErrorKind.ROLLED_BACK;
         } else if (state.equals("42704")) {
-            kind = ErrorKind.UNKNOWN_DESTINATION;
+            // shardq.check_role: an unknown role is bad input, not a missing destination
+            kind = detail.startsWith("role ") ? ErrorKind.INVALID_ARGUMENT : ErrorKind.UNKNOWN_DESTINATION;
+        } else if (state.equals("42501")) {
+            kind = ErrorKind.SECURITY; // shardq.require_administer / require_owner, or PostgreSQL's own refusal
         } else if (state.equals("42710")) {
             kind = ErrorKind.DESTINATION_EXISTS;
         } else if (state.equals("22023")) {

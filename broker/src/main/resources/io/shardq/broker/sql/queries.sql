@@ -318,3 +318,14 @@ DELETE FROM shardq.client_id WHERE client_id = ? AND connection_id = ?
 
 -- name: client_id_release_instance
 DELETE FROM shardq.client_id WHERE instance_id = ?
+
+-- name: destination_select_privileges
+-- What a role (?) may do with a destination (?), asked of PostgreSQL: shardq.has_privilege reads
+-- the table privileges on shardq.m_<id> (false for a role that does not exist). No row when the
+-- destination does not exist.
+SELECT shardq.has_privilege(r.role_name, d.id, 'send'),
+       shardq.has_privilege(r.role_name, d.id, 'receive'),
+       shardq.has_privilege(r.role_name, d.id, 'browse'),
+       shardq.has_privilege(r.role_name, d.id, 'administer')
+  FROM (SELECT ?::text AS role_name) r
+  JOIN shardq.destination d ON d.name = ?

@@ -52,6 +52,8 @@ public final class ApiBoundary {
             ENGINE + ".QueueStats",
             ENGINE + ".ShardQException",
             ENGINE + ".ErrorKind",
+            ENGINE + ".Privilege",
+            ENGINE + ".RoleAccess",
             ENGINE + ".catalog.DestinationInfo",
             ENGINE + ".catalog.Names",
             ENGINE + ".shard.BrokerSession",
