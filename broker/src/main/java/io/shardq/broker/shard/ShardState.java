@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What this instance knows of one shard of one destination, and who is delivering from it.
@@ -255,6 +256,16 @@ final class ShardState {
     /** A commit moving the cursor is in flight (between its plan and its outcome). */
     private boolean moverActive;
 
+    /** nanoTime of the last commit of a consumption here. */
+    private long lastCommitNanos;
+
+    /**
+     * A log left at the cursor is passed by an extra transaction only once the shard had no commit
+     * for this long: while consumers keep committing, the next commit passes over it for free (at
+     * 16 pairs, catching up at once cost one extra transaction for every 3.5 consumer commits).
+     */
+    private static final long CATCH_UP_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
     /**
      * Where the cursor may move when a session commits {@code taken}: over the contiguous run of
      * messages consumed now or before. {@code outOfOrder} receives what was taken beyond it.
@@ -293,7 +304,11 @@ final class ShardState {
      * made this shard's mover, or null.
      */
     synchronized Move planCatchUp() {
-        if (!leased || moverActive || consumedAhead.isEmpty() || consumedAhead.first() != position + 1) {
+        if (!leased
+                || moverActive
+                || consumedAhead.isEmpty()
+                || consumedAhead.first() != position + 1
+                || System.nanoTime() - lastCommitNanos < CATCH_UP_AFTER_NANOS) {
             return null;
         }
         long p = position;
@@ -316,6 +331,7 @@ final class ShardState {
         if (epoch != leaseEpoch) {
             return;
         }
+        lastCommitNanos = System.nanoTime();
         if (p > position) {
             position = p;
             moverActive = false;
