@@ -106,8 +106,9 @@ public enum BrokerProperty {
             "SHARDQ_FLOW_MAX_UNTAKEN",
             "0",
             "producer flow control, off when 0: while this instance's consumers of a destination are all at "
-                    + "work and more committed messages than this wait untaken, a producer's commit returns "
-                    + "only once the consumers took them back to this, or after shardq.flow.max-wait-ms"),
+                    + "work and more committed messages than this (never less than two prefetch ranges per open "
+                    + "consumer) wait untaken, a producer's commit returns only once the consumers took them back "
+                    + "to it, or after shardq.flow.max-wait-ms"),
     FLOW_MAX_WAIT_MS(
             "shardq.flow.max-wait-ms",
             "SHARDQ_FLOW_MAX_WAIT_MS",

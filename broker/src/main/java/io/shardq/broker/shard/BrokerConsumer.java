@@ -15,12 +15,17 @@ public final class BrokerConsumer implements AutoCloseable {
     private final BrokerSession session;
     private final String destination;
     private final Selector selector;
+    /** The subscription that counts this consumer while it is open (flow control). */
+    final Subscription subscription;
+
     private boolean closed;
 
-    BrokerConsumer(BrokerSession session, String destination, Selector selector) {
+    BrokerConsumer(BrokerSession session, String destination, Selector selector, Subscription subscription) {
         this.session = session;
         this.destination = destination;
         this.selector = selector;
+        this.subscription = subscription;
+        subscription.openConsumers.incrementAndGet();
     }
 
     public String destination() {

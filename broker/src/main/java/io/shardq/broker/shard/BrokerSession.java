@@ -164,8 +164,8 @@ public final class BrokerSession implements AutoCloseable {
     /** A consumer of {@code destination}, of every message or of those matching {@code selector}. */
     public BrokerConsumer createConsumer(String destination, Selector selector) {
         checkOpen();
-        engine.runtime(destination, true);
-        BrokerConsumer c = new BrokerConsumer(this, destination, selector);
+        DestinationRuntime rt = engine.runtime(destination, true);
+        BrokerConsumer c = new BrokerConsumer(this, destination, selector, rt.queue());
         consumers.add(c);
         return c;
     }
@@ -177,7 +177,9 @@ public final class BrokerSession implements AutoCloseable {
      * messages stay in the transaction.
      */
     void consumerClosed(BrokerConsumer c) {
-        consumers.remove(c);
+        if (consumers.remove(c)) {
+            c.subscription.openConsumers.decrementAndGet();
+        }
         if (closed) {
             return;
         }
@@ -1088,6 +1090,10 @@ public final class BrokerSession implements AutoCloseable {
             }
         } finally {
             closed = true;
+            for (BrokerConsumer c : consumers) {
+                c.subscription.openConsumers.decrementAndGet();
+            }
+            consumers.clear();
         }
     }
 }

@@ -75,6 +75,8 @@ public final class Subscription {
     private final Object flow = new Object();
 
     private volatile int flowWaiting;
+    /** Open consumers of this subscription in the instance (flow control's bound grows with them). */
+    final AtomicInteger openConsumers = new AtomicInteger();
 
     Subscription(Engine engine, DestinationRuntime destination, long id, ShardHead[] heads) {
         this.engine = engine;
@@ -158,10 +160,15 @@ public final class Subscription {
         return n;
     }
 
-    /** Flow control's condition: every local consumer is at work and more than {@code max} wait untaken. */
+    /**
+     * Flow control's condition: every local consumer is at work and more wait untaken than the
+     * bound, which is the setting but never less than two prefetch ranges per open consumer (what
+     * keeps each consumer's next range ready; a smaller bound would starve consumers, not help them).
+     */
     private boolean consumersBehind(long max) {
         long active = TimeUnit.MILLISECONDS.toNanos(engine.settings().flowConsumerActiveMillis());
-        return waiters.size() == 0 && System.nanoTime() - lastTakeNanos < active && untaken() > max;
+        long bound = Math.max(max, 2L * engine.settings().prefetch() * openConsumers.get());
+        return waiters.size() == 0 && System.nanoTime() - lastTakeNanos < active && untaken() > bound;
     }
 
     /**

@@ -29,6 +29,7 @@ class FlowControlTest {
                 .set(BrokerProperty.FLOW_MAX_UNTAKEN, 10)
                 .set(BrokerProperty.FLOW_MAX_WAIT_MS, 120_000)
                 .set(BrokerProperty.FLOW_CONSUMER_ACTIVE_MS, 120_000)
+                .set(BrokerProperty.PREFETCH, 1) // one message per take: the bound is the setting
                 .build();
         try (Broker broker = Broker.start(config);
                 BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED);
@@ -39,9 +40,9 @@ class FlowControlTest {
             assertThat(broker.stats().flowWaits()).isZero();
 
             AtomicInteger received = new AtomicInteger();
-            assertThat(consumer.receive("flow.q", 5000, false)).isNotNull(); // takes m0..m9: 30 untaken
+            assertThat(consumer.receive("flow.q", 5000, false)).isNotNull(); // takes m0: 39 untaken
             received.incrementAndGet();
-            // the consumer is at work and 40 are untaken after this commit: the commit is held back
+            // the consumer is at work and 49 are untaken after this commit: the commit is held back
             CompletableFuture<Integer> receivedWhenReleased = CompletableFuture.supplyAsync(() -> {
                 sendAndCommit(producer, 40, 10);
                 return received.get();
@@ -53,11 +54,48 @@ class FlowControlTest {
                 assertThat(consumer.receive("flow.q", 5000, false)).isNotNull();
                 received.incrementAndGet();
             }
-            // released when the consumer took the range m30..m39, leaving m40..m49 untaken: 10
-            assertThat(receivedWhenReleased.get(60, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(30);
+            // released when the consumer took m39, leaving m40..m49 untaken: 10 (the 40th receive
+            // may not have returned yet when the producer looks)
+            assertThat(receivedWhenReleased.get(60, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(39);
             assertThat(broker.stats().flowWaits()).isEqualTo(1);
             assertThat(broker.stats().flowHeld()).isZero();
             consumer.commit();
+        }
+    }
+
+    @Test
+    void theBound_isAtLeastTwoRangesPerOpenConsumer(TestDatabase db) throws Exception {
+        var config = db.brokerConfig()
+                .set(BrokerProperty.FLOW_MAX_UNTAKEN, 10)
+                .set(BrokerProperty.FLOW_MAX_WAIT_MS, 120_000)
+                .set(BrokerProperty.FLOW_CONSUMER_ACTIVE_MS, 120_000)
+                .build(); // prefetch 10: three open consumers raise the bound from 10 to 60
+        try (Broker broker = Broker.start(config);
+                BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                BrokerSession consumer = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                BrokerSession idle1 = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                BrokerSession idle2 = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+            broker.admin().createQueue("flow.bound", QueueOptions.DEFAULTS.withShards(1));
+            idle1.createConsumer("flow.bound", null);
+            BrokerConsumer second = idle2.createConsumer("flow.bound", null);
+            BrokerConsumer c = consumer.createConsumer("flow.bound", null);
+            sendAndCommit(producer, "flow.bound", 0, 40);
+            assertThat(c.receive(5000, false)).isNotNull(); // takes m0..m9: 30 untaken, consumers at work
+            sendAndCommit(producer, "flow.bound", 40, 30); // 60 untaken: not beyond 2 x 10 x 3
+            assertThat(broker.stats().flowWaits()).isZero();
+
+            second.close(); // two open consumers: the bound is 40, and 60 wait
+            CompletableFuture<Void> held =
+                    CompletableFuture.runAsync(() -> sendAndCommit(producer, "flow.bound", 70, 10));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> broker.stats().flowHeld() == 1);
+            while (!held.isDone()) {
+                assertThat(c.receive(5000, false)).isNotNull();
+            }
+            held.get(60, TimeUnit.SECONDS);
+            assertThat(broker.stats().flowWaits()).isEqualTo(1);
+            consumer.rollback();
         }
     }
 
