@@ -52,8 +52,9 @@ CREATE OR REPLACE FUNCTION shardq.check_role(p_role text) RETURNS void
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
     IF p_role IS NULL OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = p_role) THEN
-        RAISE EXCEPTION 'role "%" does not exist: expected the name of a PostgreSQL role (CREATE ROLE ... LOGIN; nothing is granted to PUBLIC)',
-            left(p_role, 120) USING ERRCODE = '42704';
+        -- 22023 (invalid_parameter_value), not 42704: callers read 42704 as an unknown destination
+        RAISE EXCEPTION 'role "%" does not exist: expected an existing PostgreSQL role (CREATE ROLE ... LOGIN; nothing is granted to PUBLIC)',
+            left(p_role, 120) USING ERRCODE = '22023';
     END IF;
 END $$;
 

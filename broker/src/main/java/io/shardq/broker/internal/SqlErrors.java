@@ -37,14 +37,15 @@ public final class SqlErrors {
         } else if (state.equals("40001") || state.equals("40P01")) {
             kind = ErrorKind.ROLLED_BACK;
         } else if (state.equals("42704")) {
-            // shardq.check_role: an unknown role is bad input, not a missing destination
-            kind = detail.startsWith("role ") ? ErrorKind.INVALID_ARGUMENT : ErrorKind.UNKNOWN_DESTINATION;
+            kind = ErrorKind.UNKNOWN_DESTINATION;
         } else if (state.equals("42501")) {
             kind = ErrorKind.SECURITY; // shardq.require_administer / require_owner, or PostgreSQL's own refusal
         } else if (state.equals("42710")) {
             kind = ErrorKind.DESTINATION_EXISTS;
         } else if (state.equals("22023")) {
-            kind = detail != null && detail.contains("name") ? ErrorKind.INVALID_NAME : ErrorKind.INVALID_ARGUMENT;
+            // shardq.check_name's message; anything else (a shard count, a privilege, a role) is an
+            // argument, whatever the quoted input contains
+            kind = detail.startsWith("destination name ") ? ErrorKind.INVALID_NAME : ErrorKind.INVALID_ARGUMENT;
         } else if (state.equals("55000")) {
             kind = ErrorKind.ILLEGAL_STATE;
         } else {

@@ -717,6 +717,9 @@ public final class BrokerSession implements AutoCloseable {
      * destination this session also consumes from: it would wait for itself.
      */
     private void throttle(List<Batch> batches) {
+        if (engine.settings().flowMaxUntaken() <= 0) {
+            return; // off (the default): nothing to look at on the commit path
+        }
         DestinationRuntime last = null;
         for (Batch b : batches) {
             if (b.rt != last && !consumes(b.rt.info().name())) {

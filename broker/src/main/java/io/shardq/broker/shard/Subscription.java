@@ -184,7 +184,7 @@ public final class Subscription {
      */
     void throttle() {
         long max = engine.settings().flowMaxUntaken();
-        if (max <= 0 || !consumersBehind(max)) {
+        if (!consumersBehind(max)) {
             return;
         }
         long start = System.nanoTime();
