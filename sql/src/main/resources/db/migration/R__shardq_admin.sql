@@ -241,7 +241,8 @@ BEGIN
     v_id := shardq.destination_id(name);
     v_backlog := shardq.backlog(name);
     IF v_backlog > 0 AND NOT force THEN
-        RAISE EXCEPTION 'queue "%" is not empty: % message(s) waiting; drop it with force => true', name, v_backlog
+        RAISE EXCEPTION '% "%" is not empty: % message(s) waiting; drop it with force => true',
+            (SELECT d.kind FROM shardq.destination d WHERE d.id = v_id), name, v_backlog
             USING ERRCODE = '55000';
     END IF;
     EXECUTE format('DROP TABLE shardq.%I CASCADE', 'm_' || v_id);

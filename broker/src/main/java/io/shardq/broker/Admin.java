@@ -92,6 +92,145 @@ public final class Admin {
         return changed(name);
     }
 
+    // ---------------------------------------------------------------- topics
+
+    /** Creates a topic ({@code shardq.create_topic}); its subscriptions are added later. */
+    public DestinationInfo createTopic(String name, QueueOptions o) {
+        return createTopic(name, o, false);
+    }
+
+    /** Creates the topic with these options unless it exists; returns it either way. */
+    public DestinationInfo createTopicOrGet(String name, QueueOptions o) {
+        return createTopic(name, o, true);
+    }
+
+    private DestinationInfo createTopic(String name, QueueOptions o, boolean ifNotExists) {
+        Names.checkDestination(name);
+        call(
+                "select shardq.create_topic(?, shards => ?, slice_size => ?, max_attempts => ?, if_not_exists => ?)",
+                "creating topic " + name,
+                name,
+                o.shards(),
+                o.sliceSize(),
+                o.maxAttempts(),
+                ifNotExists);
+        return changed(name);
+    }
+
+    /** Drops the topic and its subscriptions; refuses one with undelivered messages unless {@code force}. */
+    public void dropTopic(String name, boolean force) {
+        Names.checkDestination(name);
+        call("select shardq.drop_topic(?, force => ?)", "dropping topic " + name, name, force);
+        catalog.forget(name);
+        changed.accept(name);
+    }
+
+    /**
+     * Changes what is not null, as {@link #alterQueue}, plus the expiry policy: {@code maxLag}
+     * (sequence numbers a subscription may fall behind) and {@code maxAgeSeconds} (age of its
+     * oldest unconsumed message); 0 clears a limit. Beyond them the maintenance leader expires the
+     * subscription's backlog (counted in {@link SubscriptionStats#expiredSeqs()}, logged).
+     */
+    public DestinationInfo alterTopic(
+            String name,
+            Integer shards,
+            Integer sliceSize,
+            Integer maxAttempts,
+            String deadLetterQueue,
+            Long maxLag,
+            Long maxAgeSeconds) {
+        Names.checkDestination(name);
+        if (deadLetterQueue != null) {
+            Names.checkDestination(deadLetterQueue);
+        }
+        call(
+                "select shardq.alter_topic(?, shards => ?::integer, slice_size => ?::integer, max_attempts => ?::integer,"
+                        + " dead_letter_name => ?::text, max_lag => ?::bigint, max_age_seconds => ?::bigint)",
+                "altering topic " + name,
+                name,
+                shards,
+                sliceSize,
+                maxAttempts,
+                deadLetterQueue,
+                maxLag,
+                maxAgeSeconds);
+        return changed(name);
+    }
+
+    /**
+     * Adds a durable shared subscription to the topic ({@code shardq.add_subscriber}, like Oracle's
+     * ADD_SUBSCRIBER): it keeps what is published from now on that matches {@code selector} (null:
+     * everything) until consumers take it; JMS consumers attach with {@code
+     * createSharedDurableConsumer(topic, name)} on a connection without a client id.
+     */
+    public void addSubscriber(String topic, String name, String selector) {
+        Names.checkDestination(topic);
+        if (selector != null && !selector.isBlank()) {
+            io.shardq.broker.selector.Selector.compile(selector);
+        }
+        call(
+                "select shardq.add_subscriber(?, ?, selector => ?::text)",
+                "adding subscriber " + name + " to " + topic,
+                topic,
+                name,
+                selector == null || selector.isBlank() ? null : selector);
+        changed(topic);
+    }
+
+    /**
+     * Removes a subscription of the topic ({@code shardq.remove_subscriber}); {@code clientId} names a
+     * JMS durable subscription's client (null for those added here). Refused while it has an active
+     * consumer unless {@code force}.
+     */
+    public void removeSubscriber(String topic, String name, String clientId, boolean force) {
+        Names.checkDestination(topic);
+        call(
+                "select shardq.remove_subscriber(?, ?, client_id => ?::text, force => ?)",
+                "removing subscriber " + name + " from " + topic,
+                topic,
+                name,
+                clientId,
+                force);
+        changed(topic);
+    }
+
+    /** The topic's subscriptions with their lag, from {@code shardq.subscriptions(topic)}. */
+    public List<SubscriptionStats> subscriptions(String topic) {
+        Names.checkDestination(topic);
+        List<SubscriptionStats> out = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "select name, client_id, kind, selector, bit, no_local, consumers, lag, oldest_age_ms,"
+                                + " holds_retirement, expired_seqs, expired_at, created_at"
+                                + " from shardq.subscriptions(?)")) {
+            ps.setString(1, topic);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    long age = rs.getLong(9);
+                    Long oldest = rs.wasNull() ? null : age;
+                    java.sql.Timestamp expiredAt = rs.getTimestamp(12);
+                    out.add(new SubscriptionStats(
+                            rs.getString(1),
+                            rs.getString(2),
+                            rs.getString(3),
+                            rs.getString(4),
+                            rs.getInt(5),
+                            rs.getBoolean(6),
+                            rs.getLong(7),
+                            rs.getLong(8),
+                            oldest,
+                            rs.getBoolean(10),
+                            rs.getLong(11),
+                            expiredAt == null ? null : expiredAt.toInstant(),
+                            rs.getTimestamp(13).toInstant()));
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the subscriptions of " + topic);
+        }
+        return out;
+    }
+
     public DestinationInfo start(String name, boolean enqueue, boolean dequeue) {
         Names.checkDestination(name);
         call("select shardq.start_queue(?, enqueue => ?, dequeue => ?)", "starting " + name, name, enqueue, dequeue);

@@ -141,14 +141,15 @@ public final class Broker implements AutoCloseable {
         long fallback = Math.max(30_000, 30 * beat);
         this.heartbeat = new Heartbeat(engine, runtimes.values(), prefix + "-heartbeat-1");
         this.maintainer = new SliceMaintainer(
-                database.dataSource(),
-                catalog,
-                retirer,
-                this::isMaintenanceLeader,
-                beat,
-                fallback,
-                System::nanoTime,
-                prefix + "-maintenance-1");
+                        database.dataSource(),
+                        catalog,
+                        retirer,
+                        this::isMaintenanceLeader,
+                        beat,
+                        fallback,
+                        System::nanoTime,
+                        prefix + "-maintenance-1")
+                .aliveSeconds(aliveSeconds());
         this.reclaimer = new DeadRowReclaimer(
                 database.dataSource(),
                 config.getInt(BrokerProperty.MAINTENANCE_LOCK_TIMEOUT_MS),
@@ -230,6 +231,12 @@ public final class Broker implements AutoCloseable {
     public BrowseCursor browse(String destination, Selector selector, BrowseCursor.Options options) {
         checkOpen();
         DestinationInfo d = admin.require(destination);
+        if (!d.isQueue()) {
+            throw new ShardQException(
+                    ErrorKind.INVALID_ARGUMENT,
+                    d.name() + " is a " + d.kind() + ": only queues can be browsed (see shardq.subscriptions for a"
+                            + " topic's subscriptions and their lag)");
+        }
         DestinationRuntime rt = runtimes.get(destination);
         if (rt != null && options.memory() == io.shardq.broker.browse.MemorySource.NONE) {
             // non-persistent messages this instance holds for the queue, as they are now
@@ -331,13 +338,35 @@ public final class Broker implements AutoCloseable {
         return runtime(name, createIfMissing).info();
     }
 
+    /**
+     * As {@link #requireDestination(String, boolean)} for a destination of {@code kind} ({@code
+     * queue} or {@code topic}): a missing one is created of that kind, and one of the other kind is
+     * refused ({@link ErrorKind#INVALID_ARGUMENT}, naming both).
+     */
+    public DestinationInfo requireDestination(String name, boolean createIfMissing, String kind) {
+        checkOpen();
+        DestinationRuntime rt = runtimes.get(name);
+        if (rt == null && "topic".equals(kind) && createIfMissing && autoCreate) {
+            Names.checkDestination(name);
+            if (catalog.find(name).isEmpty()) {
+                admin.createTopicOrGet(name, QueueOptions.DEFAULTS.withShards(defaultShards));
+            }
+        }
+        DestinationInfo info = runtime(name, createIfMissing).info();
+        if (!info.kind().equals(kind)) {
+            throw new ShardQException(
+                    ErrorKind.INVALID_ARGUMENT, "\"" + name + "\" is a " + info.kind() + ", not a " + kind);
+        }
+        return info;
+    }
+
     private DestinationRuntime createRuntime(String name, boolean createIfMissing) {
         DestinationInfo info = catalog.find(name).orElse(null);
         if (info == null) {
             if (!createIfMissing || !autoCreate) {
                 throw new ShardQException(
                         ErrorKind.UNKNOWN_DESTINATION,
-                        "queue \"" + name + "\" does not exist"
+                        "destination \"" + name + "\" does not exist"
                                 + (autoCreate
                                         ? ""
                                         : " (automatic creation is off: shardq.auto-create-destinations=false)"));
@@ -433,6 +462,105 @@ public final class Broker implements AutoCloseable {
                                 + " then set shardq.migrate-on-start=false)"
                         : "");
         return new ShardQException(privileges ? ErrorKind.SECURITY : ErrorKind.DATABASE, message, e);
+    }
+
+    /** How long an instance without a heartbeat still counts as alive, in whole seconds (the lease TTL). */
+    private int aliveSeconds() {
+        return (int) Math.max(1, (settings.leaseTtlMillis() + 999) / 1000);
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong nonDurableIds = new java.util.concurrent.atomic.AtomicLong();
+
+    private io.shardq.broker.shard.Subscription subscribe(DestinationRuntime topic, SubscriptionSpec spec) {
+        checkOpen();
+        String selector = spec.selector() == null || spec.selector().isBlank() ? null : spec.selector();
+        if (selector != null) {
+            Selector.compile(selector); // refused here with the parser's reason, not at publish
+        }
+        String name = spec.kind() == SubscriptionSpec.Kind.NON_DURABLE
+                ? "~" + instanceId + "." + nonDurableIds.incrementAndGet() + "." + java.util.UUID.randomUUID()
+                : spec.name();
+        if (spec.kind() == SubscriptionSpec.Kind.DURABLE
+                && (spec.clientId() == null || spec.clientId().isEmpty())) {
+            throw new ShardQException(
+                    ErrorKind.ILLEGAL_STATE,
+                    "an unshared durable subscription needs a client id: set one on the connection");
+        }
+        if (name == null) {
+            throw new ShardQException(ErrorKind.INVALID_ARGUMENT, "a " + spec.kind() + " subscription needs a name");
+        }
+        io.shardq.broker.message.Texts.requireEncodable(name, "the subscription name");
+        String clientId = spec.kind() == SubscriptionSpec.Kind.NON_DURABLE ? null : spec.clientId();
+        long id;
+        int bit;
+        try (Connection c = borrowConnection();
+                PreparedStatement ps = c.prepareStatement(Queries.get("subscription_subscribe"))) {
+            ps.setString(1, topic.info().name());
+            ps.setString(2, name);
+            ps.setString(3, clientId);
+            ps.setString(4, selector);
+            ps.setBoolean(5, spec.kind().shared());
+            ps.setBoolean(6, spec.kind().durable());
+            ps.setBoolean(7, spec.noLocal());
+            ps.setLong(8, instanceId);
+            ps.setString(9, spec.connectionId());
+            ps.setInt(10, aliveSeconds());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                id = rs.getLong(1);
+                bit = rs.getInt(2);
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "subscribing to " + topic.info().name());
+        }
+        // our own next publish stamps with the new subscription without waiting for the NOTIFY
+        apply(topic.info().name(), catalog.reload(topic.info().name()).orElse(null));
+        DestinationRuntime rt = runtimes.getOrDefault(topic.info().name(), topic);
+        return rt.topicSubscription(id, bit);
+    }
+
+    private void consumerClosed(io.shardq.broker.shard.Subscription sub) {
+        boolean deleted;
+        try (Connection c = borrowConnection();
+                PreparedStatement ps = c.prepareStatement(Queries.get("subscription_consumer_closed"))) {
+            ps.setLong(1, sub.id());
+            ps.setLong(2, instanceId);
+            ps.setInt(3, aliveSeconds());
+            try (ResultSet rs = ps.executeQuery()) {
+                deleted = rs.next() && rs.getBoolean(1);
+            }
+        } catch (SQLException | RuntimeException e) {
+            // the count is corrected when this instance stops or dies (reap_subscriptions)
+            LOG.warn(
+                    "{} - could not record a closed consumer of subscription {}: {}",
+                    instanceId,
+                    sub.id(),
+                    e.getMessage());
+            return;
+        }
+        if (deleted) {
+            String name = sub.destinationName();
+            sub.dropped();
+            apply(name, catalog.reload(name).orElse(null));
+        }
+    }
+
+    /**
+     * Deletes the durable subscription (client id, name), as JMS {@code Session.unsubscribe}:
+     * refused while it has an active consumer on any instance ({@link ErrorKind#ILLEGAL_STATE}),
+     * {@link ErrorKind#UNKNOWN_DESTINATION} when there is none.
+     */
+    public void unsubscribe(String clientId, String name) {
+        checkOpen();
+        try (Connection c = borrowConnection();
+                PreparedStatement ps = c.prepareStatement(Queries.get("subscription_unsubscribe"))) {
+            ps.setString(1, clientId);
+            ps.setString(2, name);
+            ps.setInt(3, aliveSeconds());
+            ps.execute();
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "unsubscribing " + name);
+        }
     }
 
     /** Longest JMS client id, in characters. */
@@ -537,7 +665,7 @@ public final class Broker implements AutoCloseable {
     private void wake(int destinationId) {
         DestinationRuntime rt = runtimesById.get(destinationId);
         if (rt != null) {
-            rt.queue().onWake();
+            rt.subscriptions().forEach(sub -> sub.onWake());
         }
     }
 
@@ -555,6 +683,16 @@ public final class Broker implements AutoCloseable {
         @Override
         public DataSource dataSource() {
             return database.dataSource();
+        }
+
+        @Override
+        public io.shardq.broker.shard.Subscription subscribe(DestinationRuntime topic, SubscriptionSpec spec) {
+            return Broker.this.subscribe(topic, spec);
+        }
+
+        @Override
+        public void unsubscribed(io.shardq.broker.shard.Subscription subscription) {
+            Broker.this.consumerClosed(subscription);
         }
 
         @Override

@@ -105,6 +105,7 @@ public final class Catalog {
                 rs.getString(7),
                 rs.getBoolean(8),
                 rs.getBoolean(9),
-                rs.getLong(10));
+                rs.getLong(10),
+                rs.getLong(11));
     }
 }

@@ -4,6 +4,8 @@ package io.shardq.broker.catalog;
  * One destination as the catalog describes it: an immutable snapshot.
  *
  * @param queueSubscription id of the single subscription of a queue (0 for topics)
+ * @param subVersion a topic's subscription version (moves when a subscription is created or
+ *     dropped; 0 for queues)
  */
 public record DestinationInfo(
         int id,
@@ -15,7 +17,12 @@ public record DestinationInfo(
         String deadLetterName,
         boolean enqueueEnabled,
         boolean dequeueEnabled,
-        long queueSubscription) {
+        long queueSubscription,
+        long subVersion) {
+
+    public boolean isTopic() {
+        return kind.equals("topic");
+    }
 
     public boolean isQueue() {
         return kind.equals("queue");

@@ -45,7 +45,8 @@ public final class Queries {
         return get(name).replace("/* TEMPLATE: parent */", parentTable(destinationId));
     }
 
-    private static final String ROW = "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea)";
+    private static final String ROW =
+            "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea, ?::bytea)";
     private static final java.util.concurrent.ConcurrentHashMap<String, String> RESERVING =
             new java.util.concurrent.ConcurrentHashMap<>();
 

@@ -46,7 +46,7 @@ public final class SqlErrors {
             // shardq.check_name's message; anything else (a shard count, a privilege, a role) is an
             // argument, whatever the quoted input contains
             kind = detail.startsWith("destination name ") ? ErrorKind.INVALID_NAME : ErrorKind.INVALID_ARGUMENT;
-        } else if (state.equals("55000")) {
+        } else if (state.equals("55000") || state.equals("55006")) {
             kind = ErrorKind.ILLEGAL_STATE;
         } else {
             kind = ErrorKind.DATABASE;

@@ -37,6 +37,11 @@ public final class BrokerMessage {
     private final int bodySize;
     /** Where a body that is not loaded can be read; null when loaded or when nobody can read it. */
     private final BodyRef bodyRef;
+    /**
+     * A stored topic message's subscriber bitmap (bit b = byte b/8, bit b%8), null for a queue's
+     * messages and before publishing. Never modified once set.
+     */
+    private final byte[] subscribers;
 
     /** Reads a body that is not loaded, e.g. one row of a slot by sequence number. */
     @FunctionalInterface
@@ -87,6 +92,7 @@ public final class BrokerMessage {
                 properties == null ? Map.of() : Collections.unmodifiableMap(checked(new LinkedHashMap<>(properties))),
                 body == null ? new byte[0] : body,
                 body == null ? 0 : body.length,
+                null,
                 null);
     }
 
@@ -104,7 +110,8 @@ public final class BrokerMessage {
             Map<String, Object> properties,
             byte[] body,
             int bodySize,
-            BodyRef bodyRef) {
+            BodyRef bodyRef,
+            byte[] subscribers) {
         Objects.requireNonNull(bodyType, "bodyType");
         if (priority < 0 || priority > 9) {
             throw new IllegalArgumentException("priority " + priority + " is out of range: expected 0..9");
@@ -123,9 +130,15 @@ public final class BrokerMessage {
         this.body = body;
         this.bodySize = bodySize;
         this.bodyRef = bodyRef;
+        this.subscribers = subscribers;
     }
 
     private BrokerMessage with(Map<String, Object> properties, byte[] body, int bodySize, BodyRef bodyRef) {
+        return with(properties, body, bodySize, bodyRef, subscribers);
+    }
+
+    private BrokerMessage with(
+            Map<String, Object> properties, byte[] body, int bodySize, BodyRef bodyRef, byte[] subscribers) {
         return new BrokerMessage(
                 messageId,
                 bodyType,
@@ -140,7 +153,8 @@ public final class BrokerMessage {
                 properties,
                 body,
                 bodySize,
-                bodyRef);
+                bodyRef,
+                subscribers);
     }
 
     /**
@@ -209,6 +223,30 @@ public final class BrokerMessage {
         }
         byte[] b = Objects.requireNonNull(bodyRef.read(), "body");
         return with(properties, b, b.length, null);
+    }
+
+    /**
+     * A copy carrying a topic's subscriber bitmap (the engine sets it at publish; the array is
+     * not copied and must not be changed afterwards).
+     */
+    public BrokerMessage withSubscribers(byte[] bitmap) {
+        return with(properties, body, bodySize, bodyRef, bitmap);
+    }
+
+    /** True when this stored topic message is for the subscription with bit {@code bit}. */
+    public boolean hasSubscriber(int bit) {
+        byte[] b = subscribers;
+        return b != null && bit >> 3 < b.length && (b[bit >> 3] & (1 << (bit & 7))) != 0;
+    }
+
+    /** The subscriber bitmap as stored (null for a queue's messages); do not change it. */
+    public byte[] subscribersBytes() {
+        return subscribers;
+    }
+
+    /** The subscriber bitmap's length in bytes (0 for a queue's messages). */
+    public int subscribersSize() {
+        return subscribers == null ? 0 : subscribers.length;
     }
 
     /** True when {@link #body()} can be called. */
@@ -280,6 +318,7 @@ public final class BrokerMessage {
 
     /** Approximate heap footprint (a body that is not loaded counts nothing), to bound the cache. */
     public int estimatedSize() {
+        // the subscriber bitmap is left out: a non-persistent message's room is reserved before it is stamped
         int size = 96 + (body == null ? 0 : body.length);
         for (Map.Entry<String, Object> e : properties.entrySet()) {
             size += 48 + e.getKey().length() * 2 + (e.getValue() instanceof String s ? s.length() * 2 : 16);

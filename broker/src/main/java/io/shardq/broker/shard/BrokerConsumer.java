@@ -48,7 +48,7 @@ public final class BrokerConsumer implements AutoCloseable {
         if (closed) {
             throw new ShardQException(ErrorKind.ILLEGAL_STATE, "the consumer of " + destination + " is closed");
         }
-        return session.receive(destination, timeoutMillis, deferAck, selector);
+        return session.receive(subscription, destination, timeoutMillis, deferAck, selector);
     }
 
     public boolean isClosed() {

@@ -68,6 +68,9 @@ public final class BrokerSession implements AutoCloseable {
         final int shard;
         final boolean deadLetters;
         final List<BrokerMessage> messages = new ArrayList<>();
+        /** What was stored, numbered from firstSeq (a topic's: stamped, unwanted ones left out). */
+        List<BrokerMessage> stored = List.of();
+
         long firstSeq;
         /** Written through the shard's writer, which cached them and moved the head already. */
         boolean published;
@@ -112,9 +115,9 @@ public final class BrokerSession implements AutoCloseable {
         /** This claim's commit is the shard's cursor mover in flight. */
         boolean mover;
 
-        Claim(DestinationRuntime rt, ShardState shard, boolean exclusive) {
-            this.rt = rt;
-            this.sub = rt.queue();
+        Claim(Subscription sub, ShardState shard, boolean exclusive) {
+            this.rt = sub.destination;
+            this.sub = sub;
             this.shard = shard;
             this.epoch = shard.leaseEpoch;
             this.exclusive = exclusive;
@@ -133,6 +136,16 @@ public final class BrokerSession implements AutoCloseable {
 
     public Mode mode() {
         return mode;
+    }
+
+    private TopicView.Origin origin = TopicView.Origin.NONE;
+
+    /**
+     * Who this session publishes as, for topic subscribers with noLocal: the JMS client id (null
+     * when none is set) and the connection's id. Set by the JMS layer when it opens the session.
+     */
+    public void origin(String clientId, String connectionId) {
+        this.origin = new TopicView.Origin(clientId, connectionId);
     }
 
     /** True while the session has sends or receives that are not committed yet. */
@@ -165,7 +178,30 @@ public final class BrokerSession implements AutoCloseable {
     public BrokerConsumer createConsumer(String destination, Selector selector) {
         checkOpen();
         DestinationRuntime rt = engine.runtime(destination, true);
+        if (!rt.info().isQueue()) {
+            throw new ShardQException(
+                    ErrorKind.INVALID_ARGUMENT,
+                    destination + " is a topic: consume from it through a subscription (subscribe)");
+        }
         BrokerConsumer c = new BrokerConsumer(this, destination, selector, rt.queue());
+        consumers.add(c);
+        return c;
+    }
+
+    /**
+     * A consumer of a topic subscription: attaches to the subscription {@code spec} names, or
+     * creates it, following JMS's rules (see {@code shardq.subscribe}). The subscription's
+     * selector was applied when each message was published; this consumer receives every message
+     * carrying the subscription's bit.
+     */
+    public BrokerConsumer subscribe(String topic, io.shardq.broker.SubscriptionSpec spec) {
+        checkOpen();
+        DestinationRuntime rt = engine.runtime(topic, true);
+        if (rt.info().isQueue()) {
+            throw new ShardQException(ErrorKind.INVALID_ARGUMENT, topic + " is a queue: subscriptions are for topics");
+        }
+        Subscription sub = engine.subscribe(rt, spec);
+        BrokerConsumer c = new BrokerConsumer(this, topic, null, sub);
         consumers.add(c);
         return c;
     }
@@ -180,15 +216,21 @@ public final class BrokerSession implements AutoCloseable {
         if (consumers.remove(c)) {
             c.subscription.openConsumers.decrementAndGet();
         }
-        if (closed) {
-            return;
-        }
-        for (BrokerConsumer other : consumers) {
-            if (other.destination().equals(c.destination())) {
+        try {
+            if (closed) {
                 return;
             }
+            for (BrokerConsumer other : consumers) {
+                if (other.subscription == c.subscription) {
+                    return;
+                }
+            }
+            giveBackUndelivered(cl -> cl.sub == c.subscription);
+        } finally {
+            if (c.subscription.bit >= 0) {
+                engine.unsubscribed(c.subscription);
+            }
         }
-        giveBackUndelivered(cl -> cl.rt.info().name().equals(c.destination()));
     }
 
     // ---------------------------------------------------------------- send
@@ -256,9 +298,12 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     private void writeBatch(Connection c, Batch b) throws SQLException {
-        long first = Enqueue.insertReserving(engine, c, b.rt, b.shard, b.messages);
-        b.firstSeq =
-                first >= 0 ? first : Enqueue.reserveAndInsert(engine, c, b.rt, b.shard, b.messages, tentativeSlices);
+        List<Enqueue.Part> parts = List.of(new Enqueue.Part(b.messages, origin));
+        if (Enqueue.insertReserving(engine, c, b.rt, b.shard, parts) < 0) {
+            Enqueue.reserveAndInsert(engine, c, b.rt, b.shard, parts, tentativeSlices);
+        }
+        b.firstSeq = parts.get(0).firstSeq;
+        b.stored = parts.get(0).stored;
     }
 
     // ---------------------------------------------------------------- receive
@@ -282,22 +327,29 @@ public final class BrokerSession implements AutoCloseable {
     public Delivery receive(String destination, long timeoutMillis, boolean deferAck, Selector selector) {
         checkOpen();
         DestinationRuntime rt = engine.runtime(destination, true);
+        return receive(rt.queue(), destination, timeoutMillis, deferAck, selector);
+    }
+
+    /** Receives from one subscription (a queue's, or a topic's through its consumer). */
+    Delivery receive(Subscription sub, String destination, long timeoutMillis, boolean deferAck, Selector selector) {
+        checkOpen();
+        DestinationRuntime rt = sub.destination;
         long now = System.nanoTime();
         long deadline =
                 timeoutMillis == 0 ? Long.MAX_VALUE : timeoutMillis < 0 ? now : now + timeoutMillis * 1_000_000L;
         boolean autoAck = mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE;
         try {
             while (true) {
-                Delivery d = next(rt, destination, selector);
+                Delivery d = next(sub, destination, selector);
                 if (d != null) {
                     if (autoAck && !deferAck) {
                         commitWork(true, true);
                     }
                     return d;
                 }
-                releaseIdleClaims(rt);
-                rt.queue().catchUp();
-                if (!rt.queue().awaitMessages(deadline, selector != null)) {
+                releaseIdleClaims(sub);
+                sub.catchUp();
+                if (!sub.awaitMessages(deadline, selector != null)) {
                     if (autoAck && hasUncommittedWork()) {
                         // only expired or dead-lettered messages were passed over on the way (a deferred
                         // acknowledgement is always made before the next receive): make that final
@@ -313,19 +365,20 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     /** One delivery attempt without waiting; null when nothing is available right now. */
-    private Delivery next(DestinationRuntime rt, String destination, Selector selector) {
+    private Delivery next(Subscription sub, String destination, Selector selector) {
+        DestinationRuntime rt = sub.destination;
         while (true) {
             if (!rt.info().dequeueEnabled()) {
                 return null;
             }
-            NpTaken np = takeNonPersistent(rt, selector);
+            NpTaken np = takeNonPersistent(sub, selector);
             if (np != null) {
                 if (np.delivered()) {
                     return new Delivery(destination, np.entry().message, np.entry().attempts + 1, -1, 0);
                 }
                 continue; // expired or dead-lettered on the way
             }
-            Claim claim = selector == null ? nextRange(rt) : nextExclusive(rt);
+            Claim claim = selector == null ? nextRange(sub) : nextExclusive(sub);
             if (claim == null) {
                 return null;
             }
@@ -347,6 +400,11 @@ public final class BrokerSession implements AutoCloseable {
             boolean settled = false;
             try {
                 BrokerMessage m = fetch(rt, s, seq, s.knownHead());
+                if (!sub.wants(m)) {
+                    claim.taken.add(seq); // a topic message without this subscription's bit: passed over
+                    settled = true;
+                    continue;
+                }
                 int attempts = s.attempts.getOrDefault(seq, 0);
                 if (attempts > 0) {
                     claim.attemptsToClear = true;
@@ -386,9 +444,9 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     /** A claim with a prefetched message to deliver: this session's own first, else a new range. */
-    private Claim nextRange(DestinationRuntime rt) {
+    private Claim nextRange(Subscription sub) {
         for (Claim cl : claims) {
-            if (cl.rt == rt && !cl.exclusive && !cl.prefetched.isEmpty()) {
+            if (cl.sub == sub && !cl.exclusive && !cl.prefetched.isEmpty()) {
                 if (cl.current() && cl.shard.leaseLive()) {
                     return cl;
                 }
@@ -399,23 +457,23 @@ public final class BrokerSession implements AutoCloseable {
             }
         }
         for (int attempt = 0; attempt < 4; attempt++) {
-            ShardState s = rt.queue().pickForRange();
+            ShardState s = sub.pickForRange();
             if (s == null) {
                 return null;
             }
-            Claim cl = claimOf(rt, s);
+            Claim cl = claimOf(sub, s);
             boolean first = cl == null || !cl.current();
             List<Long> got = s.take(prefetch(), first);
             if (got.isEmpty()) {
                 continue; // raced with another session; look again
             }
             s.recordWaits(got, engine.stats().steps);
-            rt.queue().rangeTaken();
+            sub.rangeTaken();
             if (first) {
                 if (cl != null) {
                     claims.remove(cl); // from an older lease: its commit fails on the cursor guard
                 }
-                cl = new Claim(rt, s, false);
+                cl = new Claim(sub, s, false);
                 claims.add(cl);
             }
             cl.prefetched.addAll(got);
@@ -441,9 +499,9 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     /** A selective session's claim: a shard it scans alone. */
-    private Claim nextExclusive(DestinationRuntime rt) {
+    private Claim nextExclusive(Subscription sub) {
         for (Claim cl : claims) {
-            if (cl.rt == rt
+            if (cl.sub == sub
                     && cl.exclusive
                     && cl.current()
                     && cl.shard.leaseLive()
@@ -451,13 +509,13 @@ public final class BrokerSession implements AutoCloseable {
                 return cl;
             }
         }
-        ShardState[] all = rt.queue().shards();
+        ShardState[] all = sub.shards();
         for (ShardState s : all) {
-            if (!s.mayBeScanned() || claimOf(rt, s) != null) {
+            if (!s.mayBeScanned() || claimOf(sub, s) != null) {
                 continue;
             }
             if (s.takeExclusive(this)) {
-                Claim cl = new Claim(rt, s, true);
+                Claim cl = new Claim(sub, s, true);
                 cl.scanNext = s.position + 1;
                 claims.add(cl);
                 if (s.nextUnconsumed(cl.scanNext) >= 0) {
@@ -468,9 +526,9 @@ public final class BrokerSession implements AutoCloseable {
         return null;
     }
 
-    private Claim claimOf(DestinationRuntime rt, ShardState s) {
+    private Claim claimOf(Subscription sub, ShardState s) {
         for (Claim cl : claims) {
-            if (cl.rt == rt && cl.shard == s) {
+            if (cl.sub == sub && cl.shard == s) {
                 return cl;
             }
         }
@@ -478,8 +536,8 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     /** Before waiting: give back what this session holds but has not delivered. */
-    private void releaseIdleClaims(DestinationRuntime rt) {
-        giveBackUndelivered(cl -> cl.rt == rt);
+    private void releaseIdleClaims(Subscription sub) {
+        giveBackUndelivered(cl -> cl.sub == sub);
     }
 
     /**
@@ -505,8 +563,8 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     /** The next non-persistent message (matching the selector), taken from the destination's memory. */
-    private NpTaken takeNonPersistent(DestinationRuntime rt, Selector selector) {
-        Subscription sub = rt.queue();
+    private NpTaken takeNonPersistent(Subscription sub, Selector selector) {
+        DestinationRuntime rt = sub.destination;
         for (Subscription.NpEntry e : sub.nonPersistent) {
             if (selector != null && !selector.matches(e.message)) {
                 continue;
@@ -637,7 +695,7 @@ public final class BrokerSession implements AutoCloseable {
         if (onlyOneBatch) {
             Batch b = toWrite.get(0);
             try {
-                b.firstSeq = b.rt.writer(b.shard).write(b.messages, mode == Mode.TRANSACTED);
+                b.firstSeq = b.rt.writer(b.shard).write(b.messages, origin, mode == Mode.TRANSACTED);
                 b.published = true;
             } catch (RuntimeException e) {
                 boolean inDoubt = e instanceof ShardQException se && se.kind() == ErrorKind.IN_DOUBT;
@@ -722,7 +780,7 @@ public final class BrokerSession implements AutoCloseable {
         }
         DestinationRuntime last = null;
         for (Batch b : batches) {
-            if (b.rt != last && !consumes(b.rt.info().name())) {
+            if (b.rt != last && b.rt.info().isQueue() && !consumes(b.rt.info().name())) {
                 b.rt.queue().throttle();
             }
             last = b.rt;
@@ -744,7 +802,9 @@ public final class BrokerSession implements AutoCloseable {
      */
     private List<Claim> planCursorMoves() {
         List<Claim> moving = new ArrayList<>();
-        claims.sort(Comparator.comparingInt((Claim cl) -> cl.rt.info().id()).thenComparingInt(cl -> cl.shard.shardNo));
+        claims.sort(Comparator.comparingInt((Claim cl) -> cl.rt.info().id())
+                .thenComparingInt(cl -> cl.shard.shardNo)
+                .thenComparingLong(cl -> cl.sub.id));
         for (Claim cl : claims) {
             cl.outOfOrder.clear();
             if (cl.taken.isEmpty()) {
@@ -849,14 +909,14 @@ public final class BrokerSession implements AutoCloseable {
     private void afterCommit(List<Batch> batches, boolean sends, boolean consumption) {
         Enqueue.publish(tentativeSlices);
         for (Batch b : batches) {
-            int n = b.messages.size();
-            engine.stats().enqueued.add(n);
-            if (external != null || b.published) {
+            engine.stats().enqueued.add(b.messages.size());
+            int n = b.stored.size();
+            if (external != null || b.published || n == 0) {
                 continue; // external: the application may still roll back; consumers find these by polling
             }
             int dest = b.rt.info().id();
             for (int i = 0; i < n; i++) {
-                engine.cache().put(dest, b.shard, b.firstSeq + i, b.messages.get(i));
+                engine.cache().put(dest, b.shard, b.firstSeq + i, b.stored.get(i));
             }
             b.rt.advanceHead(b.shard, b.firstSeq + n - 1);
         }
@@ -875,8 +935,11 @@ public final class BrokerSession implements AutoCloseable {
                 continue;
             }
             int dest = cl.rt.info().id();
+            boolean shared = cl.sub.bit >= 0; // a topic's messages stay cached for its other subscriptions
             for (long seq : cl.taken) {
-                engine.cache().remove(dest, cl.shard.shardNo, seq);
+                if (!shared) {
+                    engine.cache().remove(dest, cl.shard.shardNo, seq);
+                }
                 if (cl.attemptsToClear) {
                     cl.shard.attempts.remove(seq);
                 }
@@ -913,11 +976,45 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     /** Committed non-persistent sends become deliverable (their room was reserved when buffered). */
-    private static void offerAll(List<NpSend> sends) {
+    private void offerAll(List<NpSend> sends) {
         for (NpSend np : sends) {
-            np.rt().queue().offerNonPersistent(new Subscription.NpEntry(np.message(), 0), false);
+            if (np.rt().info().isQueue()) {
+                np.rt().queue().offerNonPersistent(new Subscription.NpEntry(np.message(), 0), false);
+            } else {
+                offerToSubscriptions(np.rt(), np.message());
+            }
         }
         sends.clear();
+    }
+
+    /**
+     * A non-persistent topic message goes to the subscriptions this instance serves whose
+     * selector (and noLocal) wants it, one copy each; nobody else ever sees it (see "Topics").
+     */
+    private void offerToSubscriptions(DestinationRuntime rt, BrokerMessage m) {
+        TopicView view;
+        try (Connection c = engine.borrowConnection()) {
+            view = rt.topicView(c);
+        } catch (SQLException | RuntimeException e) {
+            view = null; // the subscriptions cannot be read: nobody gets it (non-persistent: at most once)
+        }
+        byte[] bits = view == null ? null : view.bitmap(m, origin);
+        boolean reserved = true; // the first copy uses the room reserved at send
+        if (bits != null) {
+            BrokerMessage stamped = m.withSubscribers(bits);
+            for (Subscription sub : rt.subscriptions()) {
+                if (sub.wants(stamped)) {
+                    if (!reserved) {
+                        engine.reserveNonPersistent(stamped, true);
+                    }
+                    reserved = false;
+                    sub.offerNonPersistent(new Subscription.NpEntry(stamped, 0), false);
+                }
+            }
+        }
+        if (reserved) {
+            engine.releaseNonPersistent(m);
+        }
     }
 
     /** Discarded non-persistent sends give their room back. */

@@ -26,8 +26,13 @@ public final class DestinationRuntime {
     private volatile ShardHead[] heads;
     private volatile ShardWriter[] writers;
     final SliceMap slices;
-    /** The queue's one subscription (topics will have many). */
+    /** The queue's one subscription; null for a topic. */
     private volatile Subscription queue;
+    /** A topic's subscriptions that this instance serves (a consumer opened one here), by id. */
+    private final java.util.concurrent.ConcurrentHashMap<Long, Subscription> topicSubs =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    /** A topic's subscriptions as its publishers see them (null until first needed, or stale). */
+    private volatile TopicView view;
 
     private final AtomicInteger producerCounter = new AtomicInteger();
     private final ThreadLocal<Integer> threadShard = new ThreadLocal<>();
@@ -38,7 +43,7 @@ public final class DestinationRuntime {
         this.slices = new SliceMap(info.id());
         this.heads = newHeads(info.shardCount(), null);
         this.writers = newWriters(heads.length, null);
-        this.queue = new Subscription(engine, this, info.queueSubscription(), heads);
+        this.queue = info.isQueue() ? new Subscription(engine, this, info.queueSubscription(), -1, heads) : null;
     }
 
     public DestinationInfo info() {
@@ -47,7 +52,61 @@ public final class DestinationRuntime {
 
     /** The queue's subscription: the owner of its per-shard cursors. */
     public Subscription queue() {
-        return queue;
+        Subscription q = queue;
+        if (q == null) {
+            throw new io.shardq.broker.ShardQException(
+                    io.shardq.broker.ErrorKind.ILLEGAL_STATE,
+                    info.name() + " is a topic: receive from it through a subscription");
+        }
+        return q;
+    }
+
+    /** Every subscription this instance serves: a queue's one, or a topic's with local consumers. */
+    public java.util.Collection<Subscription> subscriptions() {
+        Subscription q = queue;
+        return q != null ? List.of(q) : topicSubs.values();
+    }
+
+    /** A topic's subscription as this instance serves it, made on first use. */
+    public Subscription topicSubscription(long id, int bit) {
+        return topicSubs.computeIfAbsent(id, k -> new Subscription(engine, this, id, bit, heads));
+    }
+
+    /** A topic subscription this instance no longer serves (deleted, or its last local consumer closed). */
+    void dropTopicSubscription(long id) {
+        Subscription s = topicSubs.remove(id);
+        if (s != null) {
+            s.waiters.wakeAll();
+        }
+    }
+
+    /**
+     * The subscriptions publishers stamp against: a queue's is empty; a topic's is read on first
+     * use and again once the catalog says the version moved (read on {@code c}, which may be a
+     * write's own connection).
+     */
+    TopicView topicView(Connection c) throws SQLException {
+        if (info.isQueue()) {
+            return TopicView.QUEUE;
+        }
+        TopicView v = view;
+        if (v == null || v.version < info.subVersion()) {
+            v = reloadTopicView(c);
+        }
+        return v;
+    }
+
+    /** Reads the topic's subscriptions again, on {@code c} (inside a write's transaction if it is in one). */
+    TopicView reloadTopicView(Connection c) throws SQLException {
+        TopicView fresh = TopicView.load(c, info.id(), view);
+        synchronized (this) {
+            if (view == null || fresh.version >= view.version) {
+                view = fresh;
+                // subscriptions deleted elsewhere (unsubscribed, removed, expired with their instance)
+                topicSubs.keySet().removeIf(id -> fresh.entry(id) == null);
+            }
+        }
+        return fresh;
     }
 
     /** The head of a shard as this instance knows it. */
@@ -64,10 +123,14 @@ public final class DestinationRuntime {
         if (fresh.shardCount() != heads.length) {
             writers = newWriters(fresh.shardCount(), writers);
             heads = newHeads(fresh.shardCount(), heads);
-            queue.resize(heads);
+            for (Subscription sub : subscriptions()) {
+                sub.resize(heads);
+            }
         }
         info = fresh;
-        queue.waiters.wakeAll();
+        for (Subscription sub : subscriptions()) {
+            sub.waiters.wakeAll();
+        }
     }
 
     private static ShardHead[] newHeads(int n, ShardHead[] old) {
@@ -166,7 +229,9 @@ public final class DestinationRuntime {
     void advanceHead(int shard, long head) {
         long added = heads[shard].raise(head);
         if (added > 0) {
-            queue.messagesArrived(added);
+            for (Subscription sub : subscriptions()) {
+                sub.messagesArrived(added);
+            }
         }
     }
 }

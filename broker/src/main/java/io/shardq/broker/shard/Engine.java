@@ -40,6 +40,15 @@ public interface Engine {
     /** The runtime of a dead-letter queue, created if missing even when auto-create is off. */
     DestinationRuntime deadLetterRuntime(String name);
 
+    /**
+     * Attaches a new consumer to the topic subscription {@code spec} names, creating it if needed
+     * ({@code shardq.subscribe}), and returns the subscription as this instance serves it.
+     */
+    Subscription subscribe(DestinationRuntime topic, io.shardq.broker.SubscriptionSpec spec);
+
+    /** A consumer of a topic subscription closed ({@code shardq.consumer_closed}). */
+    void unsubscribed(Subscription subscription);
+
     /** True when other live instances exist (then waiting consumers ask for a NOTIFY). */
     boolean otherInstancesAlive();
 

@@ -28,15 +28,57 @@ final class Enqueue {
     private Enqueue() {}
 
     /**
-     * One statement: reserve from the expected next_seq and insert, in the current slice. Returns
-     * the first sequence number, or -1, having changed nothing, when the guess was wrong or the
-     * batch does not fit in the known slice.
+     * What one session hands to a write: its messages in send order and who sent them. The write
+     * fills in {@link #stored} (for a topic: stamped with subscriber bitmaps, those nobody wants
+     * left out) and {@link #firstSeq}, the sequence number of its first stored message.
      */
-    static long insertReserving(Engine engine, Connection c, DestinationRuntime rt, int shard, List<BrokerMessage> ms)
+    static final class Part {
+        final List<BrokerMessage> messages;
+        final TopicView.Origin origin;
+        List<BrokerMessage> stored = List.of();
+        long firstSeq;
+
+        Part(List<BrokerMessage> messages, TopicView.Origin origin) {
+            this.messages = messages;
+            this.origin = origin;
+        }
+    }
+
+    /** Stamps every part against {@code view}; returns how many messages are to be stored. */
+    private static int stamp(List<Part> parts, TopicView view) {
+        int n = 0;
+        for (Part p : parts) {
+            p.stored = view.stamp(p.messages, p.origin);
+            n += p.stored.size();
+        }
+        return n;
+    }
+
+    /** Numbers the stored messages of the parts from {@code first}, in order. */
+    private static void number(List<Part> parts, long first) {
+        long seq = first;
+        for (Part p : parts) {
+            p.firstSeq = seq;
+            seq += p.stored.size();
+        }
+    }
+
+    /**
+     * One statement: reserve from the expected next_seq and insert, in the current slice. Returns
+     * the first sequence number, or -1, having changed nothing, when the guess was wrong, the
+     * batch does not fit in the known slice, or a topic's subscriptions changed since its view.
+     * When nothing is to be stored (no subscription wants any of it) nothing is written.
+     */
+    static long insertReserving(Engine engine, Connection c, DestinationRuntime rt, int shard, List<Part> parts)
             throws SQLException {
         DestinationInfo d = rt.info();
-        int n = ms.size();
+        TopicView view = rt.topicView(c);
+        int n = stamp(parts, view);
         long expected = rt.head(shard) + 1;
+        if (n == 0) {
+            number(parts, expected);
+            return expected;
+        }
         SliceMap.Slice slice = rt.slices.find(shard, expected);
         if (slice == null || expected + n - 1 > slice.last() || n > FAST_MAX_ROWS) {
             return -1;
@@ -49,17 +91,21 @@ final class Enqueue {
             ps.setInt(i++, d.id());
             ps.setInt(i++, shard);
             ps.setLong(i++, expected);
+            ps.setLong(i++, view.version);
             ps.setInt(i++, shard);
             ps.setInt(i++, slice.slot());
-            for (int k = 0; k < n; k++) {
-                BrokerMessage m = ms.get(k);
-                ps.setLong(i++, expected + k);
-                ps.setLong(i++, now);
-                ps.setLong(i++, m.deliverAt());
-                ps.setLong(i++, m.expiration());
-                ps.setShort(i++, (short) m.priority());
-                ps.setBytes(i++, HeaderCodec.encode(m));
-                ps.setBytes(i++, m.body());
+            long seq = expected;
+            for (Part p : parts) {
+                for (BrokerMessage m : p.stored) {
+                    ps.setLong(i++, seq++);
+                    ps.setLong(i++, now);
+                    ps.setLong(i++, m.deliverAt());
+                    ps.setLong(i++, m.expiration());
+                    ps.setShort(i++, (short) m.priority());
+                    ps.setBytes(i++, view.topic ? m.subscribersBytes() : null);
+                    ps.setBytes(i++, HeaderCodec.encode(m));
+                    ps.setBytes(i++, m.body());
+                }
             }
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -69,19 +115,56 @@ final class Enqueue {
             }
         }
         notifyIfWaited(engine, c, d, shard, notified);
+        number(parts, expected);
         return expected;
     }
 
-    /** Reserves the range (locking the shard row) and inserts one multi-row batch per slice. */
+    /**
+     * Reserves the range (locking the shard row) and inserts one multi-row batch per slice. A
+     * topic's shard row is locked first and the view checked against its version (reloaded in
+     * this transaction if it changed), so the bitmaps match subscriptions that cannot change until
+     * the commit.
+     */
     static long reserveAndInsert(
             Engine engine,
             Connection c,
             DestinationRuntime rt,
             int shard,
-            List<BrokerMessage> ms,
+            List<Part> parts,
             List<TentativeSlice> tentative)
             throws SQLException {
         DestinationInfo d = rt.info();
+        TopicView view = TopicView.QUEUE;
+        if (!d.isQueue()) {
+            long version;
+            long next;
+            try (PreparedStatement ps = c.prepareStatement(Queries.get("shard_lock_version"))) {
+                ps.setInt(1, d.id());
+                ps.setInt(2, shard);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new ShardQException(
+                                ErrorKind.UNKNOWN_DESTINATION, d.kind() + " " + d.name() + " no longer exists");
+                    }
+                    version = rs.getLong(1);
+                    next = rs.getLong(2);
+                }
+            }
+            view = rt.topicView(c);
+            if (view.version != version) {
+                view = rt.reloadTopicView(c);
+            }
+            if (stamp(parts, view) == 0) {
+                number(parts, next);
+                return next;
+            }
+        } else {
+            stamp(parts, view);
+        }
+        List<BrokerMessage> ms = new java.util.ArrayList<>();
+        for (Part p : parts) {
+            ms.addAll(p.stored);
+        }
         int n = ms.size();
         long first;
         long waiter;
@@ -116,7 +199,11 @@ final class Enqueue {
                     ps.setLong(5, m.deliverAt());
                     ps.setLong(6, m.expiration());
                     ps.setShort(7, (short) m.priority());
-                    ps.setNull(8, Types.BINARY);
+                    if (view.topic) {
+                        ps.setBytes(8, m.subscribersBytes());
+                    } else {
+                        ps.setNull(8, Types.BINARY);
+                    }
                     ps.setBytes(9, HeaderCodec.encode(m));
                     ps.setBytes(10, m.body());
                     ps.addBatch();
@@ -127,6 +214,7 @@ final class Enqueue {
             i += count;
         }
         notifyIfWaited(engine, c, d, shard, waiter);
+        number(parts, first);
         return first;
     }
 

@@ -66,7 +66,7 @@ public final class Heartbeat extends BackgroundService {
         double ttl = engine.settings().leaseTtlMillis() / 1000.0;
         try (Connection c = engine.dataSource().getConnection()) {
             Object[] hungry = runtimes.stream()
-                    .filter(rt -> rt.queue().hungry())
+                    .filter(rt -> rt.subscriptions().stream().anyMatch(Subscription::hungry))
                     .map(rt -> rt.info().id())
                     .toArray();
             try (PreparedStatement ps = c.prepareStatement(Queries.get("instance_heartbeat"))) {
@@ -98,9 +98,9 @@ public final class Heartbeat extends BackgroundService {
             long ttlNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
                     engine.settings().leaseTtlMillis());
             for (DestinationRuntime rt : runtimes) {
-                rt.queue()
-                        .leasesExtended(
-                                extended.getOrDefault(rt.info().queueSubscription(), Set.of()), renewStart + ttlNanos);
+                for (Subscription sub : rt.subscriptions()) {
+                    sub.leasesExtended(extended.getOrDefault(sub.id, Set.of()), renewStart + ttlNanos);
+                }
             }
             long heldReadNanos = System.nanoTime(); // leases taken after this are not in the read
             try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_select_held"))) {
@@ -123,22 +123,25 @@ public final class Heartbeat extends BackgroundService {
                 }
             }
             for (DestinationRuntime rt : runtimes) {
-                long sub = rt.info().queueSubscription();
-                rt.queue().keepOnlyLeases(renewed.getOrDefault(sub, Set.of()), heldReadNanos);
-                List<Integer> release = rt.queue()
-                        .leasesToRelease(hungryOthers.getOrDefault(rt.info().id(), 0));
-                if (!release.isEmpty()) {
-                    try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_release"))) {
-                        ps.setLong(1, sub);
-                        ps.setArray(2, c.createArrayOf("integer", release.toArray()));
-                        ps.setLong(3, me);
-                        ps.executeUpdate();
+                for (Subscription subscription : rt.subscriptions()) {
+                    long sub = subscription.id;
+                    subscription.keepOnlyLeases(renewed.getOrDefault(sub, Set.of()), heldReadNanos);
+                    List<Integer> release = subscription.leasesToRelease(
+                            hungryOthers.getOrDefault(rt.info().id(), 0));
+                    if (!release.isEmpty()) {
+                        try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_release"))) {
+                            ps.setLong(1, sub);
+                            ps.setArray(2, c.createArrayOf("integer", release.toArray()));
+                            ps.setLong(3, me);
+                            ps.executeUpdate();
+                        }
+                        LOG.debug(
+                                "{} - released leases {} of {} subscription {}",
+                                me,
+                                release,
+                                rt.info().name(),
+                                sub);
                     }
-                    LOG.debug(
-                            "{} - released leases {} of {}",
-                            me,
-                            release,
-                            rt.info().name());
                 }
             }
         }

@@ -75,6 +75,10 @@ final class MessageReader {
                     byte[] body = rs.getBytes(7);
                     BrokerMessage m =
                             HeaderCodec.decode(rs.getBytes(6), body, rs.getShort(5), rs.getLong(4), rs.getLong(3));
+                    byte[] subscribers = rs.getBytes(9);
+                    if (subscribers != null) {
+                        m = m.withSubscribers(subscribers);
+                    }
                     if (body == null) {
                         m = m.withBodyRef(rs.getInt(8), bodyRef(engine, rt, shard, rowSeq));
                     } else {

@@ -35,11 +35,12 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
         /** From a transacted session: a refusal by the database is reported as its rollback. */
         final boolean transacted;
 
-        long firstSeq;
+        final Enqueue.Part part;
 
-        Request(List<BrokerMessage> messages, boolean transacted) {
+        Request(List<BrokerMessage> messages, TopicView.Origin origin, boolean transacted) {
             this.messages = messages;
             this.transacted = transacted;
+            this.part = new Enqueue.Part(messages, origin);
         }
     }
 
@@ -54,10 +55,10 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
      * On return they are committed, cached and visible to local consumers. Returns the first
      * sequence number.
      */
-    long write(List<BrokerMessage> messages, boolean transacted) {
-        Request r = new Request(messages, transacted);
+    long write(List<BrokerMessage> messages, TopicView.Origin origin, boolean transacted) {
+        Request r = new Request(messages, origin, transacted);
         submit(r);
-        return r.firstSeq;
+        return r.part.firstSeq;
     }
 
     @Override
@@ -71,14 +72,11 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
 
     @Override
     void run(List<Request> group) {
-        List<BrokerMessage> all;
-        if (group.size() == 1) {
-            all = group.get(0).messages;
-        } else {
-            all = new ArrayList<>();
-            for (Request q : group) {
-                all.addAll(q.messages);
-            }
+        List<Enqueue.Part> parts = new ArrayList<>(group.size());
+        for (Request q : group) {
+            parts.add(q.part);
+        }
+        if (group.size() > 1) {
             engine.stats().combinedWrites.add(group.size() - 1);
         }
         List<Enqueue.TentativeSlice> tentative = new ArrayList<>();
@@ -89,11 +87,11 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
         try (Connection c = engine.dataSource().getConnection()) {
             try {
                 committing = true; // the fast path is one statement in autocommit
-                first = Enqueue.insertReserving(engine, c, rt, shard, all);
+                first = Enqueue.insertReserving(engine, c, rt, shard, parts);
                 if (first < 0) {
                     committing = false;
                     c.setAutoCommit(false);
-                    first = Enqueue.reserveAndInsert(engine, c, rt, shard, all, tentative);
+                    first = Enqueue.reserveAndInsert(engine, c, rt, shard, parts, tentative);
                     committing = true;
                     c.commit();
                 }
@@ -119,14 +117,17 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
         if (failure == null) {
             Enqueue.publish(tentative);
             int dest = rt.info().id();
-            long seq = first;
-            for (Request q : group) {
-                q.firstSeq = seq;
-                for (BrokerMessage m : q.messages) {
+            long last = first - 1;
+            for (Enqueue.Part p : parts) {
+                long seq = p.firstSeq;
+                for (BrokerMessage m : p.stored) {
                     engine.cache().put(dest, shard, seq++, m);
                 }
+                last = Math.max(last, seq - 1);
             }
-            rt.advanceHead(shard, seq - 1);
+            if (last >= first) {
+                rt.advanceHead(shard, last);
+            }
         }
         for (Request q : group) {
             q.finish(refused != null && q.transacted ? BrokerSession.rolledBack(refused) : failure);

@@ -57,6 +57,10 @@ public final class Subscription {
     final DestinationRuntime destination;
     /** {@code shardq.subscription.id}. */
     final long id;
+    /** A topic subscription's bit in the subscriber bitmaps; -1 for a queue (every message is its). */
+    final int bit;
+    /** This instance's open consumers of a topic subscription, counted in the database too. */
+    final AtomicInteger localConsumers = new AtomicInteger();
 
     private volatile ShardState[] shards;
     final Waiters waiters = new Waiters();
@@ -78,15 +82,31 @@ public final class Subscription {
     /** Open consumers of this subscription in the instance (flow control's bound grows with them). */
     final AtomicInteger openConsumers = new AtomicInteger();
 
-    Subscription(Engine engine, DestinationRuntime destination, long id, ShardHead[] heads) {
+    Subscription(Engine engine, DestinationRuntime destination, long id, int bit, ShardHead[] heads) {
         this.engine = engine;
         this.destination = destination;
         this.id = id;
+        this.bit = bit;
         this.shards = cursors(heads, null);
     }
 
     public long id() {
         return id;
+    }
+
+    /** The name of the destination this subscription belongs to. */
+    public String destinationName() {
+        return destination.info().name();
+    }
+
+    /** The subscription was deleted: this instance no longer serves it. */
+    public void dropped() {
+        destination.dropTopicSubscription(id);
+    }
+
+    /** True when stored message {@code m} is for this subscription (a queue's always are). */
+    boolean wants(BrokerMessage m) {
+        return bit < 0 || m.hasSubscriber(bit);
     }
 
     ShardState[] shards() {

@@ -54,6 +54,12 @@ public final class SliceMaintainer extends BackgroundService {
     private final Set<String> crossings = ConcurrentHashMap.newKeySet();
     private volatile boolean scanAll;
     private long nextScanNanos;
+    /** Topics' subscription upkeep (dead instances' leftovers, the expiry policy): how often, next when. */
+    private final long upkeepNanos;
+
+    private long nextUpkeepNanos;
+    /** Instances without a heartbeat for this long are dead (the lease TTL, whole seconds). */
+    private volatile int aliveSeconds = 30;
 
     public SliceMaintainer(
             DataSource dataSource,
@@ -72,6 +78,13 @@ public final class SliceMaintainer extends BackgroundService {
         this.intervalMillis = intervalMillis;
         this.scanNanos = TimeUnit.MILLISECONDS.toNanos(scanMillis);
         this.nanoClock = nanoClock;
+        this.upkeepNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1000, 5 * intervalMillis));
+    }
+
+    /** How long an instance without a heartbeat still counts as alive (the lease TTL). */
+    public SliceMaintainer aliveSeconds(int seconds) {
+        this.aliveSeconds = Math.max(1, seconds);
+        return this;
     }
 
     /**
@@ -128,6 +141,10 @@ public final class SliceMaintainer extends BackgroundService {
         }
         crossings.clear(); // ours: the scan or the dirty set covers them
         long now = nanoClock.getAsLong();
+        if (now - nextUpkeepNanos >= 0) {
+            nextUpkeepNanos = now + upkeepNanos;
+            topicUpkeep();
+        }
         List<Integer> ids = new ArrayList<>();
         boolean scan = scanAll || now - nextScanNanos >= 0;
         if (scan) {
@@ -150,7 +167,43 @@ public final class SliceMaintainer extends BackgroundService {
         if (!dirty.isEmpty()) {
             return intervalMillis;
         }
-        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextScanNanos - nanoClock.getAsLong()));
+        long next = Math.min(nextScanNanos, nextUpkeepNanos);
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(next - nanoClock.getAsLong()));
+    }
+
+    /**
+     * On the leader, every few heartbeats: what dead instances left of topics (their consumer
+     * counts and non-durable subscriptions, {@code shardq.reap_subscriptions}), and the expiry
+     * policy of topics that have one ({@code shardq.expire_subscriptions}): a cursor it moves is
+     * logged, counted on its subscription, and its slices go to retirement.
+     */
+    private void topicUpkeep() throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get("subscription_reap"))) {
+                ps.setInt(1, aliveSeconds);
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    if (rs.next() && rs.getInt(1) > 0) {
+                        LOG.info("deleted {} non-durable subscription(s) left by dead instances", rs.getInt(1));
+                    }
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement(Queries.get("subscription_expire_all"));
+                    java.sql.ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    int topic = rs.getInt(1);
+                    LOG.warn(
+                            "the expiry policy of topic {} passed subscription \"{}\"{} over sequence numbers {} to {} of"
+                                    + " shard {}",
+                            rs.getString(2),
+                            rs.getString(3),
+                            rs.getString(4) == null ? "" : " (client id " + rs.getString(4) + ")",
+                            rs.getLong(6) + 1,
+                            rs.getLong(7),
+                            rs.getInt(5));
+                    dirty.add(topic);
+                }
+            }
+        }
     }
 
     private void maintain(int destinationId) throws SQLException {

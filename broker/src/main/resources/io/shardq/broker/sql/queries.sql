@@ -23,13 +23,15 @@ SELECT count(*) FROM shardq.instance WHERE stopped_at IS NULL AND heartbeat_at >
 -- name: destination_select_by_name
 SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead_letter_name,
        d.enqueue_enabled, d.dequeue_enabled,
-       (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription
+       (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription,
+       d.sub_version
   FROM shardq.destination d WHERE d.name = ?
 
 -- name: destination_select_all
 SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead_letter_name,
        d.enqueue_enabled, d.dequeue_enabled,
-       (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription
+       (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription,
+       d.sub_version
   FROM shardq.destination d ORDER BY d.name
 
 -- name: shard_reserve
@@ -217,16 +219,17 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 
 -- name: message_insert_reserving
 -- The enqueue fast path, one statement: reserve the range starting at the expected next_seq
--- and insert the rows; when another writer moved next_seq, nothing happens (0 rows) and the
--- caller falls back to shard_reserve + message_insert.
+-- and insert the rows; when another writer moved next_seq, or a topic's subscriptions changed
+-- since the subscriber bitmaps were computed (sub_version), nothing happens (0 rows) and the
+-- caller falls back to shard_lock_version / shard_reserve + message_insert.
 WITH r AS (
     UPDATE shardq.shard
        SET next_seq = next_seq + ?, waiter = NULL, notified = waiter
-     WHERE destination_id = ? AND shard_no = ? AND next_seq = ?
+     WHERE destination_id = ? AND shard_no = ? AND next_seq = ? AND sub_version = ?
     RETURNING notified)
 INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body)
-SELECT ?, ?, v.seq, v.enq, v.dlv, v.exp, v.prio, NULL, v.header, v.body
-  FROM (VALUES /* TEMPLATE: rows */) AS v (seq, enq, dlv, exp, prio, header, body)
+SELECT ?, ?, v.seq, v.enq, v.dlv, v.exp, v.prio, v.subs, v.header, v.body
+  FROM (VALUES /* TEMPLATE: rows */) AS v (seq, enq, dlv, exp, prio, subs, header, body)
  WHERE EXISTS (SELECT 1 FROM r)
 RETURNING (SELECT notified FROM r)
 
@@ -235,9 +238,9 @@ RETURNING (SELECT notified FROM r)
 -- bytes (octet_length reads the length, not the TOASTed value, so a large body is never read
 -- here), and no more rows once the headers and bodies before a row reach ? bytes (the first row
 -- always comes).
-SELECT seq, enqueued_at, deliver_at, expires_at, priority, header, body, body_size
+SELECT seq, enqueued_at, deliver_at, expires_at, priority, header, body, body_size, subscribers
   FROM (SELECT m.*, sum(octet_length(m.header) + coalesce(octet_length(m.body), 0)) OVER (ORDER BY m.seq) AS upto
-          FROM (SELECT seq, enqueued_at, deliver_at, expires_at, priority, header,
+          FROM (SELECT seq, enqueued_at, deliver_at, expires_at, priority, header, subscribers,
                        CASE WHEN octet_length(body) <= ? THEN body END AS body, octet_length(body) AS body_size
                   FROM /* TEMPLATE: leaf */ WHERE seq BETWEEN ? AND ?) m) r
  WHERE upto - octet_length(header) - coalesce(octet_length(body), 0) < ?
@@ -274,7 +277,8 @@ SELECT pg_notify('shardq_maintenance', p) FROM unnest(?::text[]) AS p
 -- name: destination_select_by_id
 SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead_letter_name,
        d.enqueue_enabled, d.dequeue_enabled,
-       (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription
+       (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription,
+       d.sub_version
   FROM shardq.destination d WHERE d.id = ?
 
 -- name: message_select_browse_page
@@ -329,3 +333,38 @@ SELECT shardq.has_privilege(r.role_name, d.id, 'send'),
        shardq.has_privilege(r.role_name, d.id, 'administer')
   FROM (SELECT ?::text AS role_name) r
   JOIN shardq.destination d ON d.name = ?
+
+-- name: shard_lock_version
+-- A topic's slow enqueue path: lock the shard row first (the visibility rule) and read the
+-- subscription version, so the bitmaps are computed against subscriptions that cannot change
+-- before this transaction ends.
+SELECT sub_version, next_seq FROM shardq.shard WHERE destination_id = ? AND shard_no = ? FOR UPDATE
+
+-- name: topic_view_select
+-- The subscriptions of a topic as publishers need them, with the version they belong to (one
+-- snapshot). A topic without subscriptions gives one row with a null id.
+SELECT d.sub_version, s.id, s.bit, s.selector, s.no_local, s.client_id, s.owner_connection
+  FROM shardq.destination d LEFT JOIN shardq.subscription s ON s.destination_id = d.id
+ WHERE d.id = ?
+ ORDER BY s.bit
+
+-- name: subscription_subscribe
+SELECT sub_id, sub_bit FROM shardq.subscribe(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+
+-- name: subscription_consumer_closed
+SELECT shardq.consumer_closed(?, ?, ?)
+
+-- name: subscription_unsubscribe
+SELECT shardq.unsubscribe(?, ?, ?)
+
+-- name: subscription_reap
+SELECT shardq.reap_subscriptions(?)
+
+-- name: subscription_expire_all
+-- The expiry policy of every topic that has one (the maintenance leader, every few heartbeats).
+SELECT d.id, d.name, e.subscription, e.client_id, e.shard_no, e.from_seq, e.to_seq
+  FROM shardq.destination d, LATERAL shardq.expire_subscriptions(d.id) e
+ WHERE d.kind = 'topic' AND (d.max_lag IS NOT NULL OR d.max_age_seconds IS NOT NULL)
+
+-- name: subscription_select_bit
+SELECT bit FROM shardq.subscription WHERE id = ?
