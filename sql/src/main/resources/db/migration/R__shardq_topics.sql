@@ -38,14 +38,17 @@ BEGIN
 END $$;
 
 -- Open consumers of a subscription on live instances (heartbeat within p_alive seconds).
+-- (plpgsql, not sql: its body is checked when it runs, so this file also applies to a schema
+-- rebuilt at an older version by a migration test.)
 CREATE OR REPLACE FUNCTION shardq.active_consumers(p_subscription bigint, p_alive integer DEFAULT 30) RETURNS bigint
-LANGUAGE sql STABLE AS $$
-    SELECT coalesce(sum(c.consumers), 0)::bigint
-      FROM shardq.subscription_consumer c
-      JOIN shardq.instance i ON i.id = c.instance_id
-     WHERE c.subscription_id = p_subscription AND i.stopped_at IS NULL
-       AND i.heartbeat_at > now() - make_interval(secs => p_alive)
-$$;
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    RETURN (SELECT coalesce(sum(c.consumers), 0)::bigint
+              FROM shardq.subscription_consumer c
+              JOIN shardq.instance i ON i.id = c.instance_id
+             WHERE c.subscription_id = p_subscription AND i.stopped_at IS NULL
+               AND i.heartbeat_at > now() - make_interval(secs => p_alive));
+END $$;
 
 -- A change to the topic's subscriptions: holds every shard row of the topic (waiting for the
 -- publishing transactions that hold them: the visibility rule) and bumps the subscription

@@ -30,7 +30,7 @@ class QueriesTest {
                         .replace("/* TEMPLATE: parent */", Queries.parentTable(1))
                         .replace(
                                 "/* TEMPLATE: rows */",
-                                "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea)");
+                                "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea, ?::bytea)");
                 s.execute("prepare q" + (i++) + " as " + PgSql.numbered(sql));
             }
         }

@@ -36,13 +36,21 @@ public final class Migrations {
 
     /** Applies every pending migration and returns how many ran and the resulting version. */
     public static Result migrate(DataSource dataSource) {
+        return migrate(dataSource, null);
+    }
+
+    /**
+     * Applies the pending migrations up to version {@code target} (null: all), for tests that
+     * rebuild an older schema; repeatable migrations are applied too.
+     */
+    public static Result migrate(DataSource dataSource, String target) {
         try (Connection lockConnection = dataSource.getConnection()) {
             try (PreparedStatement lock = lockConnection.prepareStatement("select pg_advisory_lock(?)")) {
                 lock.setLong(1, LOCK_KEY);
                 lock.execute();
             }
             try {
-                MigrateResult result = flyway(dataSource).migrate();
+                MigrateResult result = flyway(dataSource, target).migrate();
                 String version = currentVersion(dataSource).orElse("none");
                 if (result.migrationsExecuted > 0) {
                     LOG.info(
@@ -81,8 +89,16 @@ public final class Migrations {
     }
 
     private static Flyway flyway(DataSource dataSource) {
-        return Flyway.configure(Migrations.class.getClassLoader())
-                .dataSource(dataSource)
+        return flyway(dataSource, null);
+    }
+
+    private static Flyway flyway(DataSource dataSource, String target) {
+        org.flywaydb.core.api.configuration.FluentConfiguration config =
+                Flyway.configure(Migrations.class.getClassLoader());
+        if (target != null) {
+            config.target(target);
+        }
+        return config.dataSource(dataSource)
                 .schemas(SCHEMA)
                 .createSchemas(true)
                 .locations("classpath:db/migration")

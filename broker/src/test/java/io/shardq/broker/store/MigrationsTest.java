@@ -50,7 +50,7 @@ class MigrationsTest {
     @Test
     void v005_turnsTheOldPerMessageLog_intoRuns(TestDatabase db) throws Exception {
         dropSchema(db);
-        Migrations.migrate(db.dataSource());
+        Migrations.migrate(db.dataSource(), "5");
         try (Connection c = db.connect();
                 Statement s = c.createStatement()) {
             // the schema as it was before V005, with a per-message log holding two runs of one
@@ -67,7 +67,7 @@ class MigrationsTest {
                     + " (values (0, 3), (0, 4), (0, 5), (0, 9), (1, 7)) as x (shard, seq)"
                     + " where sub.destination_id = shardq.destination_id('v5')");
         }
-        assertThat(Migrations.migrate(db.dataSource()).applied()).isEqualTo(1);
+        assertThat(Migrations.migrate(db.dataSource(), "5").applied()).isEqualTo(1);
         try (Connection c = db.connect();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("select shard_no, first_seq, last_seq from shardq.dequeue_range"
