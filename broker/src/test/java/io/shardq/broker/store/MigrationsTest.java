@@ -62,12 +62,15 @@ class MigrationsTest {
                     + " shardq.subscription (id) on delete cascade, shard_no integer not null, seq bigint not null,"
                     + " primary key (subscription_id, shard_no, seq))");
             s.execute("delete from shardq.flyway_schema_history where version in ('5', '005')");
+            // and before V007, which Flyway would otherwise see applied ahead of V005
+            s.execute("drop table shardq.temporary_destination");
+            s.execute("delete from shardq.flyway_schema_history where version in ('7', '007')");
             s.execute("select shardq.create_queue('v5', shards => 2)");
             s.execute("insert into shardq.dequeue_log select sub.id, x.shard, x.seq from shardq.subscription sub,"
                     + " (values (0, 3), (0, 4), (0, 5), (0, 9), (1, 7)) as x (shard, seq)"
                     + " where sub.destination_id = shardq.destination_id('v5')");
         }
-        assertThat(Migrations.migrate(db.dataSource()).applied()).isEqualTo(1);
+        assertThat(Migrations.migrate(db.dataSource()).applied()).isEqualTo(2); // V005 and V007
         try (Connection c = db.connect();
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("select shard_no, first_seq, last_seq from shardq.dequeue_range"
