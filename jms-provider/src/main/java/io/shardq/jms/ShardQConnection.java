@@ -41,6 +41,7 @@ public final class ShardQConnection implements QueueConnection {
     private volatile boolean clientIdFixed;
     private String clientId;
     private volatile ExceptionListener exceptionListener;
+    private final OwnedTemporaries temporaries = new OwnedTemporaries(this);
 
     /** @param access what the connection's user may do: full for the factory's own role */
     ShardQConnection(ShardQConnectionFactory factory, Broker broker, RoleAccess access) {
@@ -54,6 +55,9 @@ public final class ShardQConnection implements QueueConnection {
      * privilege} on the queue (asked of PostgreSQL, cached; see {@link RoleAccess}).
      */
     void require(String queue, Privilege privilege) throws JMSException {
+        if (temporaries.owns(queue)) {
+            return; // its own temporary destination: the connection may do everything with it
+        }
         try {
             access.require(queue, privilege);
         } catch (RuntimeException e) {
@@ -63,6 +67,19 @@ public final class ShardQConnection implements QueueConnection {
 
     Broker broker() {
         return broker;
+    }
+
+    /** The temporary destinations this connection created. */
+    OwnedTemporaries temporaries() {
+        return temporaries;
+    }
+
+    /** Consumers open on the destination {@code name} in this connection's sessions. */
+    long consumersOn(String name) {
+        return sessions.stream()
+                .flatMap(s -> s.consumers().stream())
+                .filter(c -> c.queueDestination().getName().equals(name))
+                .count();
     }
 
     ObjectMessageAllowList allowList() {
@@ -281,6 +298,7 @@ public final class ShardQConnection implements QueueConnection {
             s.close();
         }
         sessions.clear();
+        temporaries.deleteAll();
         if (clientIdToken != null) {
             broker.releaseClientId(clientId, clientIdToken);
         }

@@ -155,6 +155,14 @@ public final class ShardQSession implements QueueSession {
     /** The delivered message as the application sees it, with its acknowledger. */
     Message toJms(Delivery d, ShardQDestination destination) throws JMSException {
         ShardQMessage m = MessageCodec.fromBroker(d.message(), destination, d.deliveryCount(), connection.allowList());
+        if (m.getJMSReplyTo() instanceof ShardQDestination r
+                && (r instanceof TemporaryQueue || r instanceof TemporaryTopic)) {
+            // a reply-to of this connection's own: the object it created, which delete() accepts
+            java.util.Optional<ShardQDestination> own = connection.temporaries().own(r.getName());
+            if (own.isPresent()) {
+                m.setJMSReplyTo(own.get());
+            }
+        }
         if (sessionMode == Session.CLIENT_ACKNOWLEDGE) {
             m.setAcknowledger(this::acknowledge);
         }
@@ -269,15 +277,25 @@ public final class ShardQSession implements QueueSession {
                 + " yet; use a queue");
     }
 
+    /**
+     * A temporary queue owned by this session's connection (see {@link ShardQTemporaryQueue}); its
+     * creation is DDL (a table per shard and slot), so create one per connection and reuse it
+     * for many requests rather than one per request.
+     */
     @Override
     public TemporaryQueue createTemporaryQueue() throws JMSException {
-        throw new JMSException("temporary queues are not available in ShardQ "
-                + ShardQConnectionMetaData.PROVIDER_VERSION + " yet; create a named queue");
+        checkOpen();
+        return connection.temporaries().createQueue();
     }
 
+    /**
+     * A temporary topic owned by this session's connection (see {@link ShardQTemporaryTopic}).
+     * Consuming from topics is not available yet.
+     */
     @Override
     public TemporaryTopic createTemporaryTopic() throws JMSException {
-        throw topicsNotYet();
+        checkOpen();
+        return connection.temporaries().createTopic();
     }
 
     // ---------------------------------------------------------------- producers, consumers, browsers
@@ -316,6 +334,7 @@ public final class ShardQSession implements QueueSession {
             throws JMSException {
         checkOpen();
         ShardQQueue queue = queueOf(destination);
+        connection.temporaries().checkConsumable(queue, "consume from");
         io.shardq.broker.selector.Selector selector;
         try {
             selector = io.shardq.broker.selector.Selector.compile(messageSelector);
@@ -349,6 +368,7 @@ public final class ShardQSession implements QueueSession {
     public QueueBrowser createBrowser(Queue queue, String messageSelector) throws JMSException {
         checkOpen();
         ShardQQueue q = queueOf(queue);
+        connection.temporaries().checkConsumable(q, "browse");
         io.shardq.broker.selector.Selector selector;
         try {
             selector = io.shardq.broker.selector.Selector.compile(messageSelector);
