@@ -125,6 +125,10 @@ final class OwnedTemporaries {
 
     /** At connection close, after its sessions: drops every temporary destination it still owns. */
     synchronized void deleteAll() {
+        if (connection.broker().isClosed()) {
+            owned.clear(); // the instance dropped them when it closed
+            return;
+        }
         for (String name : List.copyOf(owned.keySet())) {
             try {
                 connection.broker().dropTemporary(name, connectionId);
