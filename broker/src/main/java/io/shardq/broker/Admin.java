@@ -440,6 +440,49 @@ public final class Admin {
     }
 
     /**
+     * A temporary destination (JMS {@code TemporaryQueue} or {@code TemporaryTopic}), from {@code
+     * shardq.temporary_destinations()}.
+     *
+     * @param kind {@code queue} or {@code topic}
+     * @param instanceName null when the owning instance is no longer registered
+     * @param connectionId the owning JMS connection
+     * @param ownerAlive the owning instance is alive; if not, the maintenance leader drops it
+     */
+    public record Temporary(
+            String name,
+            String kind,
+            long instanceId,
+            String instanceName,
+            java.util.UUID connectionId,
+            long createdAtMillis,
+            boolean ownerAlive) {}
+
+    /** Every temporary destination with its owner, by name. */
+    public List<Temporary> temporaryDestinations() {
+        List<Temporary> out = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps =
+                        c.prepareStatement("select name, kind, instance_id, instance_name, connection_id,"
+                                + " created_at, owner_alive from shardq.temporary_destinations()")) {
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Temporary(
+                            rs.getString(1),
+                            rs.getString(2),
+                            rs.getLong(3),
+                            rs.getString(4),
+                            rs.getObject(5, java.util.UUID.class),
+                            rs.getTimestamp(6).getTime(),
+                            rs.getBoolean(7)));
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the temporary destinations");
+        }
+        return out;
+    }
+
+    /**
      * A dequeue lease on one shard's cursor, from {@code shardq.leases(queue)}.
      *
      * @param subscription the subscription's name ({@code ""} for a queue)
