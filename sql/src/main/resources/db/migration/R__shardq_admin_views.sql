@@ -91,11 +91,14 @@ RETURNS TABLE (
     connection_id  uuid,
     created_at     timestamptz,
     owner_alive    boolean)
-LANGUAGE sql STABLE AS $$
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    -- plpgsql: checked when it runs, so this file applies to a schema a test rebuilt before V007
+    RETURN QUERY
     SELECT d.name, d.kind, t.instance_id, i.name, t.connection_id, t.created_at,
            coalesce(i.stopped_at IS NULL AND i.heartbeat_at > now() - make_interval(secs => alive_within_seconds), false)
       FROM shardq.temporary_destination t
       JOIN shardq.destination d ON d.id = t.destination_id
       LEFT JOIN shardq.instance i ON i.id = t.instance_id
-     ORDER BY d.name
-$$;
+     ORDER BY d.name;
+END $$;
