@@ -54,10 +54,16 @@ public final class Admin {
     }
 
     private DestinationInfo create(String name, QueueOptions o, boolean ifNotExists) {
+        return create("queue", name, o, ifNotExists);
+    }
+
+    /** {@code shardq.create_queue} or {@code shardq.create_topic}, which take the same arguments. */
+    private DestinationInfo create(String kind, String name, QueueOptions o, boolean ifNotExists) {
         Names.checkDestination(name);
         call(
-                "select shardq.create_queue(?, shards => ?, slice_size => ?, max_attempts => ?, if_not_exists => ?)",
-                "creating queue " + name,
+                "select shardq.create_" + kind
+                        + "(?, shards => ?, slice_size => ?, max_attempts => ?, if_not_exists => ?)",
+                "creating " + kind + " " + name,
                 name,
                 o.shards(),
                 o.sliceSize(),
@@ -105,16 +111,7 @@ public final class Admin {
     }
 
     private DestinationInfo createTopic(String name, QueueOptions o, boolean ifNotExists) {
-        Names.checkDestination(name);
-        call(
-                "select shardq.create_topic(?, shards => ?, slice_size => ?, max_attempts => ?, if_not_exists => ?)",
-                "creating topic " + name,
-                name,
-                o.shards(),
-                o.sliceSize(),
-                o.maxAttempts(),
-                ifNotExists);
-        return changed(name);
+        return create("topic", name, o, ifNotExists);
     }
 
     /** Drops the topic and its subscriptions; refuses one with undelivered messages unless {@code force}. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.testing.ChildJvm;
 import io.shardq.broker.testing.PgTest;
 import io.shardq.broker.testing.TestDatabase;
 import jakarta.jms.Connection;
@@ -21,10 +22,6 @@ import jakarta.jms.Session;
 import jakarta.jms.TemporaryQueue;
 import jakarta.jms.TemporaryTopic;
 import jakarta.jms.TextMessage;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
@@ -278,44 +275,22 @@ class TemporaryDestinationTest {
                 .set(BrokerProperty.LEASE_TTL_MS, 2000)
                 .build())) {
             survivor.broker(); // started, so it can lead
-            List<String> cmd = List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    TemporaryQueueAndHangMain.class.getName(),
+            try (ChildJvm victim = ChildJvm.start(
+                    TemporaryQueueAndHangMain.class,
                     db.jdbcUrl(),
                     db.user(),
-                    db.password() == null ? "" : db.password());
-            Process victim = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            try {
-                BufferedReader out =
-                        new BufferedReader(new InputStreamReader(victim.getInputStream(), StandardCharsets.UTF_8));
-                String line = CompletableFuture.supplyAsync(() -> {
-                            try {
-                                String l;
-                                while ((l = out.readLine()) != null) {
-                                    if (l.startsWith("CREATED ")) {
-                                        return l;
-                                    }
-                                }
-                                return "exited";
-                            } catch (java.io.IOException e) {
-                                return e.toString();
-                            }
-                        })
-                        .get(2, TimeUnit.MINUTES);
+                    db.password() == null ? "" : db.password())) {
+                String line = victim.awaitLine("CREATED ");
                 assertThat(line).startsWith("CREATED tmp.");
                 String name = line.substring("CREATED ".length());
                 assertThat(exists(db, name)).isTrue();
-                victim.destroyForcibly().waitFor(30, TimeUnit.SECONDS); // SIGKILL: nothing cleans up
+                victim.kill(); // SIGKILL: nothing cleans up
 
                 Awaitility.await()
                         .atMost(Duration.ofMinutes(1))
                         .pollInterval(Duration.ofMillis(200))
                         .until(() -> !exists(db, name));
                 assertThat(tableOf(db, name)).isFalse();
-            } finally {
-                victim.destroyForcibly();
             }
         }
     }

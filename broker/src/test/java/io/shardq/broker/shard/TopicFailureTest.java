@@ -7,17 +7,14 @@ import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.SubscriptionSpec;
 import io.shardq.broker.SubscriptionSpec.Kind;
+import io.shardq.broker.testing.ChildJvm;
 import io.shardq.broker.testing.ClaimAndHangMain;
 import io.shardq.broker.testing.Messages;
 import io.shardq.broker.testing.PgTest;
 import io.shardq.broker.testing.TestDatabase;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Tag;
@@ -56,41 +53,12 @@ class TopicFailureTest {
                 p.start();
                 p.join();
             }
-            List<String> cmd = List.of(
-                    java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
-                            .toString(),
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    ClaimAndHangMain.class.getName(),
-                    db.jdbcUrl(),
-                    "t.crash",
-                    "40",
-                    "workers");
-            Process victim = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            try {
-                BufferedReader out =
-                        new BufferedReader(new InputStreamReader(victim.getInputStream(), StandardCharsets.UTF_8));
-                String line = CompletableFuture.supplyAsync(() -> {
-                            try {
-                                String l;
-                                while ((l = out.readLine()) != null) {
-                                    if (l.startsWith("CLAIMED")) {
-                                        return l;
-                                    }
-                                }
-                                return "exited";
-                            } catch (java.io.IOException e) {
-                                return e.toString();
-                            }
-                        })
-                        .get(2, TimeUnit.MINUTES);
-                assertThat(line).isEqualTo("CLAIMED 40");
+            try (ChildJvm victim = ChildJvm.start(ClaimAndHangMain.class, db.jdbcUrl(), "t.crash", "40", "workers")) {
+                assertThat(victim.awaitLine("CLAIMED")).isEqualTo("CLAIMED 40");
                 // the victim's consumer is open while it holds 40 messages in an open transaction
                 assertThat(a.admin().subscriptions("t.crash").get(0).consumers())
                         .isEqualTo(1);
-            } finally {
-                victim.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-            }
+            } // killed
             List<String> got = Collections.synchronizedList(new ArrayList<>());
             AtomicBoolean done = new AtomicBoolean();
             List<Thread> consumers = new ArrayList<>();
