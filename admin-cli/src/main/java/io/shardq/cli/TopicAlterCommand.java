@@ -52,8 +52,8 @@ final class TopicAlterCommand implements Callable<Integer> {
     @Option(
             names = "--max-lag",
             paramLabel = "N",
-            description = "messages a subscription may fall behind (over all shards) before its backlog"
-                    + " expires; 0 removes the limit")
+            description = "messages a subscription may fall behind before its backlog expires, shared evenly by"
+                    + " the shards (each keeps N / shards); 0 removes the limit")
     Long maxLag;
 
     @Option(

@@ -70,8 +70,22 @@ final class TopicCommand implements Runnable {
             return "backlogs never expire";
         }
         String lag = t.maxLag() == null ? null : Format.messages(t.maxLag());
-        String age = t.maxAgeSeconds() == null ? null : Format.duration(t.maxAgeSeconds() * 1000) + " old";
+        String age = t.maxAgeSeconds() == null ? null : age(t.maxAgeSeconds()) + " old";
         return "backlogs expire beyond " + (lag != null && age != null ? lag + " or " + age : lag != null ? lag : age);
+    }
+
+    /** A policy's age as it was likely given: "7 d", "12 h", "30 min", else "1 min 30 s". */
+    static String age(long seconds) {
+        if (seconds >= 86_400 && seconds % 86_400 == 0) {
+            return seconds / 86_400 + " d";
+        }
+        if (seconds >= 3600 && seconds % 3600 == 0) {
+            return seconds / 3600 + " h";
+        }
+        if (seconds >= 60 && seconds % 60 == 0) {
+            return seconds / 60 + " min";
+        }
+        return Format.duration(seconds * 1000);
     }
 
     /** "audit", or "audit of client id c1" for a JMS subscription with a client id. */

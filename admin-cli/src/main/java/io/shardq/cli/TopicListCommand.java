@@ -50,7 +50,7 @@ final class TopicListCommand implements Callable<Integer> {
                         t.destination().maxAttempts(),
                         t.destination().deadLetterQueue(),
                         t.maxLag(),
-                        t.maxAgeSeconds() == null ? null : Format.duration(t.maxAgeSeconds() * 1000),
+                        t.maxAgeSeconds() == null ? null : TopicCommand.age(t.maxAgeSeconds()),
                         t.subscriptions(),
                         t.retained());
                 json.add(TopicStatsCommand.json(t));

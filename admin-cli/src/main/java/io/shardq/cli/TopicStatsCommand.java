@@ -77,8 +77,9 @@ final class TopicStatsCommand implements Callable<Integer> {
                 out.println(SubscriptionCommand.retirementHeld(h));
             }
             if (t.maxLag() == null && t.maxAgeSeconds() == null) {
-                out.println("(consume it, remove it with shardq subscription remove " + t.name()
-                        + " NAME, or let its backlog expire: shardq topic alter " + t.name()
+                String which = holding.size() == 1 ? holding.get(0).name() : "NAME";
+                out.println("(consume it, remove it with shardq subscription remove " + t.name() + " " + which
+                        + ", or let its backlog expire: shardq topic alter " + t.name()
                         + " --max-lag N or --max-age DURATION)");
             }
         }
@@ -89,8 +90,8 @@ final class TopicStatsCommand implements Callable<Integer> {
                     sh.shardNo(),
                     sh.nextSeq(),
                     sh.slowestPosition(),
-                    sh.slowestSubscription() == null
-                            ? null
+                    sh.slowestSubscription() == null || sh.retained() == 0
+                            ? null // every subscription is at the head: nobody is behind
                             : TopicCommand.subscription(sh.slowestSubscription(), sh.slowestClientId())
                                     + (sh.slowestCount() > 1 ? " (+" + (sh.slowestCount() - 1) + " more)" : ""),
                     sh.retained(),

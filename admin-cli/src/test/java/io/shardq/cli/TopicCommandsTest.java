@@ -149,7 +149,7 @@ class TopicCommandsTest {
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out())
                 .startsWith("altered topic policy: 3 shards,")
-                .contains(", backlogs expire beyond 10,000 messages or 2 h 00 min old\n")
+                .contains(", backlogs expire beyond 10,000 messages or 2 h old\n")
                 .contains("shardq subscription list policy shows what each lost (EXPIRED)");
         assertThat(cli.queryLong("select count(*) from shardq.destination where name = 'policy' and max_lag = 10000"
                         + " and max_age_seconds = 7200 and shard_count = 3"))
@@ -158,6 +158,11 @@ class TopicCommandsTest {
         assertThat(t.get("maxLag").asLong()).isEqualTo(10000);
         assertThat(t.get("maxAgeSeconds").asLong()).isEqualTo(7200);
 
+        assertThat(cli.run("topic", "list").out()).containsPattern("policy\\s.*\\s10,000\\s+2 h\\s");
+        assertThat(cli.run("topic", "alter", "policy", "--max-age", "7d").out())
+                .contains("backlogs expire beyond 10,000 messages or 7 d old");
+        assertThat(cli.queryLong("select max_age_seconds from shardq.destination where name = 'policy'"))
+                .isEqualTo(7 * 86_400);
         assertThat(cli.run("topic", "alter", "policy", "--max-age", "90").out())
                 .contains("backlogs expire beyond 10,000 messages or 1 min 30 s old");
         assertThat(cli.run("topic", "alter", "policy", "--max-lag", "0").out())
@@ -307,7 +312,7 @@ class TopicCommandsTest {
                 .contains("  retirement       held by 1 subscription\n")
                 .containsPattern(
                         "\nretirement held by subscription stopped: lag 100 messages, oldest [0-9.]+ (ms|s) old\n")
-                .contains("(consume it, remove it with shardq subscription remove held NAME, or let its backlog"
+                .contains("(consume it, remove it with shardq subscription remove held stopped, or let its backlog"
                         + " expire: shardq topic alter held --max-lag N or --max-age DURATION)")
                 .containsPattern("SHARD\\s+NEXT SEQ\\s+SLOWEST CURSOR\\s+SLOWEST SUBSCRIPTION\\s+RETAINED\\s+SLICES\n"
                         + "\\s+0\\s+101\\s+0\\s+stopped\\s+100\\s+\\d+\n")
@@ -365,6 +370,8 @@ class TopicCommandsTest {
                 .contains("  retained         0 messages not yet passed by every subscription\n")
                 .contains("  oldest retained  -\n")
                 .contains("  retirement       not held")
+                // both shards: every subscription at the head, so nobody is named as the slowest
+                .containsPattern("SLOWEST SUBSCRIPTION.*\n(\\s+\\d\\s+\\d+\\s+\\d+\\s+-\\s+0\\s+\\d+\n){2}")
                 .doesNotContain("retirement held by");
         CliRunner.Run drop = cli.run("topic", "drop", "calm");
         assertThat(drop.exit()).as(drop.err()).isZero();
