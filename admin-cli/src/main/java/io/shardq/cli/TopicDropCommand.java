@@ -56,12 +56,12 @@ final class TopicDropCommand implements Callable<Integer> {
             spec.commandLine()
                     .getOut()
                     .println("dropped topic " + name
-                            + (t.subscriptions() > 0
-                                    ? ", its " + subscriptions(t.subscriptions())
-                                            + (retained > 0
-                                                    ? " and the " + Format.messages(retained) + " they held"
-                                                    : "")
-                                    : "")
+                            + (t.subscriptions() == 0
+                                    ? ""
+                                    : retained > 0
+                                            ? ", its " + subscriptions(t.subscriptions()) + " and the "
+                                                    + Format.messages(retained) + " they had not consumed"
+                                            : " and its " + subscriptions(t.subscriptions()))
                             + (dlqExists ? " (its dead-letter queue " + dlq + " is kept)" : ""));
             return 0;
         }

@@ -132,9 +132,12 @@ final class TopicStatsCommand implements Callable<Integer> {
 
     private static ObjectNode json(TopicStats s) {
         // as queue stats: "shardCount", and "shards" and "subscriptions" are the lists
-        ObjectNode o = json(s.topic());
-        o.remove(List.of("shards", "subscriptions"));
+        ObjectNode o = Json.object();
+        o.put("name", s.topic().name());
         o.put("shardCount", s.topic().destination().shardCount());
+        ObjectNode settings = json(s.topic());
+        settings.remove(List.of("name", "shards", "subscriptions"));
+        o.setAll(settings);
         o.put("published", s.published());
         if (s.oldestRetainedMillis() == null) {
             o.putNull("oldestRetainedAgeMillis");

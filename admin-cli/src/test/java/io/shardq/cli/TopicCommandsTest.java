@@ -351,7 +351,8 @@ class TopicCommandsTest {
                         + " (shardq topic stats held shows which); drop it anyway with --force\n");
         CliRunner.Run forced = cli.run("topic", "drop", "held", "--force");
         assertThat(forced.exit()).as(forced.err()).isZero();
-        assertThat(forced.out()).isEqualTo("dropped topic held, its 2 subscriptions and the 100 messages they held\n");
+        assertThat(forced.out())
+                .isEqualTo("dropped topic held, its 2 subscriptions and the 100 messages they had not consumed\n");
         assertThat(cli.queryLong("select count(*) from shardq.destination where name = 'held'"))
                 .isZero();
     }
@@ -375,7 +376,7 @@ class TopicCommandsTest {
                 .doesNotContain("retirement held by");
         CliRunner.Run drop = cli.run("topic", "drop", "calm");
         assertThat(drop.exit()).as(drop.err()).isZero();
-        assertThat(drop.out()).isEqualTo("dropped topic calm, its 1 subscription\n");
+        assertThat(drop.out()).isEqualTo("dropped topic calm and its 1 subscription\n");
     }
 
     /** The element of a JSON array whose "name" is {@code name} (test methods share the database). */
