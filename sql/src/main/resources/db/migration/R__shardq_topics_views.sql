@@ -9,9 +9,10 @@
 -- runs after R__shardq_topics.sql (shardq.topic_id, shardq.enqueued_at). plpgsql, so the bodies
 -- are checked when they run and the file also applies to a schema rebuilt at an older version.
 
--- One row per topic: its settings, its expiry policy (null: no limit), how many subscriptions it
--- has, and the messages it retains (stored, not yet passed by every subscription).
-CREATE OR REPLACE FUNCTION shardq.topics()
+-- One row per topic (or only the one named): its settings, its expiry policy (null: no limit), how
+-- many subscriptions it has, and the messages it retains (stored, not yet passed by every
+-- subscription).
+CREATE OR REPLACE FUNCTION shardq.topics(topic text DEFAULT NULL)
 RETURNS TABLE (
     name             text,
     shard_count      integer,
@@ -29,7 +30,7 @@ BEGIN
            (SELECT count(*) FROM shardq.subscription s WHERE s.destination_id = d.id),
            shardq.backlog(d.name)
       FROM shardq.destination d
-     WHERE d.kind = 'topic'
+     WHERE d.kind = 'topic' AND (topics.topic IS NULL OR d.name = topics.topic)
      ORDER BY d.name;
 END $$;
 

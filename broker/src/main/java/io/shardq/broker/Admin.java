@@ -255,8 +255,7 @@ public final class Admin {
         call("select shardq.topic_id(?)", "reading topic " + name, name); // names an unknown topic or a queue
         try (Connection c = dataSource.getConnection();
                 PreparedStatement ps = c.prepareStatement(
-                        "select name, max_lag, max_age_seconds, subscriptions, retained from shardq.topics()"
-                                + " where name = ?")) {
+                        "select name, max_lag, max_age_seconds, subscriptions, retained from shardq.topics(?)")) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
