@@ -1,11 +1,15 @@
 package io.shardq.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.shardq.broker.Admin;
 import io.shardq.broker.Broker;
 import io.shardq.broker.TopicInfo;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -31,6 +35,9 @@ final class TopicListCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (Broker broker = connection.startBroker("topic list")) {
             List<TopicInfo> topics = broker.admin().topics();
+            // as queue list: a JMS TemporaryTopic is a topic with an owner (its connection's instance)
+            Map<String, Admin.Temporary> temporary = broker.admin().temporaryDestinations().stream()
+                    .collect(Collectors.toMap(Admin.Temporary::name, t -> t));
             Table table = new Table(
                     "TOPIC",
                     "SHARDS",
@@ -40,9 +47,11 @@ final class TopicListCommand implements Callable<Integer> {
                     "MAX LAG",
                     "MAX AGE",
                     "SUBSCRIPTIONS",
+                    "TEMPORARY",
                     "RETAINED");
             ArrayNode json = Json.array();
             for (TopicInfo t : topics) {
+                Admin.Temporary tmp = temporary.get(t.name());
                 table.row(
                         t.name(),
                         t.destination().shardCount(),
@@ -52,8 +61,15 @@ final class TopicListCommand implements Callable<Integer> {
                         t.maxLag(),
                         t.maxAgeSeconds() == null ? null : TopicCommand.age(t.maxAgeSeconds()),
                         t.subscriptions(),
+                        tmp == null ? "-" : "instance " + tmp.instanceId() + (tmp.ownerAlive() ? "" : " (dead)"),
                         t.retained());
-                json.add(TopicStatsCommand.json(t));
+                ObjectNode o = TopicStatsCommand.json(t);
+                o.put("temporary", tmp != null);
+                if (tmp != null) {
+                    o.put("ownerInstance", tmp.instanceId());
+                    o.put("ownerAlive", tmp.ownerAlive());
+                }
+                json.add(o);
             }
             if (output.json) {
                 Json.print(out, json);

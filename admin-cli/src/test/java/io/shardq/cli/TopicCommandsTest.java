@@ -74,15 +74,35 @@ class TopicCommandsTest {
         assertThat(list.exit()).as(list.err()).isZero();
         assertThat(list.out())
                 .startsWith("TOPIC")
-                .containsPattern("prices\\s+2\\s+64\\s+5\\s+prices\\.DLQ\\s+-\\s+-\\s+0\\s+0");
+                .containsPattern("prices\\s+2\\s+64\\s+5\\s+prices\\.DLQ\\s+-\\s+-\\s+0\\s+-\\s+0\n");
         JsonNode json = named(cli.run("topic", "list", "--json").json(), "prices");
         assertThat(json.get("shards").asInt()).isEqualTo(2);
         assertThat(json.get("maxLag").isNull()).isTrue();
         assertThat(json.get("subscriptions").asLong()).isZero();
+        assertThat(json.get("temporary").asBoolean()).isFalse();
 
         assertThat(cli.run("queue", "list").out()).doesNotContain("prices");
         cli.run("queue", "create", "orders");
         assertThat(cli.run("topic", "list").out()).doesNotContain("orders");
+    }
+
+    @Test
+    void list_marksTemporaryTopics_withTheirOwner() {
+        try (Broker owner = cli.broker("test-owner")) {
+            String name =
+                    owner.createTemporary("topic", java.util.UUID.randomUUID()).name();
+
+            CliRunner.Run list = cli.run("topic", "list");
+            assertThat(list.exit()).as(list.err()).isZero();
+            assertThat(list.out())
+                    .containsPattern(java.util.regex.Pattern.quote(name) + "\\s+1\\s+.*\\s+instance "
+                            + owner.instanceId() + "\\s+0\n");
+            JsonNode t = named(cli.run("topic", "list", "--json").json(), name);
+            assertThat(t.get("temporary").asBoolean()).isTrue();
+            assertThat(t.get("ownerInstance").asLong()).isEqualTo(owner.instanceId());
+            assertThat(t.get("ownerAlive").asBoolean()).isTrue();
+            assertThat(cli.run("queue", "list").out()).doesNotContain(name);
+        }
     }
 
     @Test
@@ -227,7 +247,7 @@ class TopicCommandsTest {
         assertThat(e.get("kind").asText()).isEqualTo("shared durable");
         assertThat(e.get("holdsRetirement").asBoolean()).isFalse();
         assertThat(e.get("clientId").isNull()).isTrue();
-        assertThat(cli.run("topic", "list").out()).containsPattern("news\\s.*\\s2\\s+0\n");
+        assertThat(cli.run("topic", "list").out()).containsPattern("news\\s.*\\s2\\s+-\\s+0\n");
 
         CliRunner.Run removed = cli.run("subscription", "remove", "news", "eu");
         assertThat(removed.exit()).as(removed.err()).isZero();
