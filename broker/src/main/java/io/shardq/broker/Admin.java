@@ -228,6 +228,98 @@ public final class Admin {
         return out;
     }
 
+    /** Every topic with its expiry policy and what it retains, from {@code shardq.topics()}, by name. */
+    public List<TopicInfo> topics() {
+        List<TopicInfo> out = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "select name, max_lag, max_age_seconds, subscriptions, retained from shardq.topics()");
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                String name = rs.getString(1);
+                // a topic dropped since the statement ran is left out
+                catalog.reload(name).ifPresent(d -> out.add(topicInfo(d, rs)));
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "listing the topics");
+        }
+        return out;
+    }
+
+    /** The topic called {@code name}; UNKNOWN_DESTINATION when there is none, INVALID_ARGUMENT for a queue. */
+    public TopicInfo topic(String name) {
+        Names.checkDestination(name);
+        call("select shardq.topic_id(?)", "reading topic " + name, name); // names an unknown topic or a queue
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "select name, max_lag, max_age_seconds, subscriptions, retained from shardq.topics(?)")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new ShardQException(
+                            ErrorKind.UNKNOWN_DESTINATION, "destination \"" + name + "\" does not exist");
+                }
+                return topicInfo(require(name), rs);
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading topic " + name);
+        }
+    }
+
+    private static TopicInfo topicInfo(DestinationInfo d, ResultSet rs) {
+        try {
+            long lag = rs.getLong(2);
+            Long maxLag = rs.wasNull() ? null : lag;
+            long age = rs.getLong(3);
+            Long maxAge = rs.wasNull() ? null : age;
+            return new TopicInfo(d, maxLag, maxAge, rs.getLong(4), rs.getLong(5));
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading topic " + d.name());
+        }
+    }
+
+    /**
+     * A topic's shards (head, slowest cursor and whose, retained messages, slices, bytes) from
+     * {@code shardq.topic_shard_stats(topic)} and its subscriptions from {@code
+     * shardq.subscriptions(topic)}.
+     */
+    public TopicStats topicStats(String name) {
+        TopicInfo topic = topic(name);
+        List<TopicStats.Shard> shards = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("select shard_no, next_seq, slowest_position,"
+                        + " slowest_subscription, slowest_client_id, slowest_count, retained, oldest_retained_ms,"
+                        + " slices_in_use, slices_free, table_bytes, dead_tuples, owner_instance"
+                        + " from shardq.topic_shard_stats(?)")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    long pos = rs.getLong(3);
+                    Long slowest = rs.wasNull() ? null : pos;
+                    long age = rs.getLong(8);
+                    Long oldest = rs.wasNull() ? null : age;
+                    shards.add(new TopicStats.Shard(
+                            rs.getInt(1),
+                            rs.getLong(2),
+                            slowest,
+                            rs.getString(4),
+                            rs.getString(5),
+                            rs.getLong(6),
+                            rs.getLong(7),
+                            oldest,
+                            rs.getLong(9),
+                            rs.getLong(10),
+                            rs.getLong(11),
+                            rs.getLong(12),
+                            rs.getLong(13)));
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the shards of topic " + name);
+        }
+        return new TopicStats(topic, List.copyOf(shards), subscriptions(name));
+    }
+
     public DestinationInfo start(String name, boolean enqueue, boolean dequeue) {
         Names.checkDestination(name);
         call("select shardq.start_queue(?, enqueue => ?, dequeue => ?)", "starting " + name, name, enqueue, dequeue);
