@@ -43,6 +43,7 @@ public final class DestinationRuntime {
         this.slices = new SliceMap(info.id());
         this.heads = newHeads(info.shardCount(), null);
         this.writers = newWriters(heads.length, null);
+        this.cursorWriter = new CursorWriter(engine);
         this.queue = info.isQueue() ? new Subscription(engine, this, info.queueSubscription(), -1, heads) : null;
     }
 
@@ -115,6 +116,24 @@ public final class DestinationRuntime {
         return fresh;
     }
 
+    /** nanoTime of the last read of the shard heads by any subscription (they share the heads). */
+    private final java.util.concurrent.atomic.AtomicLong lastHeadPollNanos =
+            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - HEAD_POLL_SPACING_NANOS);
+
+    /** One read of the heads serves every subscription of the destination for this long. */
+    private static final long HEAD_POLL_SPACING_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10);
+
+    /**
+     * True for the one caller that may read the shard heads now: at most one read per 10 ms for
+     * all the destination's subscriptions (a topic's 1,000 idle consumers read them once, not 1,000
+     * times).
+     */
+    boolean headPollDue() {
+        long now = System.nanoTime();
+        long last = lastHeadPollNanos.get();
+        return now - last >= HEAD_POLL_SPACING_NANOS && lastHeadPollNanos.compareAndSet(last, now);
+    }
+
     /** The head of a shard as this instance knows it. */
     long head(int shardNo) {
         return heads[shardNo].get();
@@ -122,6 +141,13 @@ public final class DestinationRuntime {
 
     ShardWriter writer(int shardNo) {
         return writers[shardNo];
+    }
+
+    /** Group commit of this topic's consumer commits (see {@link CursorWriter}). */
+    private final CursorWriter cursorWriter;
+
+    CursorWriter cursorWriter() {
+        return cursorWriter;
     }
 
     /** Takes a fresh catalog snapshot (flags, max attempts, more shards). */

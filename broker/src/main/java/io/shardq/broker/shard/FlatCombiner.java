@@ -88,6 +88,26 @@ abstract class FlatCombiner<R extends FlatCombiner.Request> {
     /** Runs one group and finishes every request of it, on the thread holding {@link #running}. */
     abstract void run(List<R> group);
 
+    /** Rolls back a group's transaction that failed; quiet on a broken connection. */
+    static void rollbackQuietly(java.sql.Connection c) {
+        try {
+            if (!c.getAutoCommit()) {
+                c.rollback();
+            }
+        } catch (java.sql.SQLException ignored) {
+            // the connection is broken; the pool discards it
+        }
+    }
+
+    /** Puts a group's connection back in autocommit before it returns to the pool. */
+    static void restoreAutoCommit(java.sql.Connection c) {
+        try {
+            c.setAutoCommit(true);
+        } catch (java.sql.SQLException ignored) {
+            // broken connection: closing returns it to the pool, which evicts it
+        }
+    }
+
     /** Called only by the caller holding {@link #running}. */
     private List<R> drain() {
         List<R> group = new ArrayList<>();

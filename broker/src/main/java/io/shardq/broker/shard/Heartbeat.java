@@ -88,6 +88,8 @@ public final class Heartbeat extends BackgroundService {
             try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_renew"))) {
                 ps.setDouble(1, ttl);
                 ps.setLong(2, me);
+                // renewed once less than this is left: half the TTL, but never less than two beats
+                ps.setDouble(3, Math.max(ttl / 2, 2 * engine.settings().heartbeatMillis() / 1000.0));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         extended.computeIfAbsent(rs.getLong(1), k -> new HashSet<>())

@@ -133,22 +133,4 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
             q.finish(refused != null && q.transacted ? BrokerSession.rolledBack(refused) : failure);
         }
     }
-
-    private static void rollbackQuietly(Connection c) {
-        try {
-            if (!c.getAutoCommit()) {
-                c.rollback();
-            }
-        } catch (SQLException ignored) {
-            // the connection is broken; the pool discards it
-        }
-    }
-
-    private static void restoreAutoCommit(Connection c) {
-        try {
-            c.setAutoCommit(true);
-        } catch (SQLException ignored) {
-            // broken connection: closing returns it to the pool, which evicts it
-        }
-    }
 }

@@ -301,10 +301,17 @@ public final class Subscription {
         if (!found && engine.otherInstancesAlive()) {
             found = registerWaiter();
         }
-        if (!selective && (found || hasAnyAvailable(false))) {
+        boolean available = found || hasAnyAvailable(false);
+        if (poll) {
+            // the schedule moves whenever a poll ran, also for a receive whose deadline has passed
+            // (receiveNoWait): before, those polled the heads on every call and never backed off
             synchronized (schedule) {
-                pollIntervalMillis = 20;
+                pollIntervalMillis =
+                        available ? 20 : Math.min(engine.settings().pollMaxMillis(), pollIntervalMillis * 2);
+                nextPollNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pollIntervalMillis);
             }
+        }
+        if (!selective && available) {
             return true;
         }
         long remaining = deadlineNanos - System.nanoTime();
@@ -313,10 +320,6 @@ public final class Subscription {
         }
         long untilPoll;
         synchronized (schedule) {
-            if (poll) {
-                nextPollNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pollIntervalMillis);
-                pollIntervalMillis = Math.min(engine.settings().pollMaxMillis(), pollIntervalMillis * 2);
-            }
             untilPoll = nextPollNanos - System.nanoTime();
         }
         Waiters.Waiter w = waiters.register(selective);
@@ -477,6 +480,9 @@ public final class Subscription {
 
     /** Reads every shard's head; returns true if a leased shard has something to deliver. */
     boolean pollHeads() {
+        if (!destination.headPollDue()) {
+            return hasAnyAvailable(false); // another subscription of the destination just read the heads
+        }
         try (Connection c = engine.dataSource().getConnection();
                 PreparedStatement ps = c.prepareStatement(Queries.get("shard_select_heads"))) {
             ps.setInt(1, destination.info().id());

@@ -132,9 +132,13 @@ RETURNING c.shard_no, c.position, s.next_seq
 -- name: cursor_lease_renew
 -- SKIP LOCKED: a row locked by one of our own consumer commits is skipped (its lease is renewed
 -- next round) instead of waiting, so renewal never deadlocks with a commit over two shards.
+-- Only leases with less than half the TTL (?) left are renewed: each row is rewritten about every
+-- TTL/2 instead of every heartbeat (1,000 subscriptions x 8 shards rewrote 8,000 rows a second).
 UPDATE shardq.cursor SET lease_until = now() + make_interval(secs => ?)
  WHERE (subscription_id, shard_no) IN (
-       SELECT subscription_id, shard_no FROM shardq.cursor WHERE lease_instance = ? FOR UPDATE SKIP LOCKED)
+       SELECT subscription_id, shard_no FROM shardq.cursor
+        WHERE lease_instance = ? AND lease_until < now() + make_interval(secs => ?)
+          FOR UPDATE SKIP LOCKED)
 RETURNING subscription_id, shard_no
 
 -- name: cursor_select_held

@@ -92,10 +92,12 @@ class MaintenanceLeaderTest {
                 sendAndConsume(broker, "slow", 20); // the cursor passes the first slice
                 Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> truncateWaitingOnLock(db));
 
-                AtomicReference<Timestamp> seen = new AtomicReference<>(leaseUntil(db, broker.instanceId()));
-                for (int renewal = 0; renewal < 3; renewal++) {
+                // the heartbeat (whose thread renews the leases, each once less than half its TTL is
+                // left) beats on: its instance row moves every beat
+                AtomicReference<Timestamp> seen = new AtomicReference<>(heartbeatAt(db, broker.instanceId()));
+                for (int beat = 0; beat < 3; beat++) {
                     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
-                        Timestamp now = leaseUntil(db, broker.instanceId());
+                        Timestamp now = heartbeatAt(db, broker.instanceId());
                         if (now.after(seen.get())) {
                             seen.set(now);
                             return true;
@@ -103,6 +105,8 @@ class MaintenanceLeaderTest {
                         return false;
                     });
                 }
+                // and the consumer's lease is still held, and live
+                assertThat(leaseUntil(db, broker.instanceId())).isAfter(new Timestamp(System.currentTimeMillis()));
                 assertThat(truncateWaitingOnLock(db))
                         .as("retirement still blocked")
                         .isTrue();
@@ -134,6 +138,17 @@ class MaintenanceLeaderTest {
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("select instance_id from shardq.leader where role = 'maintenance'")) {
             return rs.next() ? rs.getLong(1) : -1;
+        }
+    }
+
+    private static Timestamp heartbeatAt(TestDatabase db, long instance) throws SQLException {
+        try (Connection c = db.connect();
+                PreparedStatement ps = c.prepareStatement("select heartbeat_at from shardq.instance where id = ?")) {
+            ps.setLong(1, instance);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getTimestamp(1);
+            }
         }
     }
 

@@ -378,6 +378,29 @@ class TopicTest {
                 .isZero();
     }
 
+    @Test
+    void idleConsumersThatDoNotWait_backOffFromPollingTheHeads() {
+        broker.admin().createTopic("t.idle", QueueOptions.DEFAULTS.withShards(2));
+        try (BrokerSession s = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+            List<BrokerConsumer> idle = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                idle.add(s.subscribe("t.idle", shared("idle" + i, null)));
+            }
+            for (BrokerConsumer c : idle) {
+                assertThat(c.receive(-1, false)).isNull(); // takes the leases
+            }
+            long before = broker.stats().dequeueSqlReads.sum();
+            for (int round = 0; round < 50; round++) {
+                for (BrokerConsumer c : idle) {
+                    assertThat(c.receive(-1, false)).isNull();
+                }
+            }
+            // 1,000 receiveNoWait calls: each used to read the shard heads; now the reads back off
+            // (20 ms doubling) and one read serves every subscription of the topic
+            assertThat(broker.stats().dequeueSqlReads.sum() - before).isLessThan(100);
+        }
+    }
+
     private static Map<String, SubscriptionStats> byName(List<SubscriptionStats> all) {
         Map<String, SubscriptionStats> m = new HashMap<>();
         all.forEach(s -> m.put(s.name(), s));
