@@ -138,7 +138,7 @@ final class ListenerDispatcher {
      */
     private boolean mayReceive(ShardQMessageConsumer c) {
         try {
-            session.connection().require(c.queueDestination().getQueueName(), Privilege.RECEIVE);
+            session.connection().require(c.queueDestination().getName(), Privilege.RECEIVE);
             refused.remove(c);
             return true;
         } catch (JMSException e) {

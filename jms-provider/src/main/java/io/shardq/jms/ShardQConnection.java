@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * instance. Opening a connection costs nothing on the database; sessions borrow pooled JDBC
  * connections only while they work.
  */
-public final class ShardQConnection implements QueueConnection {
+public final class ShardQConnection implements QueueConnection, jakarta.jms.TopicConnection {
     private static final Logger LOG = LoggerFactory.getLogger(ShardQConnection.class);
 
     private final ShardQConnectionFactory factory;
@@ -41,6 +41,8 @@ public final class ShardQConnection implements QueueConnection {
     private volatile boolean clientIdFixed;
     private String clientId;
     private volatile ExceptionListener exceptionListener;
+    /** Identifies this connection to noLocal subscribers (a topic message published here is local). */
+    private final String connectionId = java.util.UUID.randomUUID().toString();
 
     /** @param access what the connection's user may do: full for the factory's own role */
     ShardQConnection(ShardQConnectionFactory factory, Broker broker, RoleAccess access) {
@@ -117,6 +119,28 @@ public final class ShardQConnection implements QueueConnection {
     @Override
     public QueueSession createQueueSession(boolean transacted, int acknowledgeMode) throws JMSException {
         return (QueueSession) createSession(transacted, acknowledgeMode);
+    }
+
+    @Override
+    public jakarta.jms.TopicSession createTopicSession(boolean transacted, int acknowledgeMode) throws JMSException {
+        return (jakarta.jms.TopicSession) createSession(transacted, acknowledgeMode);
+    }
+
+    @Override
+    public ConnectionConsumer createConnectionConsumer(
+            Topic topic, String messageSelector, ServerSessionPool sessionPool, int maxMessages) throws JMSException {
+        return createConnectionConsumer((Destination) topic, messageSelector, sessionPool, maxMessages);
+    }
+
+    /** This connection's id, for noLocal. */
+    String connectionId() {
+        return connectionId;
+    }
+
+    /** The client id, null when none is set; using it fixes it (setClientID is then refused). */
+    String clientIdOrNull() {
+        clientIdFixed = true;
+        return clientId;
     }
 
     void removed(ShardQSession s) {

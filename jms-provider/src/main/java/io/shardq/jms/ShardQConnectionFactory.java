@@ -27,7 +27,8 @@ import jakarta.jms.QueueConnectionFactory;
  * }
  * }</pre>
  */
-public final class ShardQConnectionFactory implements ConnectionFactory, QueueConnectionFactory, AutoCloseable {
+public final class ShardQConnectionFactory
+        implements ConnectionFactory, QueueConnectionFactory, jakarta.jms.TopicConnectionFactory, AutoCloseable {
     private final BrokerConfig config;
     private volatile ObjectMessageAllowList allowList = ObjectMessageAllowList.defaults();
     private Broker broker;
@@ -96,6 +97,16 @@ public final class ShardQConnectionFactory implements ConnectionFactory, QueueCo
             throw Exceptions.translate(e);
         }
         return new ShardQConnection(this, b, b.access(userName));
+    }
+
+    @Override
+    public jakarta.jms.TopicConnection createTopicConnection() throws JMSException {
+        return (jakarta.jms.TopicConnection) createConnection();
+    }
+
+    @Override
+    public jakarta.jms.TopicConnection createTopicConnection(String userName, String password) throws JMSException {
+        return (jakarta.jms.TopicConnection) createConnection(userName, password);
     }
 
     @Override

@@ -10,6 +10,8 @@ import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
 import jakarta.jms.Queue;
 import jakarta.jms.QueueReceiver;
+import jakarta.jms.Topic;
+import jakarta.jms.TopicSubscriber;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -17,19 +19,37 @@ import java.util.concurrent.TimeUnit;
  * (the others stay for other consumers). A blocking receive waits in slices of at most
  * {@link #SLICE_MILLIS}, so close() from another thread and connection stop take effect promptly.
  */
-final class ShardQMessageConsumer implements QueueReceiver {
+final class ShardQMessageConsumer implements QueueReceiver, TopicSubscriber {
     static final long SLICE_MILLIS = 200;
 
     private final ShardQSession session;
-    private final ShardQQueue queue;
+    private final ShardQDestination queue;
+    private final boolean noLocal;
     private final BrokerConsumer engine;
     private final Selector selector;
     private volatile MessageListener listener;
     private volatile boolean closed;
 
-    ShardQMessageConsumer(ShardQSession session, ShardQQueue queue, BrokerConsumer engine) {
+    ShardQMessageConsumer(ShardQSession session, ShardQDestination queue, BrokerConsumer engine) {
+        this(
+                session,
+                queue,
+                engine,
+                engine.selector() == null ? null : engine.selector().text(),
+                false);
+    }
+
+    /** A topic subscriber: its subscription's selector (applied at publish) and noLocal, as given. */
+    ShardQMessageConsumer(
+            ShardQSession session,
+            ShardQDestination queue,
+            BrokerConsumer engine,
+            String selectorText,
+            boolean noLocal) {
         this.session = session;
         this.queue = queue;
+        this.noLocal = noLocal;
+        this.selectorText = selectorText;
         this.engine = engine;
         this.selector = engine.selector();
     }
@@ -43,9 +63,12 @@ final class ShardQMessageConsumer implements QueueReceiver {
         return selector;
     }
 
-    ShardQQueue queueDestination() {
+    /** The queue or topic this consumer receives from. */
+    ShardQDestination queueDestination() {
         return queue;
     }
+
+    private final String selectorText;
 
     MessageListener listener() {
         return closed ? null : listener;
@@ -54,13 +77,31 @@ final class ShardQMessageConsumer implements QueueReceiver {
     @Override
     public Queue getQueue() throws JMSException {
         checkOpen();
-        return queue;
+        if (!(queue instanceof Queue q)) {
+            throw new IllegalStateException("this consumer receives from " + queue + ", not from a queue");
+        }
+        return q;
+    }
+
+    @Override
+    public Topic getTopic() throws JMSException {
+        checkOpen();
+        if (!(queue instanceof Topic t)) {
+            throw new IllegalStateException("this consumer receives from " + queue + ", not from a topic");
+        }
+        return t;
+    }
+
+    @Override
+    public boolean getNoLocal() throws JMSException {
+        checkOpen();
+        return noLocal;
     }
 
     @Override
     public String getMessageSelector() throws JMSException {
         checkOpen();
-        return selector == null ? null : selector.text();
+        return selectorText;
     }
 
     @Override
@@ -103,7 +144,7 @@ final class ShardQMessageConsumer implements QueueReceiver {
         if (!session.connection().isStarted()) {
             return null;
         }
-        session.connection().require(queue.getQueueName(), Privilege.RECEIVE);
+        session.connection().require(queue.getName(), Privilege.RECEIVE);
         Delivery d = session.call(s -> engine.receive(-1, false));
         return d == null ? null : session.toJms(d, queue);
     }
@@ -112,7 +153,7 @@ final class ShardQMessageConsumer implements QueueReceiver {
         checkOpen();
         checkNoListener();
         // a revoke reaches a consumer created before it (cached: no query per message)
-        session.connection().require(queue.getQueueName(), Privilege.RECEIVE);
+        session.connection().require(queue.getName(), Privilege.RECEIVE);
         try {
             while (!closed && !session.isClosed()) {
                 if (!session.connection().awaitStarted(deadlineNanos)) {

@@ -12,6 +12,8 @@ import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.Queue;
 import jakarta.jms.QueueSender;
+import jakarta.jms.Topic;
+import jakarta.jms.TopicPublisher;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -19,9 +21,9 @@ import java.util.concurrent.Executors;
  * Sends through its session. The session's engine pins the first send to a destination to one
  * shard for the session's life, so messages of one session arrive in send order.
  */
-final class ShardQMessageProducer implements QueueSender {
+final class ShardQMessageProducer implements QueueSender, TopicPublisher {
     private final ShardQSession session;
-    private final ShardQQueue destination;
+    private final ShardQDestination destination;
     private int deliveryMode = DeliveryMode.PERSISTENT;
     private int priority = Message.DEFAULT_PRIORITY;
     private long timeToLive = Message.DEFAULT_TIME_TO_LIVE;
@@ -32,7 +34,7 @@ final class ShardQMessageProducer implements QueueSender {
 
     private final BrokerProducer engine;
 
-    ShardQMessageProducer(ShardQSession session, ShardQQueue destination, BrokerProducer engine) {
+    ShardQMessageProducer(ShardQSession session, ShardQDestination destination, BrokerProducer engine) {
         this.session = session;
         this.destination = destination;
         this.engine = engine;
@@ -124,7 +126,40 @@ final class ShardQMessageProducer implements QueueSender {
     @Override
     public Queue getQueue() throws JMSException {
         checkOpen();
-        return destination;
+        if (destination != null && !(destination instanceof Queue)) {
+            throw new IllegalStateException("this producer sends to " + destination + ", not to a queue");
+        }
+        return (Queue) destination;
+    }
+
+    @Override
+    public Topic getTopic() throws JMSException {
+        checkOpen();
+        if (destination != null && !(destination instanceof Topic)) {
+            throw new IllegalStateException("this producer sends to " + destination + ", not to a topic");
+        }
+        return (Topic) destination;
+    }
+
+    @Override
+    public void publish(Message message) throws JMSException {
+        send(message);
+    }
+
+    @Override
+    public void publish(Message message, int deliveryMode, int priority, long timeToLive) throws JMSException {
+        send(message, deliveryMode, priority, timeToLive);
+    }
+
+    @Override
+    public void publish(Topic topic, Message message) throws JMSException {
+        send(topic, message);
+    }
+
+    @Override
+    public void publish(Topic topic, Message message, int deliveryMode, int priority, long timeToLive)
+            throws JMSException {
+        send(topic, message, deliveryMode, priority, timeToLive);
     }
 
     @Override
@@ -157,7 +192,7 @@ final class ShardQMessageProducer implements QueueSender {
         if (destination == null) {
             throw new InvalidDestinationException("destination must not be null");
         }
-        doSend(ShardQSession.queueOf(destination), message, deliveryMode, priority, timeToLive);
+        doSend(ShardQSession.destinationOf(destination), message, deliveryMode, priority, timeToLive);
     }
 
     @Override
@@ -171,12 +206,13 @@ final class ShardQMessageProducer implements QueueSender {
         send((Destination) queue, message, deliveryMode, priority, timeToLive);
     }
 
-    void doSend(ShardQQueue target, Message message, int mode, int prio, long ttl) throws JMSException {
+    void doSend(ShardQDestination target, Message message, int mode, int prio, long ttl) throws JMSException {
         if (message == null) {
             throw new jakarta.jms.MessageFormatException("message must not be null");
         }
         // before the message is touched: a refused send changes nothing (cached: no query per message)
-        session.connection().require(target.getQueueName(), Privilege.SEND);
+        session.connection().require(target.getName(), Privilege.SEND);
+        session.requireKind(target); // a topic is created as a topic; a queue's name is not sent to as a topic
         checkDeliveryMode(mode);
         checkPriority(prio);
         long now = System.currentTimeMillis();
@@ -194,7 +230,7 @@ final class ShardQMessageProducer implements QueueSender {
             throw Exceptions.translate(e); // text UTF-8 cannot hold, an unsupported property type
         }
         session.call(s -> {
-            engine.send(target.getQueueName(), bm);
+            engine.send(target.getName(), bm);
             return null;
         });
     }

@@ -2,6 +2,7 @@ package io.shardq.jms;
 
 import io.shardq.broker.Broker;
 import io.shardq.broker.Privilege;
+import io.shardq.broker.SubscriptionSpec;
 import io.shardq.broker.catalog.Names;
 import io.shardq.broker.shard.BrokerSession;
 import io.shardq.broker.shard.Delivery;
@@ -27,6 +28,8 @@ import jakarta.jms.TemporaryQueue;
 import jakarta.jms.TemporaryTopic;
 import jakarta.jms.TextMessage;
 import jakarta.jms.Topic;
+import jakarta.jms.TopicPublisher;
+import jakarta.jms.TopicSession;
 import jakarta.jms.TopicSubscriber;
 import java.io.Serializable;
 import java.util.List;
@@ -43,7 +46,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * session's current transaction, so the application's own SQL commits or rolls back with the
  * messages.
  */
-public final class ShardQSession implements QueueSession {
+public final class ShardQSession implements QueueSession, TopicSession {
     private static final AtomicLong SESSION_IDS = new AtomicLong();
 
     private final ShardQConnection connection;
@@ -64,6 +67,7 @@ public final class ShardQSession implements QueueSession {
         this.engine = engine;
         this.sessionMode = sessionMode;
         this.idPrefix = "ID:" + connection.broker().instanceId() + "-" + SESSION_IDS.incrementAndGet() + "-";
+        engine.origin(connection.clientIdOrNull(), connection.connectionId()); // noLocal subscribers
     }
 
     ShardQConnection connection() {
@@ -255,18 +259,66 @@ public final class ShardQSession implements QueueSession {
         if (d instanceof Queue q) {
             return new ShardQQueue(q.getQueueName());
         }
-        throw new InvalidDestinationException("destination " + d + " is not supported: ShardQ "
-                + ShardQConnectionMetaData.PROVIDER_VERSION + " has queues; topics are not available yet");
+        throw new InvalidDestinationException("destination " + d + " is not a queue: only queues can be browsed");
+    }
+
+    /** A ShardQ queue or topic for any provider's {@link Queue} or {@link Topic}. */
+    static ShardQDestination destinationOf(Destination d) throws JMSException {
+        if (d == null) {
+            throw new InvalidDestinationException("destination must not be null");
+        }
+        if (d instanceof ShardQDestination sd) {
+            return sd;
+        }
+        if (d instanceof Queue q) {
+            return new ShardQQueue(q.getQueueName());
+        }
+        if (d instanceof Topic t) {
+            return new ShardQTopic(t.getTopicName());
+        }
+        throw new InvalidDestinationException(
+                "destination " + d + " (" + d.getClass().getName() + ") is neither a Queue nor a Topic");
+    }
+
+    static ShardQTopic topicOf(Topic t) throws JMSException {
+        if (t == null) {
+            throw new InvalidDestinationException("topic must not be null");
+        }
+        return t instanceof ShardQTopic st ? st : new ShardQTopic(t.getTopicName());
+    }
+
+    /**
+     * The destination exists with the kind the application names it by: a missing one is created
+     * of that kind (when automatic creation is on), and a queue's name used as a topic (or the
+     * reverse) is refused with {@link InvalidDestinationException}.
+     */
+    void requireKind(ShardQDestination d) throws JMSException {
+        try {
+            broker().requireDestination(d.getName(), true, d.kind());
+        } catch (io.shardq.broker.ShardQException e) {
+            if (e.kind() == io.shardq.broker.ErrorKind.INVALID_ARGUMENT) {
+                throw new InvalidDestinationException(e.getMessage(), e.kind().name());
+            }
+            throw Exceptions.translate(e);
+        } catch (RuntimeException e) {
+            throw Exceptions.translate(e);
+        }
     }
 
     @Override
     public Topic createTopic(String topicName) throws JMSException {
-        throw topicsNotYet();
+        checkOpen();
+        try {
+            Names.checkDestination(topicName);
+        } catch (RuntimeException e) {
+            throw Exceptions.translate(e);
+        }
+        return new ShardQTopic(topicName);
     }
 
     private static JMSException topicsNotYet() {
-        return new JMSException("topics are not available in ShardQ " + ShardQConnectionMetaData.PROVIDER_VERSION
-                + " yet; use a queue");
+        return new JMSException("temporary topics are not available in ShardQ "
+                + ShardQConnectionMetaData.PROVIDER_VERSION + " yet; create a named topic");
     }
 
     @Override
@@ -285,12 +337,13 @@ public final class ShardQSession implements QueueSession {
     @Override
     public MessageProducer createProducer(Destination destination) throws JMSException {
         checkOpen();
-        ShardQQueue queue = destination == null ? null : queueOf(destination);
+        ShardQDestination queue = destination == null ? null : destinationOf(destination);
         if (queue != null) {
-            connection.require(queue.getQueueName(), Privilege.SEND);
+            connection.require(queue.getName(), Privilege.SEND);
+            requireKind(queue);
         }
         io.shardq.broker.shard.BrokerProducer engineProducer =
-                call(s -> s.createProducer(queue == null ? null : queue.getQueueName()));
+                call(s -> s.createProducer(queue == null ? null : queue.getName()));
         ShardQMessageProducer p = new ShardQMessageProducer(this, queue, engineProducer);
         producers.add(p);
         return p;
@@ -315,7 +368,11 @@ public final class ShardQSession implements QueueSession {
     public MessageConsumer createConsumer(Destination destination, String messageSelector, boolean noLocal)
             throws JMSException {
         checkOpen();
-        ShardQQueue queue = queueOf(destination);
+        ShardQDestination target = destinationOf(destination);
+        if (target instanceof ShardQTopic topic) {
+            return subscribe(topic, SubscriptionSpec.Kind.NON_DURABLE, null, messageSelector, noLocal);
+        }
+        ShardQQueue queue = (ShardQQueue) target;
         io.shardq.broker.selector.Selector selector;
         try {
             selector = io.shardq.broker.selector.Selector.compile(messageSelector);
@@ -366,53 +423,115 @@ public final class ShardQSession implements QueueSession {
         return b;
     }
 
+    /**
+     * A consumer of a topic subscription (see {@link SubscriptionSpec} for JMS's identities): the
+     * selector is the subscription's, applied once per message when it is published.
+     */
+    private ShardQMessageConsumer subscribe(
+            Topic topic, SubscriptionSpec.Kind kind, String name, String messageSelector, boolean noLocal)
+            throws JMSException {
+        checkOpen();
+        ShardQTopic t = topicOf(topic);
+        String selector = messageSelector == null || messageSelector.isBlank() ? null : messageSelector;
+        try {
+            io.shardq.broker.selector.Selector.compile(selector);
+        } catch (RuntimeException e) {
+            throw Exceptions.translate(e);
+        }
+        if (kind != SubscriptionSpec.Kind.NON_DURABLE && name == null) {
+            throw new jakarta.jms.InvalidDestinationException("a subscription name must not be null");
+        }
+        String clientId = connection.clientIdOrNull();
+        if (kind == SubscriptionSpec.Kind.DURABLE && clientId == null) {
+            throw new IllegalStateException("an unshared durable subscription needs a client id: call"
+                    + " Connection.setClientID before creating it, or use createSharedDurableConsumer");
+        }
+        connection.require(t.getName(), Privilege.RECEIVE);
+        requireKind(t);
+        SubscriptionSpec spec =
+                new SubscriptionSpec(kind, name, clientId, selector, noLocal, connection.connectionId());
+        io.shardq.broker.shard.BrokerConsumer engineConsumer = call(s -> s.subscribe(t.getName(), spec));
+        ShardQMessageConsumer c = new ShardQMessageConsumer(this, t, engineConsumer, selector, noLocal);
+        consumers.add(c);
+        return c;
+    }
+
     @Override
     public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName) throws JMSException {
-        throw topicsNotYet();
+        return createSharedConsumer(topic, sharedSubscriptionName, null);
     }
 
     @Override
     public MessageConsumer createSharedConsumer(Topic topic, String sharedSubscriptionName, String messageSelector)
             throws JMSException {
-        throw topicsNotYet();
+        return subscribe(topic, SubscriptionSpec.Kind.SHARED, sharedSubscriptionName, messageSelector, false);
     }
 
     @Override
     public TopicSubscriber createDurableSubscriber(Topic topic, String name) throws JMSException {
-        throw topicsNotYet();
+        return createDurableSubscriber(topic, name, null, false);
     }
 
     @Override
     public TopicSubscriber createDurableSubscriber(Topic topic, String name, String messageSelector, boolean noLocal)
             throws JMSException {
-        throw topicsNotYet();
+        return subscribe(topic, SubscriptionSpec.Kind.DURABLE, name, messageSelector, noLocal);
     }
 
     @Override
     public MessageConsumer createDurableConsumer(Topic topic, String name) throws JMSException {
-        throw topicsNotYet();
+        return createDurableSubscriber(topic, name, null, false);
     }
 
     @Override
     public MessageConsumer createDurableConsumer(Topic topic, String name, String messageSelector, boolean noLocal)
             throws JMSException {
-        throw topicsNotYet();
+        return createDurableSubscriber(topic, name, messageSelector, noLocal);
     }
 
     @Override
     public MessageConsumer createSharedDurableConsumer(Topic topic, String name) throws JMSException {
-        throw topicsNotYet();
+        return createSharedDurableConsumer(topic, name, null);
     }
 
     @Override
     public MessageConsumer createSharedDurableConsumer(Topic topic, String name, String messageSelector)
             throws JMSException {
-        throw topicsNotYet();
+        return subscribe(topic, SubscriptionSpec.Kind.SHARED_DURABLE, name, messageSelector, false);
     }
 
     @Override
+    public TopicSubscriber createSubscriber(Topic topic) throws JMSException {
+        return createSubscriber(topic, null, false);
+    }
+
+    @Override
+    public TopicSubscriber createSubscriber(Topic topic, String messageSelector, boolean noLocal) throws JMSException {
+        return subscribe(topic, SubscriptionSpec.Kind.NON_DURABLE, null, messageSelector, noLocal);
+    }
+
+    @Override
+    public TopicPublisher createPublisher(Topic topic) throws JMSException {
+        return (TopicPublisher) createProducer(topic);
+    }
+
+    /**
+     * Deletes the durable subscription {@code name} of this connection's client id (shared or
+     * not), on every instance. Refused with {@link IllegalStateException} while a consumer of it is
+     * open anywhere; {@link InvalidDestinationException} when there is no such subscription.
+     */
+    @Override
     public void unsubscribe(String name) throws JMSException {
-        throw topicsNotYet();
+        checkOpen();
+        if (name == null) {
+            throw new InvalidDestinationException("a subscription name must not be null");
+        }
+        String clientId = connection.clientIdOrNull();
+        try {
+            broker().unsubscribe(clientId, name);
+        } catch (RuntimeException e) {
+            throw Exceptions.translate(e);
+        }
     }
 
     void removed(ShardQMessageConsumer c) {

@@ -1192,6 +1192,9 @@ public final class BrokerSession implements AutoCloseable {
             closed = true;
             for (BrokerConsumer c : consumers) {
                 c.subscription.openConsumers.decrementAndGet();
+                if (c.subscription.bit >= 0) {
+                    engine.unsubscribed(c.subscription); // a non-durable subscription goes with its consumer
+                }
             }
             consumers.clear();
         }

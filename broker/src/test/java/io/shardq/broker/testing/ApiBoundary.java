@@ -54,6 +54,9 @@ public final class ApiBoundary {
             ENGINE + ".ErrorKind",
             ENGINE + ".Privilege",
             ENGINE + ".RoleAccess",
+            // topics: which subscription a consumer wants, and what shardq.subscriptions shows
+            ENGINE + ".SubscriptionSpec",
+            ENGINE + ".SubscriptionStats",
             ENGINE + ".catalog.DestinationInfo",
             ENGINE + ".catalog.Names",
             ENGINE + ".shard.BrokerSession",
