@@ -92,7 +92,7 @@ final class Runner {
             List<InnerStep> inner = system.innerSteps();
             system.measureEnds();
             progress.end();
-            if (drainTimeout != null && !load.drain(system.deliveriesPerMessage(), drainTimeout)) {
+            if (drainTimeout != null && system.consumes() && !load.drain(system.deliveriesPerMessage(), drainTimeout)) {
                 progress.note(system.name() + " x" + settings.threads() + ": consumers had not received everything "
                         + drainTimeout.toSeconds() + " s after the producers stopped");
             }

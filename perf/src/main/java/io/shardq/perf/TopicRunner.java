@@ -48,7 +48,7 @@ final class TopicRunner {
                     progress.note(name + " x" + publishers + " failed: " + Runner.describe(e));
                     result = StepResult.failed(name, publishers, system.consumes(), Runner.describe(e));
                 }
-                steps.add(extras(publishers, system, result));
+                steps.add(extras(name, publishers, system, result));
             }
         }
         return steps;
@@ -65,10 +65,11 @@ final class TopicRunner {
         };
     }
 
-    private static TopicStep extras(int publishers, QueueSystem system, StepResult result) {
+    private static TopicStep extras(String name, int publishers, QueueSystem system, StepResult result) {
         String load = LoadAverage.now();
         if (system instanceof TopicSystem t) {
             return new TopicStep(
+                    name,
                     publishers,
                     result,
                     t.publishCommits(),
@@ -80,8 +81,16 @@ final class TopicRunner {
         }
         if (system instanceof ShardQSystem q) {
             return new TopicStep(
-                    publishers, result, q.publishCommits(), q.storedRows(), List.of(q.windowBacklog()), -1, -1, load);
+                    name,
+                    publishers,
+                    result,
+                    q.publishCommits(),
+                    q.storedRows(),
+                    List.of(q.windowBacklog()),
+                    -1,
+                    -1,
+                    load);
         }
-        return new TopicStep(publishers, result, LatencyStats.EMPTY, StoredRows.UNKNOWN, List.of(), -1, -1, load);
+        return new TopicStep(name, publishers, result, LatencyStats.EMPTY, StoredRows.UNKNOWN, List.of(), -1, -1, load);
     }
 }

@@ -6,6 +6,7 @@ import java.util.List;
  * One system at one publisher count in {@code perf topic}: the runner's figures plus what only
  * this scenario reports.
  *
+ * @param system the scenario's name of the system: ceiling, queue or topic
  * @param result the runner's figures; for the topic, "enqueued" are publishes and "dequeued"
  *     deliveries (every subscription's)
  * @param publishCommits the producers' batches (sends and commit) in the window; empty for the
@@ -17,6 +18,7 @@ import java.util.List;
  * @param loadAtEnd the machine's load average right after the window
  */
 record TopicStep(
+        String system,
         int publishers,
         StepResult result,
         LatencyStats publishCommits,
@@ -28,10 +30,6 @@ record TopicStep(
 
     TopicStep {
         backlogs = List.copyOf(backlogs);
-    }
-
-    String system() {
-        return result.system();
     }
 
     /** Subscriptions whose backlog grew by no more than a second of publishing. */
