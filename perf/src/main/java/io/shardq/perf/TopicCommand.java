@@ -83,6 +83,12 @@ final class TopicCommand implements Callable<Integer> {
     int batch;
 
     @Option(
+            names = "--receive-batch",
+            paramLabel = "N",
+            description = "messages a subscription's consumer commits at once (default: --batch)")
+    Integer receiveBatch;
+
+    @Option(
             names = "--shards",
             paramLabel = "N",
             defaultValue = "8",
@@ -197,6 +203,7 @@ final class TopicCommand implements Callable<Integer> {
                     publishers,
                     subscriptions,
                     threads,
+                    receiveBatch != null ? receiveBatch : batch,
                     rate,
                     chosen,
                     Duration.ofSeconds(warmup),

@@ -58,7 +58,8 @@ final class TopicRunner {
         return switch (name) {
             case TopicScenario.CEILING -> new CeilingSystem();
             case TopicScenario.QUEUE -> new ShardQSystem(brokerConfig, s.rate());
-            case TopicScenario.TOPIC -> new TopicSystem(brokerConfig, s.subscriptions(), s.consumerThreads(), s.rate());
+            case TopicScenario.TOPIC ->
+                new TopicSystem(brokerConfig, s.subscriptions(), s.consumerThreads(), s.rate(), s.receiveBatch());
             default ->
                 throw new IllegalArgumentException(
                         "system \"" + name + "\" is invalid: expected one of " + TopicScenario.ALL);

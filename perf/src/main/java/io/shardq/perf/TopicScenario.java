@@ -11,6 +11,8 @@ import java.util.Locale;
  * @param publishers the sweep of publisher counts, in the order run
  * @param subscriptions durable subscriptions of the topic
  * @param consumerThreads threads consuming them (as many as subscriptions: one each)
+ * @param receiveBatch messages a subscription's consumer commits at once (the queue's consumers
+ *     commit the batch of {@code base})
  * @param rate messages per second published in all by the queue's and the topic's producers; 0 is
  *     as fast as they can (the ceiling is never paced)
  * @param base payload, batch, shards and durability, shared by every step
@@ -20,6 +22,7 @@ record TopicScenario(
         List<Integer> publishers,
         int subscriptions,
         int consumerThreads,
+        int receiveBatch,
         double rate,
         List<String> systems,
         Duration warmup,
@@ -45,6 +48,9 @@ record TopicScenario(
         if (consumerThreads < 1 || consumerThreads > subscriptions) {
             throw new IllegalArgumentException("consumer threads " + consumerThreads
                     + " is invalid: expected 1 to the number of subscriptions (" + subscriptions + ")");
+        }
+        if (receiveBatch < 1) {
+            throw new IllegalArgumentException("receive batch " + receiveBatch + " is invalid: expected at least 1");
         }
         if (rate < 0 || Double.isNaN(rate)) {
             throw new IllegalArgumentException("rate " + rate + " is invalid: expected 0 (unpaced) or more");
@@ -84,7 +90,11 @@ record TopicScenario(
                             : "unpaced (as fast as the publishers can)"
                 },
                 new String[] {"payload", base.payloadBytes() + " bytes"},
-                new String[] {"batch", base.batchSize() + " messages per commit (publish and receive)"},
+                new String[] {
+                    "batch",
+                    base.batchSize() + " messages per commit (publish, and the queue's receive); a subscription's"
+                            + " consumer: " + receiveBatch
+                },
                 new String[] {"shards", Integer.toString(base.shards())},
                 new String[] {"delivery", base.persistent() ? "persistent" : "non-persistent"},
                 new String[] {"warm-up", warmup.toSeconds() + " s"},

@@ -58,6 +58,7 @@ final class TopicSystem implements QueueSystem {
     private final int subscriptions;
     private final int consumerThreads;
     private final double ratePerSecond;
+    private final int receiveBatch;
     private final PublishMeter publishes = new PublishMeter();
     private final LongAdder published = new LongAdder();
     private final LongAdder delivered = new LongAdder();
@@ -77,9 +78,14 @@ final class TopicSystem implements QueueSystem {
      * @param consumerThreads threads consuming them; as many as subscriptions gives each its own
      * @param ratePerSecond messages per second published by all publishers together; 0: as fast as
      *     they can
+     * @param receiveBatch messages a subscription's consumer commits at once; 0: the publishers' batch
      */
     TopicSystem(
-            Supplier<BrokerConfig.Builder> baseConfig, int subscriptions, int consumerThreads, double ratePerSecond) {
+            Supplier<BrokerConfig.Builder> baseConfig,
+            int subscriptions,
+            int consumerThreads,
+            double ratePerSecond,
+            int receiveBatch) {
         if (subscriptions < 1 || consumerThreads < 1 || consumerThreads > subscriptions) {
             throw new IllegalArgumentException("subscriptions " + subscriptions + " and consumer threads "
                     + consumerThreads + " are invalid: expected 1 <= threads <= subscriptions");
@@ -88,6 +94,7 @@ final class TopicSystem implements QueueSystem {
         this.subscriptions = subscriptions;
         this.consumerThreads = consumerThreads;
         this.ratePerSecond = ratePerSecond;
+        this.receiveBatch = receiveBatch;
     }
 
     @Override
@@ -196,7 +203,8 @@ final class TopicSystem implements QueueSystem {
             mine.add(new Subscriber(session, session.createDurableConsumer(topic, subscriptionName(i))));
         }
         connection.start();
-        return mine.size() == 1 ? new OneSubscription(mine.get(0)) : new Poller(mine, settings.batchSize());
+        int batch = receiveBatch > 0 ? receiveBatch : settings.batchSize();
+        return mine.size() == 1 ? new OneSubscription(mine.get(0), batch) : new Poller(mine, batch);
     }
 
     /** One subscription's session and consumer, and what it received since its last commit. */
@@ -233,17 +241,20 @@ final class TopicSystem implements QueueSystem {
     /** A thread of its own for one subscription: as a queue consumer. */
     private static final class OneSubscription implements Consumer {
         private final Subscriber s;
+        private final int batch;
 
-        OneSubscription(Subscriber s) {
+        OneSubscription(Subscriber s, int batch) {
             this.s = s;
+            this.batch = batch;
         }
 
+        /** Takes up to this system's receive batch, whatever the harness's {@code max}. */
         @Override
         public List<Delivery> receiveBatch(int max, Duration wait) throws Exception {
             Message m = s.consumer.receive(Math.max(1, wait.toMillis()));
             while (m != null) {
                 s.add(m);
-                m = s.pending.size() < max ? s.consumer.receiveNoWait() : null;
+                m = s.pending.size() < batch ? s.consumer.receiveNoWait() : null;
             }
             List<Delivery> got = new ArrayList<>(s.pending.size());
             if (!s.pending.isEmpty()) {

@@ -30,6 +30,7 @@ class TopicCommandTest {
                 List.of(2),
                 subscriptions,
                 consumerThreads,
+                5,
                 rate,
                 systems,
                 Duration.ofMillis(300),
@@ -87,6 +88,7 @@ class TopicCommandTest {
         assertThat(s.consumerThreads()).isEqualTo(4);
         assertThat(s.publishers()).containsExactly(1, 4);
         assertThat(s.rate()).isEqualTo(10.0);
+        assertThat(s.receiveBatch()).isEqualTo(10); // --batch's default
         assertThat(s.systems()).containsExactly("ceiling", "queue", "topic");
 
         StringWriter err = new StringWriter();

@@ -81,6 +81,7 @@ class TopicReportTest {
                 List.of(4),
                 2,
                 2,
+                10,
                 0,
                 TopicScenario.ALL,
                 Duration.ofSeconds(1),
