@@ -7,13 +7,14 @@ package io.shardq.perf;
 record SubscriptionBacklog(String name, long atStart, long atEnd) {
 
     /**
-     * Kept up when its backlog grew by no more than one second of publishing over the window (a
-     * consumer that falls behind grows it by the difference of the rates, every second).
+     * Kept up when its backlog grew by no more than one second of publishing over the window, or by
+     * one commit of every publisher ({@code slack}: at a low rate a single commit is a second's
+     * worth). A consumer that falls behind grows it by the difference of the rates, every second.
      */
-    boolean keptUp(double publishesPerSecond) {
+    boolean keptUp(double publishesPerSecond, long slack) {
         if (atStart < 0 || atEnd < 0 || Double.isNaN(publishesPerSecond)) {
             return false;
         }
-        return atEnd - atStart <= Math.max(publishesPerSecond, 1);
+        return atEnd - atStart <= Math.max(publishesPerSecond, slack);
     }
 }

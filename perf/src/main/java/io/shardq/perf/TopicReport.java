@@ -193,7 +193,7 @@ record TopicReport(Environment environment, TopicScenario scenario, TopicCompari
                             b.name(),
                             b.atStart(),
                             b.atEnd(),
-                            b.keptUp(s.result().enqueueRate()) ? "kept up" : "FELL BEHIND"));
+                            b.keptUp(s.result().enqueueRate(), s.slack()) ? "kept up" : "FELL BEHIND"));
                 }
             } else {
                 long maxEnd = s.backlogs().stream()
@@ -223,7 +223,8 @@ record TopicReport(Environment environment, TopicScenario scenario, TopicCompari
             vs queue       deliveries/s / the queue's msg/s at the same publishers (issue 10: >= 8x); WAL: ratio of WAL per delivery (<= 0.2x)
             vs ceiling     publishes/s / the INSERT ceiling's rows/s at the same publishers
             backlog        messages not consumed yet when the window started and ended (topic: sum of every subscription's lag)
-            kept up        subscriptions whose backlog grew by no more than one second of publishing over the window
+            kept up        subscriptions whose backlog grew by no more than one second of publishing (or one commit
+                           per publisher) over the window
             latency        payload stamped before the batch is sent -> the consumer's commit returned
             WAL B/delivery WAL of the whole server in the window / messages delivered (ceiling: per row); when
                            subscriptions fall behind, fewer deliveries share the WAL: see WAL B/publish
@@ -298,7 +299,7 @@ record TopicReport(Environment environment, TopicScenario scenario, TopicCompari
                         .append(", \"end\": ")
                         .append(orNull(x.atEnd()))
                         .append(", \"kept_up\": ")
-                        .append(x.keptUp(s.result().enqueueRate()))
+                        .append(x.keptUp(s.result().enqueueRate(), s.slack()))
                         .append('}');
             }
             sb.append("]}");

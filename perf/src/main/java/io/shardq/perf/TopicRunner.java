@@ -48,7 +48,7 @@ final class TopicRunner {
                     progress.note(name + " x" + publishers + " failed: " + Runner.describe(e));
                     result = StepResult.failed(name, publishers, system.consumes(), Runner.describe(e));
                 }
-                steps.add(extras(name, publishers, system, result));
+                steps.add(extras(name, publishers, scenario.base().batchSize(), system, result));
             }
         }
         return steps;
@@ -66,7 +66,7 @@ final class TopicRunner {
         };
     }
 
-    private static TopicStep extras(String name, int publishers, QueueSystem system, StepResult result) {
+    private static TopicStep extras(String name, int publishers, int batch, QueueSystem system, StepResult result) {
         String load = LoadAverage.now();
         if (system instanceof TopicSystem t) {
             return new TopicStep(
@@ -78,6 +78,7 @@ final class TopicRunner {
                     t.backlogs(),
                     t.published(),
                     t.delivered(),
+                    batch,
                     load);
         }
         if (system instanceof ShardQSystem q) {
@@ -90,8 +91,10 @@ final class TopicRunner {
                     List.of(q.windowBacklog()),
                     -1,
                     -1,
+                    batch,
                     load);
         }
-        return new TopicStep(name, publishers, result, LatencyStats.EMPTY, StoredRows.UNKNOWN, List.of(), -1, -1, load);
+        return new TopicStep(
+                name, publishers, result, LatencyStats.EMPTY, StoredRows.UNKNOWN, List.of(), -1, -1, batch, load);
     }
 }

@@ -15,6 +15,7 @@ import java.util.List;
  * @param backlogs per subscription (the queue: one line), at the window's start and end
  * @param totalPublished messages published over the whole step, counted by the topic; -1 otherwise
  * @param totalDelivered deliveries committed over the whole step (after the drain); -1 otherwise
+ * @param batch messages per publish commit: a backlog may grow by one per publisher and still keep up
  * @param loadAtEnd the machine's load average right after the window
  */
 record TopicStep(
@@ -26,6 +27,7 @@ record TopicStep(
         List<SubscriptionBacklog> backlogs,
         long totalPublished,
         long totalDelivered,
+        int batch,
         String loadAtEnd) {
 
     TopicStep {
@@ -34,7 +36,14 @@ record TopicStep(
 
     /** Subscriptions whose backlog grew by no more than a second of publishing. */
     long keptUp() {
-        return backlogs.stream().filter(b -> b.keptUp(result.enqueueRate())).count();
+        return backlogs.stream()
+                .filter(b -> b.keptUp(result.enqueueRate(), slack()))
+                .count();
+    }
+
+    /** Growth of a backlog allowed whatever the rate: one publish commit of every publisher. */
+    long slack() {
+        return (long) batch * publishers;
     }
 
     /** Every subscription kept up; false when none was measured. */
