@@ -123,7 +123,10 @@ final class TopicCommand implements Callable<Integer> {
             description = "synchronous_commit=off in the run's sessions; the report says so on its first line")
     boolean unsafe;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "also write results.json and results.csv here")
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            description = "also write results.json, results.csv and results.html here")
     Path out;
 
     @CommandLine.Spec

@@ -10,8 +10,8 @@ import java.util.function.Function;
 
 /**
  * The report of {@code perf topic}: text (settings first, then throughput, cost, issue 10's
- * targets and the backlog of each subscription), and results.json / results.csv with one row per
- * system and publisher count (the JSON also lists each subscription's backlog).
+ * targets and the backlog of each subscription), and results.json / results.csv / results.html
+ * with one row per system and publisher count (the JSON also lists each subscription's backlog).
  */
 record TopicReport(Environment environment, TopicScenario scenario, TopicComparison run) {
 
@@ -238,9 +238,11 @@ record TopicReport(Environment environment, TopicScenario scenario, TopicCompari
         Files.createDirectories(dir);
         Path json = dir.resolve("results.json");
         Path csv = dir.resolve("results.csv");
+        Path html = dir.resolve("results.html");
         Files.writeString(json, json(), StandardCharsets.UTF_8);
         Files.writeString(csv, csv(), StandardCharsets.UTF_8);
-        return List.of(json, csv);
+        Files.writeString(html, TopicHtmlReport.render(this), StandardCharsets.UTF_8);
+        return List.of(json, csv, html);
     }
 
     String csv() {

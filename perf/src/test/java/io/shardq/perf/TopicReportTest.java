@@ -182,4 +182,19 @@ class TopicReportTest {
         assertThat((List<?>) topic.get("backlogs")).hasSize(2);
         assertThat((List<?>) root.get("targets")).hasSize(1);
     }
+
+    @Test
+    void writeTo_writesJsonCsvAndASelfContainedHtml(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        TopicReport report = new TopicReport(Samples.environment("on"), scenario(), sample(300));
+        List<java.nio.file.Path> written = report.writeTo(dir);
+        assertThat(written)
+                .extracting(p -> p.getFileName().toString())
+                .containsExactly("results.json", "results.csv", "results.html");
+        String html = java.nio.file.Files.readString(dir.resolve("results.html"));
+        assertThat(html)
+                .startsWith("<!DOCTYPE html>")
+                .contains("<svg", "Issue 10's targets", "deliveries_vs_queue", "load average")
+                .doesNotContain("<script", "<link", "src=\"http");
+    }
 }
