@@ -434,3 +434,52 @@ BEGIN
      WHERE p.held
      ORDER BY 1, 2;
 END $$;
+
+-- Temporary destinations (JMS TemporaryQueue and TemporaryTopic; V007, docs/architecture.md,
+-- "Temporary destinations"): real destinations with a generated name, tmp.<instance>.<32 hex>,
+-- one shard (cheap DDL, total order), dead letters to the ordinary queue temporary.DLQ (they
+-- outlive the destination, so an operator can still look at them), owned by one JMS connection
+-- (p_connection_id) of one instance. Returns the name. p_kind is 'queue' or 'topic'.
+CREATE OR REPLACE FUNCTION shardq.create_temporary(p_kind text, p_instance_id bigint, p_connection_id uuid)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    v_name text;
+    v_id integer;
+BEGIN
+    IF p_instance_id IS NULL OR p_connection_id IS NULL THEN
+        RAISE EXCEPTION 'a temporary destination needs its owner: instance id and connection id must not be null'
+            USING ERRCODE = '22023';
+    END IF;
+    v_name := 'tmp.' || p_instance_id || '.' || replace(gen_random_uuid()::text, '-', '');
+    -- create_queue checks the kind and that the caller owns the shardq schema
+    v_id := shardq.create_queue(v_name, shards => 1, kind => p_kind);
+    UPDATE shardq.destination SET dead_letter_name = 'temporary.DLQ' WHERE id = v_id;
+    INSERT INTO shardq.temporary_destination (destination_id, instance_id, connection_id)
+         VALUES (v_id, p_instance_id, p_connection_id);
+    RETURN v_name;
+END $$;
+
+-- Drops a temporary destination and its messages. With p_connection_id, only when that connection
+-- owns it (the JMS delete() and connection close); without, any temporary destination (an
+-- operator, or the maintenance leader cleaning up after a dead instance). Refuses a destination
+-- that is not temporary: drop those with drop_queue.
+CREATE OR REPLACE FUNCTION shardq.drop_temporary(p_name text, p_connection_id uuid DEFAULT NULL)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    v_owner uuid;
+BEGIN
+    PERFORM shardq.check_name(p_name);
+    SELECT t.connection_id INTO v_owner
+      FROM shardq.temporary_destination t JOIN shardq.destination d ON d.id = t.destination_id
+     WHERE d.name = p_name FOR UPDATE OF t;
+    IF v_owner IS NULL THEN
+        PERFORM shardq.destination_id(p_name); -- 42704 when it does not exist at all
+        RAISE EXCEPTION 'destination "%" is not temporary: drop it with shardq.drop_queue', p_name
+            USING ERRCODE = '55000';
+    END IF;
+    IF p_connection_id IS NOT NULL AND v_owner <> p_connection_id THEN
+        RAISE EXCEPTION 'temporary destination "%" belongs to another connection: only the connection that created it may delete it', p_name
+            USING ERRCODE = '42501';
+    END IF;
+    PERFORM shardq.drop_queue(p_name, force => true);
+END $$;

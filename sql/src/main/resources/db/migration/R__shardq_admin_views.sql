@@ -78,3 +78,27 @@ LANGUAGE sql STABLE AS $$
      WHERE c.destination_id = shardq.destination_id(queue) AND c.lease_instance IS NOT NULL
      ORDER BY sub.name, c.shard_no
 $$;
+
+-- Temporary destinations (V007) with their owners: the instance and JMS connection that created
+-- each, and whether that instance is alive (not stopped, heartbeat within alive_within_seconds).
+-- A dead instance's temporary destinations are dropped by the maintenance leader.
+CREATE OR REPLACE FUNCTION shardq.temporary_destinations(alive_within_seconds integer DEFAULT 30)
+RETURNS TABLE (
+    name           text,
+    kind           text,
+    instance_id    bigint,
+    instance_name  text,
+    connection_id  uuid,
+    created_at     timestamptz,
+    owner_alive    boolean)
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    -- plpgsql: checked when it runs, so this file applies to a schema a test rebuilt before V007
+    RETURN QUERY
+    SELECT d.name, d.kind, t.instance_id, i.name, t.connection_id, t.created_at,
+           coalesce(i.stopped_at IS NULL AND i.heartbeat_at > now() - make_interval(secs => alive_within_seconds), false)
+      FROM shardq.temporary_destination t
+      JOIN shardq.destination d ON d.id = t.destination_id
+      LEFT JOIN shardq.instance i ON i.id = t.instance_id
+     ORDER BY d.name;
+END $$;

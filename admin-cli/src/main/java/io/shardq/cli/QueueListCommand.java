@@ -2,16 +2,22 @@ package io.shardq.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.shardq.broker.Admin;
 import io.shardq.broker.Broker;
 import io.shardq.broker.catalog.DestinationInfo;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
-@Command(name = "list", description = "List the queues with their settings and how many messages wait in each.")
+@Command(
+        name = "list",
+        description = "List the queues with their settings and how many messages wait in each;"
+                + " temporary queues (JMS TemporaryQueue) show their owning instance.")
 final class QueueListCommand implements Callable<Integer> {
     @Mixin
     HelpOption help;
@@ -32,6 +38,8 @@ final class QueueListCommand implements Callable<Integer> {
             List<DestinationInfo> queues = broker.admin().list().stream()
                     .filter(DestinationInfo::isQueue)
                     .toList();
+            Map<String, Admin.Temporary> temporary = broker.admin().temporaryDestinations().stream()
+                    .collect(Collectors.toMap(Admin.Temporary::name, t -> t));
             Table table = new Table(
                     "QUEUE",
                     "SHARDS",
@@ -40,10 +48,12 @@ final class QueueListCommand implements Callable<Integer> {
                     "DEAD LETTERS TO",
                     "ENQUEUE",
                     "DEQUEUE",
+                    "TEMPORARY",
                     "WAITING");
             ArrayNode json = Json.array();
             for (DestinationInfo d : queues) {
                 long backlog = broker.admin().backlog(d.name());
+                Admin.Temporary t = temporary.get(d.name());
                 table.row(
                         d.name(),
                         d.shardCount(),
@@ -52,6 +62,7 @@ final class QueueListCommand implements Callable<Integer> {
                         d.deadLetterQueue(),
                         Format.onOff(d.enqueueEnabled()),
                         Format.onOff(d.dequeueEnabled()),
+                        t == null ? "-" : "instance " + t.instanceId() + (t.ownerAlive() ? "" : " (dead)"),
                         backlog);
                 ObjectNode o = json.addObject();
                 o.put("name", d.name());
@@ -62,6 +73,11 @@ final class QueueListCommand implements Callable<Integer> {
                 o.put("enqueueEnabled", d.enqueueEnabled());
                 o.put("dequeueEnabled", d.dequeueEnabled());
                 o.put("backlog", backlog);
+                o.put("temporary", t != null);
+                if (t != null) {
+                    o.put("ownerInstance", t.instanceId());
+                    o.put("ownerAlive", t.ownerAlive());
+                }
             }
             if (output.json) {
                 Json.print(out, json);

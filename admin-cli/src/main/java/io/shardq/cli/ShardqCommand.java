@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
             "(data in $SHARDQ_EMBEDDED_DATA_DIR, default ~/.shardq/pgdata).",
             "Exit codes: 0 done, 1 unexpected failure (file, I/O), 2 bad input or refused,",
             "130 stopped by Ctrl-C after a complete batch.",
-            "Coming later: topic, subscriber and cache commands.",
+            "Coming later: cache commands.",
             "Shell completion: source <(shardq generate-completion)"
         },
         subcommands = {
@@ -36,6 +36,8 @@ import picocli.CommandLine.Option;
             StatusCommand.class,
             QueueCommand.class,
             DlqCommand.class,
+            TopicCommand.class,
+            SubscriptionCommand.class,
             GrantCommand.class,
             RevokeCommand.class,
             GrantsCommand.class,
@@ -58,7 +60,7 @@ public final class ShardqCommand implements Runnable {
     }
 
     /** Commands that are planned but not there yet: a clear answer instead of "unmatched argument". */
-    private static final Set<String> COMING = Set.of("topic", "subscriber", "cache");
+    private static final Set<String> COMING = Set.of("cache");
 
     /** True when stdout is the process's own (not a test's writer): drain may fsync it. */
     static volatile boolean processStdout;
@@ -104,8 +106,11 @@ public final class ShardqCommand implements Runnable {
                 && !u.getUnmatched().isEmpty()) {
             String first = u.getUnmatched().get(0);
             if (c.getCommandSpec().root() == c.getCommandSpec() && COMING.contains(first)) {
-                return "'" + first + "' is not a command yet: topic, subscriber and cache commands are coming"
-                        + " (see 'shardq --help')";
+                return "'" + first + "' is not a command yet: cache commands are coming (see 'shardq --help')";
+            }
+            if (c.getCommandSpec().root() == c.getCommandSpec() && first.equals("subscriber")) {
+                return "'subscriber' is not a command: a topic's subscribers are 'shardq subscription add|remove|list'"
+                        + " (see 'shardq subscription --help')";
             }
             if (!c.getSubcommands().isEmpty() && !first.startsWith("-")) {
                 return "'" + first + "' is not a command of '" + command + "': expected one of "

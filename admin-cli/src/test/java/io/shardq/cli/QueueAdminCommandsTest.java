@@ -50,7 +50,7 @@ class QueueAdminCommandsTest {
         CliRunner.Run list = cli.run("queue", "list");
         assertThat(list.out())
                 .startsWith("QUEUE")
-                .containsPattern("orders\\.eu\\s+2\\s+64\\s+3\\s+orders\\.eu\\.DLQ\\s+on\\s+on\\s+0");
+                .containsPattern("orders\\.eu\\s+2\\s+64\\s+3\\s+orders\\.eu\\.DLQ\\s+on\\s+on\\s+-\\s+0");
         JsonNode json = cli.run("queue", "list", "--json").json();
         assertThat(json.isArray()).isTrue();
         JsonNode q = null;
@@ -63,6 +63,32 @@ class QueueAdminCommandsTest {
         assertThat(q.get("name").asText()).isEqualTo("orders.eu");
         assertThat(q.get("shards").asInt()).isEqualTo(2);
         assertThat(q.get("backlog").asLong()).isZero();
+        assertThat(q.get("temporary").asBoolean()).isFalse();
+    }
+
+    @Test
+    void list_marksTemporaryQueues_withTheirOwner() {
+        try (Broker owner = Broker.start(db.brokerConfig().build())) {
+            String name =
+                    owner.createTemporary("queue", java.util.UUID.randomUUID()).name();
+
+            CliRunner.Run list = cli.run("queue", "list");
+            assertThat(list.exit()).as(list.err()).isZero();
+            assertThat(list.out())
+                    .containsPattern(java.util.regex.Pattern.quote(name) + "\\s+1\\s+.*\\s+instance "
+                            + owner.instanceId() + "\\s+0\\n");
+            JsonNode json = cli.run("queue", "list", "--json").json();
+            JsonNode q = null;
+            for (JsonNode x : json) {
+                if (x.get("name").asText().equals(name)) {
+                    q = x;
+                }
+            }
+            assertThat(q).as(json.toString()).isNotNull();
+            assertThat(q.get("temporary").asBoolean()).isTrue();
+            assertThat(q.get("ownerInstance").asLong()).isEqualTo(owner.instanceId());
+            assertThat(q.get("ownerAlive").asBoolean()).isTrue();
+        }
     }
 
     @Test

@@ -54,10 +54,16 @@ public final class Admin {
     }
 
     private DestinationInfo create(String name, QueueOptions o, boolean ifNotExists) {
+        return create("queue", name, o, ifNotExists);
+    }
+
+    /** {@code shardq.create_queue} or {@code shardq.create_topic}, which take the same arguments. */
+    private DestinationInfo create(String kind, String name, QueueOptions o, boolean ifNotExists) {
         Names.checkDestination(name);
         call(
-                "select shardq.create_queue(?, shards => ?, slice_size => ?, max_attempts => ?, if_not_exists => ?)",
-                "creating queue " + name,
+                "select shardq.create_" + kind
+                        + "(?, shards => ?, slice_size => ?, max_attempts => ?, if_not_exists => ?)",
+                "creating " + kind + " " + name,
                 name,
                 o.shards(),
                 o.sliceSize(),
@@ -105,16 +111,7 @@ public final class Admin {
     }
 
     private DestinationInfo createTopic(String name, QueueOptions o, boolean ifNotExists) {
-        Names.checkDestination(name);
-        call(
-                "select shardq.create_topic(?, shards => ?, slice_size => ?, max_attempts => ?, if_not_exists => ?)",
-                "creating topic " + name,
-                name,
-                o.shards(),
-                o.sliceSize(),
-                o.maxAttempts(),
-                ifNotExists);
-        return changed(name);
+        return create("topic", name, o, ifNotExists);
     }
 
     /** Drops the topic and its subscriptions; refuses one with undelivered messages unless {@code force}. */
@@ -229,6 +226,98 @@ public final class Admin {
             throw SqlErrors.translate(e, "reading the subscriptions of " + topic);
         }
         return out;
+    }
+
+    /** Every topic with its expiry policy and what it retains, from {@code shardq.topics()}, by name. */
+    public List<TopicInfo> topics() {
+        List<TopicInfo> out = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "select name, max_lag, max_age_seconds, subscriptions, retained from shardq.topics()");
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                String name = rs.getString(1);
+                // a topic dropped since the statement ran is left out
+                catalog.reload(name).ifPresent(d -> out.add(topicInfo(d, rs)));
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "listing the topics");
+        }
+        return out;
+    }
+
+    /** The topic called {@code name}; UNKNOWN_DESTINATION when there is none, INVALID_ARGUMENT for a queue. */
+    public TopicInfo topic(String name) {
+        Names.checkDestination(name);
+        call("select shardq.topic_id(?)", "reading topic " + name, name); // names an unknown topic or a queue
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "select name, max_lag, max_age_seconds, subscriptions, retained from shardq.topics(?)")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new ShardQException(
+                            ErrorKind.UNKNOWN_DESTINATION, "destination \"" + name + "\" does not exist");
+                }
+                return topicInfo(require(name), rs);
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading topic " + name);
+        }
+    }
+
+    private static TopicInfo topicInfo(DestinationInfo d, ResultSet rs) {
+        try {
+            long lag = rs.getLong(2);
+            Long maxLag = rs.wasNull() ? null : lag;
+            long age = rs.getLong(3);
+            Long maxAge = rs.wasNull() ? null : age;
+            return new TopicInfo(d, maxLag, maxAge, rs.getLong(4), rs.getLong(5));
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading topic " + d.name());
+        }
+    }
+
+    /**
+     * A topic's shards (head, slowest cursor and whose, retained messages, slices, bytes) from
+     * {@code shardq.topic_shard_stats(topic)} and its subscriptions from {@code
+     * shardq.subscriptions(topic)}.
+     */
+    public TopicStats topicStats(String name) {
+        TopicInfo topic = topic(name);
+        List<TopicStats.Shard> shards = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("select shard_no, next_seq, slowest_position,"
+                        + " slowest_subscription, slowest_client_id, slowest_count, retained, oldest_retained_ms,"
+                        + " slices_in_use, slices_free, table_bytes, dead_tuples, owner_instance"
+                        + " from shardq.topic_shard_stats(?)")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    long pos = rs.getLong(3);
+                    Long slowest = rs.wasNull() ? null : pos;
+                    long age = rs.getLong(8);
+                    Long oldest = rs.wasNull() ? null : age;
+                    shards.add(new TopicStats.Shard(
+                            rs.getInt(1),
+                            rs.getLong(2),
+                            slowest,
+                            rs.getString(4),
+                            rs.getString(5),
+                            rs.getLong(6),
+                            rs.getLong(7),
+                            oldest,
+                            rs.getLong(9),
+                            rs.getLong(10),
+                            rs.getLong(11),
+                            rs.getLong(12),
+                            rs.getLong(13)));
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the shards of topic " + name);
+        }
+        return new TopicStats(topic, List.copyOf(shards), subscriptions(name));
     }
 
     public DestinationInfo start(String name, boolean enqueue, boolean dequeue) {
@@ -435,6 +524,49 @@ public final class Admin {
             }
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "reading the instances");
+        }
+        return out;
+    }
+
+    /**
+     * A temporary destination (JMS {@code TemporaryQueue} or {@code TemporaryTopic}), from {@code
+     * shardq.temporary_destinations()}.
+     *
+     * @param kind {@code queue} or {@code topic}
+     * @param instanceName null when the owning instance is no longer registered
+     * @param connectionId the owning JMS connection
+     * @param ownerAlive the owning instance is alive; if not, the maintenance leader drops it
+     */
+    public record Temporary(
+            String name,
+            String kind,
+            long instanceId,
+            String instanceName,
+            java.util.UUID connectionId,
+            long createdAtMillis,
+            boolean ownerAlive) {}
+
+    /** Every temporary destination with its owner, by name. */
+    public List<Temporary> temporaryDestinations() {
+        List<Temporary> out = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps =
+                        c.prepareStatement("select name, kind, instance_id, instance_name, connection_id,"
+                                + " created_at, owner_alive from shardq.temporary_destinations()")) {
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Temporary(
+                            rs.getString(1),
+                            rs.getString(2),
+                            rs.getLong(3),
+                            rs.getString(4),
+                            rs.getObject(5, java.util.UUID.class),
+                            rs.getTimestamp(6).getTime(),
+                            rs.getBoolean(7)));
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the temporary destinations");
         }
         return out;
     }

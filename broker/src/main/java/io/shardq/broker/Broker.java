@@ -7,7 +7,9 @@ import io.shardq.broker.catalog.Catalog;
 import io.shardq.broker.catalog.CatalogWatcher;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
+import io.shardq.broker.catalog.TemporaryDestinations;
 import io.shardq.broker.instance.Elector;
+import io.shardq.broker.instance.TemporaryReaper;
 import io.shardq.broker.instance.Waker;
 import io.shardq.broker.internal.Queries;
 import io.shardq.broker.internal.SqlErrors;
@@ -71,6 +73,8 @@ public final class Broker implements AutoCloseable {
     private final SliceMaintainer maintainer;
     private final DeadRowReclaimer reclaimer;
     private final CatalogWatcher catalogWatcher;
+    private final TemporaryDestinations temporaries;
+    private final TemporaryReaper reaper;
     private volatile boolean closed;
 
     private Broker(BrokerConfig config) {
@@ -162,6 +166,14 @@ public final class Broker implements AutoCloseable {
                 System::nanoTime,
                 maintainer::leadershipChanged,
                 prefix + "-elector-1");
+        this.temporaries = new TemporaryDestinations(database.dataSource(), instanceId);
+        this.reaper = new TemporaryReaper(
+                temporaries,
+                this::isMaintenanceLeader,
+                settings.leaseTtlMillis(),
+                config.getInt(BrokerProperty.MAINTENANCE_LOCK_TIMEOUT_MS),
+                this::forget,
+                prefix + "-reaper-1");
         this.catalogWatcher =
                 new CatalogWatcher(catalog, new CatalogChanges(), fallback, System::nanoTime, prefix + "-catalog-1");
         this.waker = new Waker(database.dataSource(), this::wake, prefix + "-waker-1")
@@ -175,6 +187,7 @@ public final class Broker implements AutoCloseable {
         maintainer.start();
         reclaimer.start();
         elector.start();
+        reaper.start();
         LOG.info("{} - ShardQ instance started on {}", instanceId, database.displayUrl());
     }
 
@@ -363,6 +376,9 @@ public final class Broker implements AutoCloseable {
     private DestinationRuntime createRuntime(String name, boolean createIfMissing) {
         DestinationInfo info = catalog.find(name).orElse(null);
         if (info == null) {
+            if (TemporaryDestinations.hasTemporaryName(name)) {
+                throw TemporaryDestinations.gone(name); // never auto-created: it was deleted
+            }
             if (!createIfMissing || !autoCreate) {
                 throw new ShardQException(
                         ErrorKind.UNKNOWN_DESTINATION,
@@ -617,6 +633,63 @@ public final class Broker implements AutoCloseable {
         }
     }
 
+    // ---------------------------------------------------------------- temporary destinations
+
+    /**
+     * Creates a temporary destination ({@code queue} or {@code topic}) owned by the connection
+     * {@code owner} of this instance: a generated name beginning with {@code tmp.}, one shard.
+     * Any instance may send to it by name; it is dropped by {@link #dropTemporary}, by {@link
+     * #close()}, or by the maintenance leader once this instance is dead. Who may consume from it
+     * is for the caller to enforce (the JMS layer: only the owning connection).
+     */
+    public DestinationInfo createTemporary(String kind, java.util.UUID owner) {
+        checkOpen();
+        if (!"queue".equals(kind) && !"topic".equals(kind)) {
+            throw new ShardQException(
+                    ErrorKind.INVALID_ARGUMENT, "kind \"" + kind + "\" is invalid: expected queue or topic");
+        }
+        String name = temporaries.create(kind, java.util.Objects.requireNonNull(owner, "owner"));
+        return admin.require(name);
+    }
+
+    /**
+     * Drops the temporary destination {@code name} and its messages if the connection {@code
+     * owner} owns it; fails with {@link ErrorKind#SECURITY} when another connection does, {@link
+     * ErrorKind#ILLEGAL_STATE} when it is not temporary, {@link ErrorKind#UNKNOWN_DESTINATION} when
+     * it does not exist. Waits for a sender's open transaction on it to end.
+     */
+    public void dropTemporary(String name, java.util.UUID owner) {
+        checkOpen();
+        Names.checkDestination(name);
+        temporaries.drop(name, java.util.Objects.requireNonNull(owner, "owner"), 0);
+        forget(name);
+    }
+
+    /** The connection owning the temporary destination {@code name}; empty when it is not one (or gone). */
+    public Optional<java.util.UUID> temporaryOwner(String name) {
+        checkOpen();
+        return temporaries.owner(Names.checkDestination(name));
+    }
+
+    /** At close: the temporary destinations of connections not closed; what fails is left to the leader. */
+    private void dropOwnTemporaries() {
+        try {
+            for (String name : temporaries.ofThisInstance()) {
+                try {
+                    temporaries.drop(name, null, config.getInt(BrokerProperty.MAINTENANCE_LOCK_TIMEOUT_MS));
+                } catch (RuntimeException e) {
+                    LOG.warn(
+                            "{} - temporary destination {} left to the maintenance leader: {}",
+                            instanceId,
+                            name,
+                            e.getMessage());
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("{} - temporary destinations left to the maintenance leader: {}", instanceId, e.getMessage());
+        }
+    }
+
     /** The PostgreSQL role this instance's pool logs in as. */
     public String databaseUser() {
         return database.user();
@@ -785,6 +858,7 @@ public final class Broker implements AutoCloseable {
         closed = true;
         // the elector first: it resigns, and a follower takes over while we finish
         elector.stop();
+        reaper.stop();
         maintainer.stop();
         reclaimer.stop();
         catalogWatcher.stop();
@@ -797,6 +871,7 @@ public final class Broker implements AutoCloseable {
         } catch (SQLException | RuntimeException e) {
             LOG.warn("{} - could not release its client ids: {}", instanceId, e.getMessage());
         }
+        dropOwnTemporaries();
         try {
             heartbeat.deregister();
         } catch (RuntimeException e) {

@@ -44,6 +44,8 @@ public final class ShardQConnection implements QueueConnection, jakarta.jms.Topi
     /** Identifies this connection to noLocal subscribers (a topic message published here is local). */
     private final String connectionId = java.util.UUID.randomUUID().toString();
 
+    private final OwnedTemporaries temporaries = new OwnedTemporaries(this);
+
     /** @param access what the connection's user may do: full for the factory's own role */
     ShardQConnection(ShardQConnectionFactory factory, Broker broker, RoleAccess access) {
         this.factory = factory;
@@ -56,6 +58,9 @@ public final class ShardQConnection implements QueueConnection, jakarta.jms.Topi
      * privilege} on the queue (asked of PostgreSQL, cached; see {@link RoleAccess}).
      */
     void require(String queue, Privilege privilege) throws JMSException {
+        if (temporaries.owns(queue)) {
+            return; // its own temporary destination: the connection may do everything with it
+        }
         try {
             access.require(queue, privilege);
         } catch (RuntimeException e) {
@@ -65,6 +70,19 @@ public final class ShardQConnection implements QueueConnection, jakarta.jms.Topi
 
     Broker broker() {
         return broker;
+    }
+
+    /** The temporary destinations this connection created. */
+    OwnedTemporaries temporaries() {
+        return temporaries;
+    }
+
+    /** Consumers open on the destination {@code name} in this connection's sessions. */
+    long consumersOn(String name) {
+        return sessions.stream()
+                .flatMap(s -> s.consumers().stream())
+                .filter(c -> c.queueDestination().getName().equals(name))
+                .count();
     }
 
     ObjectMessageAllowList allowList() {
@@ -305,6 +323,7 @@ public final class ShardQConnection implements QueueConnection, jakarta.jms.Topi
             s.close();
         }
         sessions.clear();
+        temporaries.deleteAll();
         if (clientIdToken != null) {
             broker.releaseClientId(clientId, clientIdToken);
         }

@@ -12,8 +12,10 @@ import java.util.Objects;
  * received message's JMSReplyTo equals the one the application created.
  *
  * <p>The wire form ({@link #encoded()}, stored in {@code BrokerMessage.replyTo}) is {@code
- * kind:NAME}: {@code queue:orders}, {@code topic:prices}. Temporary destinations will add their own
- * kinds.
+ * kind:NAME}: {@code queue:orders}, {@code topic:prices}, and for temporary destinations {@code
+ * temp-queue:tmp.7.4f3a...} and {@code temp-topic:...}, so a temporary destination decoded in
+ * another connection or instance is still a {@code TemporaryQueue} (one that cannot be deleted
+ * there).
  */
 public abstract class ShardQDestination implements Destination, Serializable {
     private static final long serialVersionUID = 1L;
@@ -37,6 +39,11 @@ public abstract class ShardQDestination implements Destination, Serializable {
 
     /** The kind part of the wire form: {@code queue}, {@code topic}. */
     abstract String kind();
+
+    /** What the engine calls this kind of destination: {@code queue} or {@code topic} (temporary or not). */
+    final String engineKind() {
+        return this instanceof jakarta.jms.Topic ? TOPIC_KIND : QUEUE_KIND;
+    }
 
     /** {@code kind:NAME}, as stored in {@code BrokerMessage.replyTo}. */
     final String encoded() {
@@ -71,7 +78,8 @@ public abstract class ShardQDestination implements Destination, Serializable {
      * Parses the wire form.
      *
      * @return the destination, or null for null
-     * @throws IllegalArgumentException when the text is not {@code queue:NAME} or {@code topic:NAME}
+     * @throws IllegalArgumentException when the text is not {@code queue:NAME}, {@code topic:NAME},
+     *     {@code temp-queue:NAME} or {@code temp-topic:NAME}
      */
     static ShardQDestination decode(String encoded) {
         if (encoded == null) {
@@ -87,9 +95,15 @@ public abstract class ShardQDestination implements Destination, Serializable {
             if (kind.equals(TOPIC_KIND)) {
                 return new ShardQTopic(name);
             }
+            if (kind.equals(ShardQTemporaryQueue.KIND)) {
+                return new ShardQTemporaryQueue(name, null);
+            }
+            if (kind.equals(ShardQTemporaryTopic.KIND)) {
+                return new ShardQTemporaryTopic(name, null);
+            }
         }
-        throw new IllegalArgumentException(
-                "destination \"" + encoded + "\" is invalid: expected queue:NAME or topic:NAME");
+        throw new IllegalArgumentException("destination \"" + encoded
+                + "\" is invalid: expected queue:NAME, topic:NAME, temp-queue:NAME or temp-topic:NAME");
     }
 
     @Override

@@ -159,6 +159,14 @@ public final class ShardQSession implements QueueSession, TopicSession {
     /** The delivered message as the application sees it, with its acknowledger. */
     Message toJms(Delivery d, ShardQDestination destination) throws JMSException {
         ShardQMessage m = MessageCodec.fromBroker(d.message(), destination, d.deliveryCount(), connection.allowList());
+        if (m.getJMSReplyTo() instanceof ShardQDestination r
+                && (r instanceof TemporaryQueue || r instanceof TemporaryTopic)) {
+            // a reply-to of this connection's own: the object it created, which delete() accepts
+            java.util.Optional<ShardQDestination> own = connection.temporaries().own(r.getName());
+            if (own.isPresent()) {
+                m.setJMSReplyTo(own.get());
+            }
+        }
         if (sessionMode == Session.CLIENT_ACKNOWLEDGE) {
             m.setAcknowledger(this::acknowledge);
         }
@@ -294,7 +302,7 @@ public final class ShardQSession implements QueueSession, TopicSession {
      */
     void requireKind(ShardQDestination d) throws JMSException {
         try {
-            broker().requireDestination(d.getName(), true, d.kind());
+            broker().requireDestination(d.getName(), true, d.engineKind());
         } catch (io.shardq.broker.ShardQException e) {
             if (e.kind() == io.shardq.broker.ErrorKind.INVALID_ARGUMENT) {
                 throw new InvalidDestinationException(e.getMessage(), e.kind().name());
@@ -316,20 +324,25 @@ public final class ShardQSession implements QueueSession, TopicSession {
         return new ShardQTopic(topicName);
     }
 
-    private static JMSException topicsNotYet() {
-        return new JMSException("temporary topics are not available in ShardQ "
-                + ShardQConnectionMetaData.PROVIDER_VERSION + " yet; create a named topic");
-    }
-
+    /**
+     * A temporary queue owned by this session's connection (see {@link ShardQTemporaryQueue}); its
+     * creation is DDL (a table per shard and slot), so create one per connection and reuse it
+     * for many requests rather than one per request.
+     */
     @Override
     public TemporaryQueue createTemporaryQueue() throws JMSException {
-        throw new JMSException("temporary queues are not available in ShardQ "
-                + ShardQConnectionMetaData.PROVIDER_VERSION + " yet; create a named queue");
+        checkOpen();
+        return connection.temporaries().createQueue();
     }
 
+    /**
+     * A temporary topic owned by this session's connection (see {@link ShardQTemporaryTopic}):
+     * any connection may publish to it; its own connection subscribes (non-durable only).
+     */
     @Override
     public TemporaryTopic createTemporaryTopic() throws JMSException {
-        throw topicsNotYet();
+        checkOpen();
+        return connection.temporaries().createTopic();
     }
 
     // ---------------------------------------------------------------- producers, consumers, browsers
@@ -369,6 +382,7 @@ public final class ShardQSession implements QueueSession, TopicSession {
             throws JMSException {
         checkOpen();
         ShardQDestination target = destinationOf(destination);
+        connection.temporaries().checkConsumable(target, "consume from");
         if (target instanceof ShardQTopic topic) {
             return subscribe(topic, SubscriptionSpec.Kind.NON_DURABLE, null, messageSelector, noLocal);
         }
@@ -406,6 +420,7 @@ public final class ShardQSession implements QueueSession, TopicSession {
     public QueueBrowser createBrowser(Queue queue, String messageSelector) throws JMSException {
         checkOpen();
         ShardQQueue q = queueOf(queue);
+        connection.temporaries().checkConsumable(q, "browse");
         io.shardq.broker.selector.Selector selector;
         try {
             selector = io.shardq.broker.selector.Selector.compile(messageSelector);
@@ -441,6 +456,11 @@ public final class ShardQSession implements QueueSession, TopicSession {
         if (kind != SubscriptionSpec.Kind.NON_DURABLE && name == null) {
             throw new jakarta.jms.InvalidDestinationException("a subscription name must not be null");
         }
+        if (t instanceof TemporaryTopic && kind != SubscriptionSpec.Kind.NON_DURABLE) {
+            throw new InvalidDestinationException(
+                    "a temporary topic has only non-durable, unshared subscribers: " + kind + " is refused");
+        }
+        connection.temporaries().checkConsumable(t, "subscribe to");
         String clientId = connection.clientIdOrNull();
         if (kind == SubscriptionSpec.Kind.DURABLE && clientId == null) {
             throw new IllegalStateException("an unshared durable subscription needs a client id: call"

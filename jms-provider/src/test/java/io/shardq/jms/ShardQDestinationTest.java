@@ -76,7 +76,23 @@ class ShardQDestinationTest {
     void decode_throwsIllegalArgument_whenFormUnknown(String encoded) {
         assertThatThrownBy(() -> ShardQDestination.decode(encoded))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("expected queue:NAME or topic:NAME");
+                .hasMessageContaining("expected queue:NAME, topic:NAME, temp-queue:NAME or temp-topic:NAME");
+    }
+
+    @Test
+    void temporaryDestinations_stayTemporary_throughTheWireForm() throws Exception {
+        var queue = new ShardQTemporaryQueue("tmp.1.abc", null);
+        var topic = new ShardQTemporaryTopic("tmp.1.def", null);
+
+        assertThat(ShardQDestination.encode(queue)).isEqualTo("temp-queue:tmp.1.abc");
+        assertThat(ShardQDestination.encode(topic)).isEqualTo("temp-topic:tmp.1.def");
+        assertThat(ShardQDestination.decode("temp-queue:tmp.1.abc"))
+                .isInstanceOf(jakarta.jms.TemporaryQueue.class)
+                .isEqualTo(queue)
+                .isNotEqualTo(new ShardQQueue("tmp.1.abc"));
+        assertThat(ShardQDestination.decode("temp-topic:tmp.1.def"))
+                .isInstanceOf(jakarta.jms.TemporaryTopic.class)
+                .isEqualTo(topic);
     }
 
     @Test

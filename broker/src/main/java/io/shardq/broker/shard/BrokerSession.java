@@ -992,11 +992,13 @@ public final class BrokerSession implements AutoCloseable {
      * selector (and noLocal) wants it, one copy each; nobody else ever sees it (see "Topics").
      */
     private void offerToSubscriptions(DestinationRuntime rt, BrokerMessage m) {
-        TopicView view;
-        try (Connection c = engine.borrowConnection()) {
-            view = rt.topicView(c);
-        } catch (SQLException | RuntimeException e) {
-            view = null; // the subscriptions cannot be read: nobody gets it (non-persistent: at most once)
+        TopicView view = rt.currentTopicView();
+        if (view == null) {
+            try (Connection c = engine.borrowConnection()) {
+                view = rt.topicView(c);
+            } catch (SQLException | RuntimeException e) {
+                view = null; // the subscriptions cannot be read: nobody gets it (non-persistent: at most once)
+            }
         }
         byte[] bits = view == null ? null : view.bitmap(m, origin);
         boolean reserved = true; // the first copy uses the room reserved at send

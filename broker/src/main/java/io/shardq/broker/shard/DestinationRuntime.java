@@ -96,6 +96,12 @@ public final class DestinationRuntime {
         return v;
     }
 
+    /** The topic's view when it is known and current, else null (then {@link #topicView(Connection)} reads it). */
+    TopicView currentTopicView() {
+        TopicView v = view;
+        return v != null && v.version >= info.subVersion() ? v : null;
+    }
+
     /** Reads the topic's subscriptions again, on {@code c} (inside a write's transaction if it is in one). */
     TopicView reloadTopicView(Connection c) throws SQLException {
         TopicView fresh = TopicView.load(c, info.id(), view);

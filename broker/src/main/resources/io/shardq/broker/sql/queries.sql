@@ -327,7 +327,10 @@ DELETE FROM shardq.client_id WHERE instance_id = ?
 -- What a role (?) may do with a destination (?), asked of PostgreSQL: shardq.has_privilege reads
 -- the table privileges on shardq.m_<id> (false for a role that does not exist). No row when the
 -- destination does not exist.
-SELECT shardq.has_privilege(r.role_name, d.id, 'send'),
+-- Anyone may send to a temporary destination (V007): its generated name is the capability, handed
+-- out as JMSReplyTo; receiving and browsing it are for its own connection, checked by the JMS layer.
+SELECT shardq.has_privilege(r.role_name, d.id, 'send')
+           OR EXISTS (SELECT 1 FROM shardq.temporary_destination t WHERE t.destination_id = d.id),
        shardq.has_privilege(r.role_name, d.id, 'receive'),
        shardq.has_privilege(r.role_name, d.id, 'browse'),
        shardq.has_privilege(r.role_name, d.id, 'administer')
@@ -368,3 +371,26 @@ SELECT d.id, d.name, e.subscription, e.client_id, e.shard_no, e.from_seq, e.to_s
 
 -- name: subscription_select_bit
 SELECT bit FROM shardq.subscription WHERE id = ?
+
+-- name: temporary_select_dead
+-- Temporary destinations whose instance is dead: stopped, gone, or no heartbeat within ? seconds.
+SELECT d.name
+  FROM shardq.temporary_destination t
+  JOIN shardq.destination d ON d.id = t.destination_id
+ WHERE NOT EXISTS (SELECT 1 FROM shardq.instance i
+                    WHERE i.id = t.instance_id AND i.stopped_at IS NULL
+                      AND i.heartbeat_at > now() - make_interval(secs => ?))
+ ORDER BY t.created_at
+
+-- name: temporary_select_owner
+-- The owner of a temporary destination (?): instance and connection; no row when it is not one.
+SELECT t.instance_id, t.connection_id
+  FROM shardq.temporary_destination t
+  JOIN shardq.destination d ON d.id = t.destination_id
+ WHERE d.name = ?
+
+-- name: temporary_select_by_instance
+SELECT d.name
+  FROM shardq.temporary_destination t
+  JOIN shardq.destination d ON d.id = t.destination_id
+ WHERE t.instance_id = ?

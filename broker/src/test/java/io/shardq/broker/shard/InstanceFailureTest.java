@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.QueueOptions;
+import io.shardq.broker.testing.ChildJvm;
 import io.shardq.broker.testing.ClaimAndHangMain;
 import io.shardq.broker.testing.Messages;
 import io.shardq.broker.testing.PgTest;
 import io.shardq.broker.testing.TestDatabase;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -41,34 +39,9 @@ class InstanceFailureTest {
                 }
                 p.commit();
             }
-            List<String> cmd = List.of(
-                    java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
-                            .toString(),
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    ClaimAndHangMain.class.getName(),
-                    db.jdbcUrl(),
-                    "crash",
-                    "30");
-            Process victim = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            BufferedReader out =
-                    new BufferedReader(new InputStreamReader(victim.getInputStream(), StandardCharsets.UTF_8));
-            String line = CompletableFuture.supplyAsync(() -> {
-                        try {
-                            String l;
-                            while ((l = out.readLine()) != null) {
-                                if (l.startsWith("CLAIMED")) {
-                                    return l;
-                                }
-                            }
-                            return "exited";
-                        } catch (java.io.IOException e) {
-                            return e.toString();
-                        }
-                    })
-                    .get(2, TimeUnit.MINUTES);
-            assertThat(line).isEqualTo("CLAIMED 30");
-            victim.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            ChildJvm victim = ChildJvm.start(ClaimAndHangMain.class, db.jdbcUrl(), "crash", "30");
+            assertThat(victim.awaitLine("CLAIMED")).isEqualTo("CLAIMED 30");
+            victim.kill();
 
             Set<String> got = new HashSet<>();
             List<String> all = new ArrayList<>();

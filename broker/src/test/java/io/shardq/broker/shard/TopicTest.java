@@ -330,6 +330,54 @@ class TopicTest {
         }
     }
 
+    @Test
+    void theAgePolicy_expiresOnlyMessagesOlderThanIt() throws Exception {
+        broker.admin().createTopic("t.age", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().addSubscriber("t.age", "slow", null);
+        publish(broker, "t.age", "m", 8, Map.of());
+        int id = broker.admin().require("t.age").id();
+        try (Connection c = db.connect();
+                Statement st = c.createStatement()) {
+            // the first five were published an hour ago (raw writes are refused: the test lifts that)
+            st.execute("alter table shardq.m_" + id + " disable trigger refuse_raw_write");
+            st.execute("update shardq.m_" + id + " set enqueued_at = enqueued_at - 3600000 where seq <= 5");
+            st.execute("alter table shardq.m_" + id + " enable trigger refuse_raw_write");
+        }
+        assertThat(byName(broker.admin().subscriptions("t.age")).get("slow").oldestAgeMillis())
+                .isGreaterThanOrEqualTo(3_600_000L);
+        broker.admin().alterTopic("t.age", null, null, null, null, null, 600L);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (byName(broker.admin().subscriptions("t.age")).get("slow").expiredSeqs() == 0) {
+            assertThat(System.nanoTime()).as("the leader applies the policy").isLessThan(deadline);
+            Thread.sleep(50);
+        }
+        assertThat(byName(broker.admin().subscriptions("t.age")).get("slow").expiredSeqs())
+                .isEqualTo(5);
+        try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+            assertThat(drain(s.subscribe("t.age", shared("slow", null)), s)).containsExactly("m5", "m6", "m7");
+        }
+    }
+
+    @Test
+    void nonPersistentMessages_reachTheSubscriptionsServedHere_andAreNeverStored() throws Exception {
+        broker.admin().createTopic("t.np", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().addSubscriber("t.np", "elsewhere", null); // no consumer in this instance
+        try (BrokerSession s = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
+                BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+            BrokerConsumer all =
+                    s.subscribe("t.np", new SubscriptionSpec(Kind.NON_DURABLE, null, null, null, false, "a"));
+            BrokerConsumer some =
+                    s.subscribe("t.np", new SubscriptionSpec(Kind.NON_DURABLE, null, null, "k = 1", false, "a"));
+            p.send("t.np", Messages.nonPersistent("fleeting"));
+            assertThat(Messages.body(all.receive(2000, false).message())).isEqualTo("fleeting");
+            assertThat(some.receive(200, false)).isNull(); // its selector does not match
+            assertThat(all.receive(200, false)).isNull(); // one copy per subscription
+        }
+        assertThat(storedRows("t.np")).isZero();
+        assertThat(byName(broker.admin().subscriptions("t.np")).get("elsewhere").lag())
+                .isZero();
+    }
+
     private static Map<String, SubscriptionStats> byName(List<SubscriptionStats> all) {
         Map<String, SubscriptionStats> m = new HashMap<>();
         all.forEach(s -> m.put(s.name(), s));

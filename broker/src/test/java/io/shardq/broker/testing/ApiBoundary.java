@@ -50,6 +50,8 @@ public final class ApiBoundary {
             ENGINE + ".Admin",
             ENGINE + ".QueueOptions",
             ENGINE + ".QueueStats",
+            ENGINE + ".TopicInfo",
+            ENGINE + ".TopicStats",
             ENGINE + ".ShardQException",
             ENGINE + ".ErrorKind",
             ENGINE + ".Privilege",

@@ -1,0 +1,134 @@
+package io.shardq.cli;
+
+import io.shardq.broker.Admin;
+import io.shardq.broker.Broker;
+import io.shardq.broker.TopicInfo;
+import io.shardq.broker.catalog.Names;
+import java.io.PrintWriter;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(
+        name = "alter",
+        description = {
+            "Change a topic's settings and its expiry policy.",
+            "Shards can be added, never removed. Without a policy a subscription that stops consuming keeps its messages (and their slices) for ever; with --max-lag or --max-age the maintenance leader expires the backlog beyond the limit, counts it on the subscription (shardq subscription list, EXPIRED) and logs it. Running instances pick changes up within a heartbeat."
+        })
+final class TopicAlterCommand implements Callable<Integer> {
+    @Mixin
+    HelpOption help;
+
+    @Parameters(paramLabel = "NAME", description = TopicCommand.NAME_HELP)
+    String name;
+
+    @Option(names = "--shards", paramLabel = "N", description = "new shard count, more than now, at most 256")
+    Integer shards;
+
+    @Option(
+            names = "--slice-size",
+            paramLabel = "N",
+            description = "messages per slice for new slices, 16 to 100000000")
+    Integer sliceSize;
+
+    @Option(
+            names = "--max-attempts",
+            paramLabel = "N",
+            description = "deliveries of a message to a subscription before it goes to the dead-letter queue")
+    Integer maxAttempts;
+
+    @Option(
+            names = "--dead-letter-queue",
+            paramLabel = "QUEUE",
+            description = "where messages go after --max-attempts failed deliveries (default: NAME.DLQ)")
+    String deadLetterQueue;
+
+    @Option(
+            names = "--max-lag",
+            paramLabel = "N",
+            description = "messages a subscription may fall behind before its backlog expires, shared evenly by"
+                    + " the shards (each keeps N / shards); 0 removes the limit")
+    Long maxLag;
+
+    @Option(
+            names = "--max-age",
+            paramLabel = "DURATION",
+            converter = Seconds.class,
+            description = "age of a subscription's oldest unconsumed message beyond which its backlog expires:"
+                    + " seconds, or a number with s, m, h or d (90s, 30m, 12h, 7d); 0 removes the limit")
+    Long maxAgeSeconds;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        if (shards == null
+                && sliceSize == null
+                && maxAttempts == null
+                && deadLetterQueue == null
+                && maxLag == null
+                && maxAgeSeconds == null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "nothing to change: give --shards, --slice-size, --max-attempts, --dead-letter-queue,"
+                            + " --max-lag or --max-age");
+        }
+        if (maxLag != null && maxLag < 0) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--max-lag " + maxLag + " is invalid: expected 0 (no limit) or more messages");
+        }
+        Names.checkDestination(name);
+        if (deadLetterQueue != null) {
+            Names.checkDestination(deadLetterQueue);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        try (Broker broker = connection.startBroker("topic alter")) {
+            Admin admin = broker.admin();
+            TopicInfo before = TopicCommand.require(admin, name);
+            admin.alterTopic(name, shards, sliceSize, maxAttempts, deadLetterQueue, maxLag, maxAgeSeconds);
+            TopicInfo t = admin.topic(name);
+            boolean unchanged = t.destination().equals(before.destination())
+                    && java.util.Objects.equals(t.maxLag(), before.maxLag())
+                    && java.util.Objects.equals(t.maxAgeSeconds(), before.maxAgeSeconds());
+            out.println((unchanged ? "topic " + name + " unchanged: " : "altered topic " + name + ": ")
+                    + TopicCommand.settings(t));
+            if (!unchanged && (t.maxLag() != null || t.maxAgeSeconds() != null)) {
+                out.println("subscriptions beyond the limit lose their backlog within a heartbeat of the maintenance"
+                        + " leader; shardq subscription list " + name + " shows what each lost (EXPIRED)");
+            }
+            return 0;
+        }
+    }
+
+    /** Seconds from "3600", "90s", "30m", "12h" or "7d". */
+    static final class Seconds implements CommandLine.ITypeConverter<Long> {
+        private static final Pattern DURATION = Pattern.compile("(\\d{1,12})\\s*(s|m|min|h|d)?");
+
+        @Override
+        public Long convert(String value) {
+            Matcher m = DURATION.matcher(value.strip().toLowerCase(Locale.ROOT));
+            if (!m.matches()) {
+                throw new CommandLine.TypeConversionException("'" + value
+                        + "' is not a duration: expected seconds, or a number with s, m, h or d (90s, 30m, 12h, 7d)");
+            }
+            long n = Long.parseLong(m.group(1));
+            String unit = m.group(2) == null ? "s" : m.group(2);
+            return switch (unit) {
+                case "m", "min" -> n * 60;
+                case "h" -> n * 3600;
+                case "d" -> n * 86_400;
+                default -> n;
+            };
+        }
+    }
+}
