@@ -39,7 +39,9 @@ final class Load {
     private final Recorder latency = new Recorder(LatencyStats.HIGHEST_MICROS, LatencyStats.DIGITS);
     private final List<Thread> threads = new ArrayList<>();
     private final List<AutoCloseable> workers = new ArrayList<>();
+    private final List<Thread> producerThreads = new ArrayList<>();
     private volatile boolean running;
+    private volatile boolean producing;
 
     Load(QueueSystem system, Settings settings, MicroClock clock) {
         this.system = system;
@@ -50,14 +52,17 @@ final class Load {
     /** Creates the producers and consumers on this thread, then starts one thread for each. */
     void start() throws Exception {
         running = true;
+        producing = true;
         for (int i = 0; i < settings.threads(); i++) {
             QueueSystem.Producer p = system.producer();
             workers.add(p);
             long seed = i;
-            threads.add(thread("producer-" + i, () -> produce(p, seed)));
+            Thread t = thread("producer-" + i, () -> produce(p, seed));
+            producerThreads.add(t);
+            threads.add(t);
         }
         if (system.consumes()) {
-            for (int i = 0; i < settings.threads(); i++) {
+            for (int i = 0; i < system.consumerThreads(settings); i++) {
                 QueueSystem.Consumer c = system.consumer();
                 workers.add(c);
                 threads.add(thread("consumer-" + i, () -> consume(c)));
@@ -76,7 +81,7 @@ final class Load {
         byte[] template = Payloads.filler(settings.payloadBytes(), seed);
         int n = settings.batchSize();
         List<byte[]> batch = new ArrayList<>(n);
-        while (running) {
+        while (running && producing) {
             batch.clear();
             long first = sequence.getAndAdd(n);
             long now = clock.nowMicros();
@@ -139,6 +144,26 @@ final class Load {
     }
 
     /**
+     * Stops the producers (each finishes its current batch), then lets the consumers run until they
+     * have received {@code sent x deliveriesPerMessage} or the timeout passes. Returns whether they
+     * did. {@link #stop()} stops the consumers afterwards.
+     */
+    boolean drain(long deliveriesPerMessage, Duration timeout) {
+        producing = false;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (Thread t : producerThreads) {
+            joinUntil(t, deadline);
+        }
+        while (dequeued() < enqueued() * deliveriesPerMessage) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        return true;
+    }
+
+    /**
      * Tells every thread to finish its current call, waits for them (interrupting after 30 s),
      * then closes the producers and consumers. Safe to call twice, and before {@link #start()}.
      */
@@ -155,6 +180,7 @@ final class Load {
             }
         }
         threads.clear();
+        producerThreads.clear();
         for (AutoCloseable w : workers) {
             try {
                 w.close();

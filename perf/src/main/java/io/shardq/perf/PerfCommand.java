@@ -6,13 +6,14 @@ import picocli.CommandLine.Command;
 
 /**
  * The benchmark command line, {@code ./shardq perf} (which builds and runs {@code
- * perf/target/shardq-perf.jar}). {@code queue} and {@code mixed} are the scenarios so far; the
+ * perf/target/shardq-perf.jar}). {@code queue}, {@code mixed} and {@code topic} are the scenarios so far; the
  * others are listed as coming in the help and are not commands yet, so nobody runs a half-built
  * benchmark.
  *
  * <pre>{@code
  * ./shardq perf queue --threads 1,2,4 --duration 20 --out target/perf
  * ./shardq perf mixed --stages 4,8,16,32 --stage-seconds 20 --out target/perf-mixed
+ * ./shardq perf topic --publishers 1,4 --duration 15 --warmup 5
  * }</pre>
  */
 @Command(
@@ -21,15 +22,16 @@ import picocli.CommandLine.Command;
         description = {
             "Measure ShardQ on PostgreSQL: queue against references run in the same process (the",
             "ceiling, a plain multi-row INSERT, and the naive FOR UPDATE SKIP LOCKED queue); mixed",
-            "with concurrent users running a weighted mix of transactions."
+            "with concurrent users running a weighted mix of transactions; topic with publishers and",
+            "durable subscriptions, beside the queue and the ceiling at the same publisher count."
         },
-        subcommands = {QueueCommand.class, MixedCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {QueueCommand.class, MixedCommand.class, TopicCommand.class, CommandLine.HelpCommand.class},
         footer = {
             "",
             "Scenarios:",
             "  queue          producers and consumers on one queue (available)",
             "  mixed          users running a weighted transaction mix, in stages (available)",
-            "  topic          coming: not implemented yet",
+            "  topic          publishers and durable subscriptions on a topic, beside the queue (available)",
             "  cache-putall   coming: not implemented yet",
             "  cache-read     coming: not implemented yet",
             "",

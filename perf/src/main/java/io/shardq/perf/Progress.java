@@ -19,6 +19,7 @@ final class Progress {
     private long lastEnqueued;
     private long lastDequeued;
     private int lastWidth;
+    private long deliveriesPerMessage = 1;
 
     Progress(PrintWriter out, boolean console, Duration plainEvery) {
         this.out = out;
@@ -33,6 +34,15 @@ final class Progress {
 
     /** A new step starts now; counts start from zero. */
     void begin(String stepLabel, long nowNanos) {
+        begin(stepLabel, nowNanos, 1);
+    }
+
+    /**
+     * A new step whose every message sent is received {@code deliveriesPerMessage} times (a topic's
+     * subscriptions): the backlog shown is {@code sent x that - received}.
+     */
+    void begin(String stepLabel, long nowNanos, long deliveriesPerMessage) {
+        this.deliveriesPerMessage = deliveriesPerMessage;
         label = stepLabel;
         lastNanos = nowNanos;
         lastEnqueued = 0;
@@ -87,7 +97,7 @@ final class Progress {
         String deq = consumes
                 ? String.format(Locale.ROOT, "%,10.0f/s", Rates.perSecond(dequeued - lastDequeued, interval))
                 : String.format(Locale.ROOT, "%12s", "-");
-        String backlog = consumes ? String.format(Locale.ROOT, "%,d", enqueued - dequeued) : "-";
+        String backlog = consumes ? String.format(Locale.ROOT, "%,d", enqueued * deliveriesPerMessage - dequeued) : "-";
         return String.format(
                 Locale.ROOT,
                 "%-16s %-7s %5.1fs  enqueue %,10.0f/s  dequeue %s  backlog %s",

@@ -43,6 +43,28 @@ public interface QueueSystem {
         return true;
     }
 
+    /**
+     * Consumer threads to start, each with its own {@link #consumer()}: as many as producers for a
+     * queue; a topic may ask for one per subscription, or a few that each serve many.
+     */
+    default int consumerThreads(Settings settings) {
+        return settings.threads();
+    }
+
+    /**
+     * Deliveries each message sent must produce: 1 for a queue, the number of subscriptions for a
+     * topic. The progress line's backlog is {@code sent x this - received}.
+     */
+    default long deliveriesPerMessage() {
+        return 1;
+    }
+
+    /** Called by the runner when the measured window starts, after the warm-up (workers running). */
+    default void measureStarts() throws Exception {}
+
+    /** Called by the runner when the measured window ends, before the workers stop. */
+    default void measureEnds() throws Exception {}
+
     /** A new consumer for one worker thread; only called when {@link #consumes()} is true. */
     default Consumer consumer() throws Exception {
         throw new UnsupportedOperationException(name() + " has no consumers");

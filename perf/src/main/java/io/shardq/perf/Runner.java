@@ -33,6 +33,7 @@ final class Runner {
     private final Progress progress;
     private final ServerProbe probe;
     private final CpuMeter cpu;
+    private Duration drainTimeout;
 
     Runner(DataSource dataSource, SystemRegistry registry, MicroClock clock, Progress progress) {
         this.dataSource = dataSource;
@@ -41,6 +42,16 @@ final class Runner {
         this.progress = progress;
         this.probe = new ServerProbe(dataSource);
         this.cpu = CpuMeter.probe(probe);
+    }
+
+    /**
+     * After each measured window, stop the producers and let the consumers receive everything sent
+     * (up to {@code timeout}) before stopping them, so a system's own totals balance: every message
+     * sent is received {@link QueueSystem#deliveriesPerMessage()} times. Off by default.
+     */
+    Runner draining(Duration timeout) {
+        this.drainTimeout = timeout;
+        return this;
     }
 
     List<StepResult> run(Scenario scenario) throws Exception {
@@ -68,17 +79,23 @@ final class Runner {
         try {
             system.setUp(dataSource, settings);
             probe.checkpoint();
-            progress.begin(system.name() + " x" + settings.threads(), System.nanoTime());
+            progress.begin(system.name() + " x" + settings.threads(), System.nanoTime(), system.deliveriesPerMessage());
             load.start();
             pace(load, system, "warm-up", System.nanoTime(), warmup);
             load.takeLatencies(); // the warm-up's latencies are dropped
             system.innerSteps(); // and so are its inner step timings
             Snapshot start = snapshot(load, system, List.of());
+            system.measureStarts();
             pace(load, system, "measure", start.nanos(), duration);
             Snapshot end = snapshot(load, system, start.serverTicks().keySet());
             Histogram latencies = load.takeLatencies();
             List<InnerStep> inner = system.innerSteps();
+            system.measureEnds();
             progress.end();
+            if (drainTimeout != null && system.consumes() && !load.drain(system.deliveriesPerMessage(), drainTimeout)) {
+                progress.note(system.name() + " x" + settings.threads() + ": consumers had not received everything "
+                        + drainTimeout.toSeconds() + " s after the producers stopped");
+            }
             load.stop();
             sleep(STATS_FLUSH_WAIT);
             ServerProbe.TableStats tables = probe.tableStats(system.tables());

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
@@ -26,9 +27,29 @@ import javax.sql.DataSource;
 final class ShardQSystem implements QueueSystem {
     static final String QUEUE = "perf.shardq";
 
+    private final Supplier<BrokerConfig.Builder> baseConfig;
+    private final double ratePerSecond;
+    private final PublishMeter publishes = new PublishMeter();
     private ShardQConnectionFactory factory;
     private Connection connection;
     private Settings settings;
+    private DataSource dataSource;
+    private volatile StoredRows storedRows = StoredRows.UNKNOWN;
+    private volatile long backlogAtStart = -1;
+    private volatile long backlogAtEnd = -1;
+
+    ShardQSystem() {
+        this(BrokerConfig::builder, 0);
+    }
+
+    /**
+     * @param baseConfig where ShardQ connects: the environment's settings, or a test database's
+     * @param ratePerSecond messages per second sent by all producers together; 0: as fast as they can
+     */
+    ShardQSystem(Supplier<BrokerConfig.Builder> baseConfig, double ratePerSecond) {
+        this.baseConfig = baseConfig;
+        this.ratePerSecond = ratePerSecond;
+    }
 
     @Override
     public String name() {
@@ -38,9 +59,10 @@ final class ShardQSystem implements QueueSystem {
     @Override
     public void setUp(DataSource dataSource, Settings settings) throws Exception {
         this.settings = settings;
+        this.dataSource = dataSource;
         // the default pool (shardq.pool.size): a session holds a connection only while a statement
         // or commit runs, so 2 x threads sessions do not need 2 x threads connections
-        BrokerConfig.Builder config = BrokerConfig.builder().set(BrokerProperty.AUTO_CREATE_DESTINATIONS, false);
+        BrokerConfig.Builder config = baseConfig.get().set(BrokerProperty.AUTO_CREATE_DESTINATIONS, false);
         if (settings.unsafe()) {
             config.set(BrokerProperty.JDBC_INIT_SQL, "set synchronous_commit = off");
         }
@@ -66,15 +88,19 @@ final class ShardQSystem implements QueueSystem {
         MessageProducer producer = session.createProducer(queue);
         producer.setDeliveryMode(settings.persistent() ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
         producer.setDisableMessageTimestamp(true);
+        Pacer pacer = Pacer.forShare(ratePerSecond, settings.threads(), settings.batchSize());
         return new Producer() {
             @Override
             public void sendBatch(List<byte[]> payloads) throws Exception {
+                long start = System.nanoTime();
                 for (byte[] p : payloads) {
                     BytesMessage m = session.createBytesMessage();
                     m.writeBytes(p);
                     producer.send(m);
                 }
                 session.commit();
+                publishes.record(start);
+                pacer.awaitNext();
             }
 
             @Override
@@ -111,6 +137,47 @@ final class ShardQSystem implements QueueSystem {
                 session.close();
             }
         };
+    }
+
+    @Override
+    public void measureStarts() {
+        publishes.startWindow();
+        backlogAtStart = backlogOrUnknown();
+    }
+
+    @Override
+    public void measureEnds() {
+        publishes.endWindow();
+        backlogAtEnd = backlogOrUnknown();
+        try {
+            storedRows = StoredRows.of(
+                    dataSource, factory.broker().admin().require(QUEUE).id());
+        } catch (Exception e) {
+            storedRows = StoredRows.UNKNOWN;
+        }
+    }
+
+    private long backlogOrUnknown() {
+        try {
+            return backlog();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    /** The queue's backlog when the last measured window started and ended (-1: unknown). */
+    SubscriptionBacklog windowBacklog() {
+        return new SubscriptionBacklog(QUEUE, backlogAtStart, backlogAtEnd);
+    }
+
+    /** The producers' batches (sends and commit) in the last measured window. */
+    LatencyStats publishCommits() {
+        return publishes.window();
+    }
+
+    /** The queue's rows at the end of the last measured window. */
+    StoredRows storedRows() {
+        return storedRows;
     }
 
     @Override

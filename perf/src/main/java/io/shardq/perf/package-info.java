@@ -10,6 +10,8 @@
  * export SHARDQ_EMBEDDED_DATA_DIR=/tmp/perf-pg/pgdata     # a server of its own
  * ./shardq perf queue --threads 1,2,4 --warmup 5 --duration 20 --out target/perf
  * ./shardq perf mixed --stages 4,8,16,32 --stage-seconds 20 --out target/perf-mixed
+ * ./shardq perf topic --publishers 1,4 --duration 15 --warmup 5 --out target/perf-topic
+ * ./shardq perf topic --subscriptions 1000 --rate 10 --publishers 1
  * }</pre>
  *
  * <h2>queue</h2>
@@ -40,5 +42,18 @@
  * tables, and checks at the end that the application rows changed exactly as often as the
  * transactions that change them committed ({@code ApplicationCheck}). The workload file format
  * is in {@code WorkloadParser} and the built-in workload, {@code mixed-default.workload}.
+ *
+ * <h2>topic</h2>
+ *
+ * <p>Issue 10's benchmark. {@code TopicRunner} runs, for each publisher count P and through the
+ * same {@code Runner#step} as {@code queue}: the ceiling, the queue end to end ({@code
+ * ShardQSystem}, P producers and P consumers) and {@link io.shardq.perf.TopicSystem} (P
+ * publishers, S durable subscriptions, one consumer thread each or a few pollers for many), so
+ * deliveries per second, WAL per delivery and the publish cost are ratios within one run ({@code
+ * TopicComparison}, which also states the targets). The systems record what only this scenario
+ * reports at the window's edges ({@code QueueSystem#measureStarts}/{@code measureEnds}): each
+ * subscription's backlog, the publish commits ({@code PublishMeter}) and the stored row size
+ * ({@code StoredRows}). After each window the runner drains, so the topic's own totals must show
+ * every message published delivered to every subscription.
  */
 package io.shardq.perf;

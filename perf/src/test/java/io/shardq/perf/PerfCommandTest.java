@@ -23,19 +23,19 @@ class PerfCommandTest {
     }
 
     @Test
-    void help_listsQueueAndMixed_andTheComingScenariosAsComing() {
+    void help_listsQueueMixedAndTopic_andTheComingScenariosAsComing() {
         assertThat(run("--help")).isZero();
         assertThat(out.toString())
                 .contains("queue")
                 .contains("mixed          users running a weighted transaction mix")
-                .contains("topic          coming")
+                .contains("topic          publishers and durable subscriptions")
                 .contains("cache-putall   coming")
                 .contains("cache-read     coming");
     }
 
     @Test
     void comingScenarios_areNotCommands() {
-        for (String coming : new String[] {"topic", "cache-putall", "cache-read"}) {
+        for (String coming : new String[] {"cache-putall", "cache-read"}) {
             assertThat(run(coming)).as(coming).isNotZero();
         }
         assertThat(err.toString()).contains("Unmatched argument");

@@ -1,0 +1,330 @@
+package io.shardq.perf;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+
+/**
+ * The report of {@code perf topic}: text (settings first, then throughput, cost, issue 10's
+ * targets and the backlog of each subscription), and results.json / results.csv / results.html
+ * with one row per system and publisher count (the JSON also lists each subscription's backlog).
+ */
+record TopicReport(Environment environment, TopicScenario scenario, TopicComparison run) {
+
+    /** A column of results.csv and of each object of results.json's "results". */
+    record Column(String name, Function<TopicStep, Object> value) {}
+
+    List<Column> columns() {
+        return List.of(
+                col("publishers", TopicStep::publishers),
+                col("system", TopicStep::system),
+                col("seconds", s -> s.result().seconds()),
+                col("published", s -> s.result().enqueued()),
+                col("delivered", s -> s.result().consumes() ? s.result().dequeued() : null),
+                col("publish_per_s", s -> s.result().enqueueRate()),
+                col("delivery_per_s", s -> TopicComparison.deliveryRate(s.result())),
+                col("deliveries_vs_queue", run::deliveriesVsQueue),
+                col("publish_vs_ceiling", run::publishesVsCeiling),
+                col("wal_bytes_per_delivery", s -> TopicComparison.walPerDelivery(s.result())),
+                col("wal_bytes_per_publish", s -> s.result().walBytesPerMessage()),
+                col("wal_vs_queue", run::walVsQueue),
+                col("backlog_start", s -> orNull(s.backlogSum(false))),
+                col("backlog_end", s -> orNull(s.backlogSum(true))),
+                col("subscriptions_kept_up", s -> s.backlogs().isEmpty() ? null : s.keptUp()),
+                col(
+                        "subscriptions",
+                        s -> s.backlogs().isEmpty() ? null : s.backlogs().size()),
+                col("p50_ms", s -> ms(s.result().latency(), s.result().latency().p50())),
+                col("p99_ms", s -> ms(s.result().latency(), s.result().latency().p99())),
+                col(
+                        "publish_commit_p50_ms",
+                        s -> ms(s.publishCommits(), s.publishCommits().p50())),
+                col(
+                        "publish_commit_p99_ms",
+                        s -> ms(s.publishCommits(), s.publishCommits().p99())),
+                col("publish_cost_vs_queue", run::publishCostVsQueue),
+                col("stored_bytes_per_row", s -> s.storedRows().bytesPerRow()),
+                col("bitmap_bytes", s -> s.storedRows().bitmapBytes()),
+                col("sql_reads_per_delivery", s -> s.result().sqlReadsPerMessage()),
+                col("dead_tuples", s -> orNull(s.result().deadTuples())),
+                col("jvm_cpu_s", s -> s.result().jvmCpuSeconds()),
+                col("pg_cpu_s", s -> s.result().pgCpuSeconds()),
+                col("total_published", s -> orNull(s.totalPublished())),
+                col("total_delivered", s -> orNull(s.totalDelivered())),
+                col("errors", s -> s.result().errors()),
+                col("first_error", s -> s.result().firstError()),
+                col("load_average_at_end", TopicStep::loadAtEnd),
+                col("payload_bytes", s -> scenario.base().payloadBytes()),
+                col("batch", s -> scenario.base().batchSize()),
+                col("shards", s -> scenario.base().shards()),
+                col("rate_per_s", s -> scenario.rate()),
+                col("durable", s -> environment.durable()));
+    }
+
+    String text() {
+        StringBuilder sb = new StringBuilder(TextReport.header(environment, "topic", scenario.facts())).append('\n');
+        TextTable speed = new TextTable(
+                "publishers",
+                "<system",
+                "publishes/s",
+                "deliveries/s",
+                "vs queue",
+                "vs ceiling",
+                "backlog start",
+                "backlog end",
+                "kept up",
+                "p50 ms",
+                "p99 ms",
+                "<load at end");
+        TextTable cost = new TextTable(
+                "publishers",
+                "<system",
+                "WAL B/delivery",
+                "vs queue",
+                "WAL B/publish",
+                "publish commit p50 ms",
+                "p99 ms",
+                "B/row",
+                "bitmap B",
+                "reads/delivery",
+                "JVM cpu s",
+                "PG cpu s",
+                "dead tuples",
+                "errors");
+        for (TopicStep s : run.steps()) {
+            StepResult r = s.result();
+            LatencyStats l = r.latency();
+            LatencyStats p = s.publishCommits();
+            speed.row(
+                    Integer.toString(s.publishers()),
+                    s.system(),
+                    Numbers.rate(r.enqueueRate()),
+                    Numbers.rate(TopicComparison.deliveryRate(r)),
+                    Numbers.ratio(run.deliveriesVsQueue(s)),
+                    Numbers.ratio(run.publishesVsCeiling(s)),
+                    Numbers.count(s.backlogSum(false)),
+                    Numbers.count(s.backlogSum(true)),
+                    s.backlogs().isEmpty()
+                            ? Numbers.NONE
+                            : s.keptUp() + "/" + s.backlogs().size(),
+                    Numbers.millis(l.millis(l.p50())),
+                    Numbers.millis(l.millis(l.p99())),
+                    s.loadAtEnd());
+            cost.row(
+                    Integer.toString(s.publishers()),
+                    s.system(),
+                    Numbers.decimal(r.consumes() ? TopicComparison.walPerDelivery(r) : r.walBytesPerMessage(), 0),
+                    Numbers.ratio(run.walVsQueue(s)),
+                    Numbers.decimal(r.walBytesPerMessage(), 0),
+                    Numbers.millis(p.millis(p.p50())),
+                    Numbers.millis(p.millis(p.p99())),
+                    Numbers.decimal(s.storedRows().bytesPerRow(), 0),
+                    Numbers.decimal(s.storedRows().bitmapBytes(), 0),
+                    Numbers.decimal(r.sqlReadsPerMessage(), 3),
+                    Numbers.decimal(r.jvmCpuSeconds(), 1),
+                    Numbers.decimal(r.pgCpuSeconds(), 1),
+                    Numbers.count(r.deadTuples()),
+                    Numbers.count(r.errors()));
+        }
+        sb.append("Throughput and end-to-end latency, measured window\n")
+                .append(speed.render())
+                .append('\n')
+                .append("Cost in the window\n")
+                .append(cost.render())
+                .append('\n')
+                .append("Issue 10's targets (ratios from this run)\n");
+        run.verdicts(scenario.rate() > 0).forEach(v -> sb.append("  ").append(v).append('\n'));
+        for (TopicStep s : run.steps()) {
+            if (s.totalPublished() >= 0) {
+                long owed = s.totalPublished() * s.backlogs().size();
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "  x%d: whole step: %,d published x %d subscriptions = %,d; delivered %,d%s%n",
+                        s.publishers(),
+                        s.totalPublished(),
+                        s.backlogs().size(),
+                        owed,
+                        s.totalDelivered(),
+                        owed == s.totalDelivered()
+                                ? ""
+                                : String.format(
+                                        Locale.ROOT,
+                                        "  (NOT EQUAL: %,d not delivered when the consumers stopped; the"
+                                                + " subscriptions' lag then: %s)",
+                                        owed - s.totalDelivered(),
+                                        Numbers.count(s.result().backlog()))));
+            }
+        }
+        backlogs(sb);
+        for (TopicStep s : run.steps()) {
+            if (s.result().firstError() != null) {
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "%n%s x%d: %,d failed calls; first: %s",
+                        s.system(),
+                        s.publishers(),
+                        s.result().errors(),
+                        s.result().firstError()));
+            }
+        }
+        sb.append('\n').append(NOTES);
+        return sb.toString();
+    }
+
+    /** Each subscription's backlog for a few subscriptions; a summary for many. */
+    private void backlogs(StringBuilder sb) {
+        for (TopicStep s : run.steps()) {
+            if (!s.system().equals(TopicScenario.TOPIC) || s.backlogs().isEmpty()) {
+                continue;
+            }
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%nBacklog per subscription, topic x%d (start -> end of the window)%n",
+                    s.publishers()));
+            if (s.backlogs().size() <= 20) {
+                for (SubscriptionBacklog b : s.backlogs()) {
+                    sb.append(String.format(
+                            Locale.ROOT,
+                            "  %-8s %,10d -> %,10d  %s%n",
+                            b.name(),
+                            b.atStart(),
+                            b.atEnd(),
+                            b.keptUp(s.result().enqueueRate(), s.slack()) ? "kept up" : "FELL BEHIND"));
+                }
+            } else {
+                long maxEnd = s.backlogs().stream()
+                        .mapToLong(SubscriptionBacklog::atEnd)
+                        .max()
+                        .orElse(-1);
+                long maxGrowth = s.backlogs().stream()
+                        .mapToLong(b -> b.atEnd() - b.atStart())
+                        .max()
+                        .orElse(0);
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "  %d subscriptions: kept up %d; largest backlog at the end %,d; largest growth %,d%n",
+                        s.backlogs().size(),
+                        s.keptUp(),
+                        maxEnd,
+                        maxGrowth));
+            }
+        }
+    }
+
+    private static final String NOTES =
+            """
+
+            publishes/s    messages committed by the producers (ceiling: rows INSERTed)
+            deliveries/s   messages committed by consumers: the queue's dequeues, the topic's over all subscriptions
+            vs queue       deliveries/s / the queue's msg/s at the same publishers (issue 10: >= 8x); WAL: ratio of WAL per delivery (<= 0.2x)
+            vs ceiling     publishes/s / the INSERT ceiling's rows/s at the same publishers
+            backlog        messages not consumed yet when the window started and ended (topic: sum of every subscription's lag)
+            kept up        subscriptions whose backlog grew by no more than one second of publishing (or one commit
+                           per publisher) over the window
+            latency        payload stamped before the batch is sent -> the consumer's commit returned
+            WAL B/delivery WAL of the whole server in the window / messages delivered (ceiling: per row); when
+                           subscriptions fall behind, fewer deliveries share the WAL: see WAL B/publish
+            WAL B/publish  the same WAL / messages published (a topic's, divided by its subscriptions, is what
+                           a delivery costs once they keep up)
+            publish commit a producer's batch as the application sees it: its sends and commit()
+            B/row, bitmap  average pg_column_size of the destination's rows and of their subscriber bitmap, at the window's end
+            """;
+
+    List<Path> writeTo(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Path json = dir.resolve("results.json");
+        Path csv = dir.resolve("results.csv");
+        Path html = dir.resolve("results.html");
+        Files.writeString(json, json(), StandardCharsets.UTF_8);
+        Files.writeString(csv, csv(), StandardCharsets.UTF_8);
+        Files.writeString(html, TopicHtmlReport.render(this), StandardCharsets.UTF_8);
+        return List.of(json, csv, html);
+    }
+
+    String csv() {
+        StringBuilder sb = new StringBuilder();
+        List<Column> cols = columns();
+        CsvReport.line(sb, cols.stream().map(Column::name).toArray());
+        for (TopicStep s : run.steps()) {
+            CsvReport.line(sb, cols.stream().map(c -> c.value().apply(s)).toArray());
+        }
+        return sb.toString();
+    }
+
+    String json() {
+        StringBuilder sb = new StringBuilder("{\n");
+        JsonReport.field(sb, 1, "unsafe", !environment.durable(), true);
+        JsonReport.field(
+                sb, 1, "banner", environment.unsafeBanner().isEmpty() ? null : environment.unsafeBanner(), true);
+        sb.append("  \"environment\": {\n");
+        for (String[] f : environment.facts()) {
+            JsonReport.field(sb, 2, f[0], f[1], true);
+        }
+        JsonReport.field(sb, 2, "durable", environment.durable(), false);
+        sb.append("  },\n  \"scenario\": {\n");
+        JsonReport.field(sb, 2, "name", "topic", true);
+        sb.append("    \"publishers\": ").append(scenario.publishers()).append(",\n");
+        JsonReport.field(sb, 2, "subscriptions", scenario.subscriptions(), true);
+        JsonReport.field(sb, 2, "consumer_threads", scenario.consumerThreads(), true);
+        JsonReport.field(sb, 2, "rate_per_s", scenario.rate(), true);
+        JsonReport.field(sb, 2, "payload_bytes", scenario.base().payloadBytes(), true);
+        JsonReport.field(sb, 2, "batch", scenario.base().batchSize(), true);
+        JsonReport.field(sb, 2, "shards", scenario.base().shards(), true);
+        JsonReport.field(sb, 2, "persistent", scenario.base().persistent(), true);
+        JsonReport.field(sb, 2, "warmup_s", scenario.warmup().toMillis() / 1000.0, true);
+        JsonReport.field(sb, 2, "duration_s", scenario.duration().toMillis() / 1000.0, true);
+        JsonReport.field(sb, 2, "load_average_at_start", scenario.loadAtStart(), false);
+        sb.append("  },\n  \"results\": [");
+        List<Column> cols = columns();
+        List<TopicStep> steps = run.steps();
+        for (int r = 0; r < steps.size(); r++) {
+            TopicStep s = steps.get(r);
+            sb.append(r > 0 ? ",\n    {" : "\n    {");
+            for (Column c : cols) {
+                sb.append(JsonReport.value(c.name()))
+                        .append(": ")
+                        .append(JsonReport.value(c.value().apply(s)));
+                sb.append(", ");
+            }
+            sb.append("\"backlogs\": [");
+            for (int b = 0; b < s.backlogs().size(); b++) {
+                SubscriptionBacklog x = s.backlogs().get(b);
+                sb.append(b > 0 ? ", " : "")
+                        .append("{\"name\": ")
+                        .append(JsonReport.value(x.name()))
+                        .append(", \"start\": ")
+                        .append(orNull(x.atStart()))
+                        .append(", \"end\": ")
+                        .append(orNull(x.atEnd()))
+                        .append(", \"kept_up\": ")
+                        .append(x.keptUp(s.result().enqueueRate(), s.slack()))
+                        .append('}');
+            }
+            sb.append("]}");
+        }
+        sb.append(steps.isEmpty() ? "],\n" : "\n  ],\n");
+        sb.append("  \"targets\": [");
+        List<String> v = run.verdicts(scenario.rate() > 0);
+        for (int i = 0; i < v.size(); i++) {
+            sb.append(i > 0 ? ", " : "").append(JsonReport.value(v.get(i)));
+        }
+        sb.append("]\n}\n");
+        return sb.toString();
+    }
+
+    private static Column col(String name, Function<TopicStep, Object> value) {
+        return new Column(name, value);
+    }
+
+    private static Object ms(LatencyStats l, long micros) {
+        return l.millis(micros);
+    }
+
+    private static Object orNull(long v) {
+        return v < 0 ? null : v;
+    }
+}
