@@ -703,25 +703,6 @@ public final class BrokerSession implements AutoCloseable {
                 afterFailedCommit(!inDoubt);
                 throw e;
             }
-        } else if (onlyOneMove && !moving.get(0).rt.info().isQueue()) {
-            // a topic subscription's commit: combined with the topic's other subscriptions' commits
-            Claim cl = moving.get(0);
-            long me = engine.instanceId();
-            try {
-                cl.rt.cursorWriter().write(c -> advanceCursor(c, cl, me));
-            } catch (RuntimeException e) {
-                boolean inDoubt = e instanceof ShardQException se && se.kind() == ErrorKind.IN_DOUBT;
-                RuntimeException failure =
-                        mode == Mode.TRANSACTED && e instanceof ShardQException se && se.kind() != ErrorKind.ROLLED_BACK
-                                ? rolledBack(se)
-                                : e;
-                if (inDoubt || guardFailed) {
-                    forgetShards(moving);
-                }
-                guardFailed = false;
-                afterFailedCommit(!inDoubt && !isConnectionLoss(failure));
-                throw failure;
-            }
         } else if (dbWork) {
             Connection c = null;
             boolean borrowed = false;
