@@ -703,6 +703,34 @@ public final class BrokerSession implements AutoCloseable {
                 afterFailedCommit(!inDoubt);
                 throw e;
             }
+        } else if (onlyOneMove && groupable(moving.get(0))) {
+            // a topic subscription's plain cursor move: one statement with the topic's other moves
+            Claim cl = moving.get(0);
+            CursorWriter.Request r = new CursorWriter.Request(
+                    cl.sub.id, cl.shard.shardNo, cl.startPosition, cl.newPosition, cl.logToClear, cl.attemptsToClear);
+            RuntimeException failure = null;
+            try {
+                cl.rt.cursorWriter().write(r);
+                if (!r.moved) {
+                    guardFailed = true;
+                    failure = leaseLost(cl, "cursor was not at " + cl.startPosition);
+                }
+            } catch (RuntimeException e) {
+                failure = mode == Mode.TRANSACTED
+                                && e instanceof ShardQException se
+                                && se.kind() != ErrorKind.ROLLED_BACK
+                        ? rolledBack(se) // keeps a lost connection, an in-doubt commit, an empty pool as they are
+                        : e;
+            }
+            if (failure != null) {
+                boolean inDoubt = failure instanceof ShardQException se && se.kind() == ErrorKind.IN_DOUBT;
+                if (inDoubt || guardFailed) {
+                    forgetShards(moving);
+                }
+                guardFailed = false;
+                afterFailedCommit(!inDoubt && !isConnectionLoss(failure));
+                throw failure;
+            }
         } else if (dbWork) {
             Connection c = null;
             boolean borrowed = false;
@@ -768,6 +796,11 @@ public final class BrokerSession implements AutoCloseable {
         if (external == null) {
             throttle(batches);
         }
+    }
+
+    /** A topic subscription's commit that only moves its cursor: it may join a group commit. */
+    private static boolean groupable(Claim cl) {
+        return !cl.rt.info().isQueue() && cl.outOfOrder.isEmpty() && cl.newPosition > cl.startPosition;
     }
 
     /**

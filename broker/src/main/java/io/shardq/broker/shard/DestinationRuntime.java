@@ -43,6 +43,7 @@ public final class DestinationRuntime {
         this.slices = new SliceMap(info.id());
         this.heads = newHeads(info.shardCount(), null);
         this.writers = newWriters(heads.length, null);
+        this.cursorWriter = new CursorWriter(engine);
         this.queue = info.isQueue() ? new Subscription(engine, this, info.queueSubscription(), -1, heads) : null;
     }
 
@@ -140,6 +141,13 @@ public final class DestinationRuntime {
 
     ShardWriter writer(int shardNo) {
         return writers[shardNo];
+    }
+
+    /** Group commit of this topic's plain consumer commits (see {@link CursorWriter}). */
+    private final CursorWriter cursorWriter;
+
+    CursorWriter cursorWriter() {
+        return cursorWriter;
     }
 
     /** Takes a fresh catalog snapshot (flags, max attempts, more shards). */

@@ -211,6 +211,31 @@ attempts AS (
 SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM logged),
        (SELECT count(*) FROM cleared), (SELECT count(*) FROM attempts)
 
+-- name: cursor_commit_moves
+-- Several plain cursor moves of a topic's subscriptions as one statement (CursorWriter's group
+-- commit): each row moves only if its guard holds (position and lease), and its log and delivery
+-- attempts at or below the new position are deleted when its flags say so. Returns the cursors
+-- that moved; one whose guard failed is not there.
+WITH v AS (
+    SELECT * FROM unnest(?::bigint[], ?::integer[], ?::bigint[], ?::bigint[], ?::boolean[], ?::boolean[])
+        AS v (sub, shard, from_pos, to_pos, clear_log, clear_attempts)),
+moved AS (
+    UPDATE shardq.cursor c SET position = v.to_pos
+      FROM v
+     WHERE c.subscription_id = v.sub AND c.shard_no = v.shard AND c.position = v.from_pos AND c.lease_instance = ?
+    RETURNING c.subscription_id, c.shard_no, c.position, v.clear_log, v.clear_attempts),
+cleared AS (
+    DELETE FROM shardq.dequeue_range l USING moved m
+     WHERE m.clear_log AND l.subscription_id = m.subscription_id AND l.shard_no = m.shard_no
+       AND l.last_seq <= m.position
+    RETURNING 1),
+attempts AS (
+    DELETE FROM shardq.delivery_attempt a USING moved m
+     WHERE m.clear_attempts AND a.subscription_id = m.subscription_id AND a.shard_no = m.shard_no
+       AND a.seq <= m.position
+    RETURNING 1)
+SELECT m.subscription_id, m.shard_no, (SELECT count(*) FROM cleared), (SELECT count(*) FROM attempts) FROM moved m
+
 -- name: dequeue_range_select
 -- What was consumed beyond the cursor, as runs. (The cursor passes a logged run whole, so a run
 -- lies wholly beyond it or wholly at or below it; the caller keeps only what is beyond, all the
