@@ -813,11 +813,38 @@ public final class BrokerSession implements AutoCloseable {
         }
         DestinationRuntime last = null;
         for (Batch b : batches) {
-            if (b.rt != last && b.rt.info().isQueue() && !consumes(b.rt.info().name())) {
-                b.rt.queue().throttle();
+            if (b.rt != last && !consumes(b.rt.info().name())) {
+                Subscription slowest = slowest(b.rt);
+                if (slowest != null) {
+                    slowest.throttle();
+                }
             }
             last = b.rt;
         }
+    }
+
+    /**
+     * The subscription flow control waits for: a queue's one, or the topic subscription served
+     * here with the most committed messages untaken (the slowest local subscriber paces the
+     * publishers; subscriptions without a consumer in this instance do not count).
+     */
+    private static Subscription slowest(DestinationRuntime rt) {
+        if (rt.info().isQueue()) {
+            return rt.queue();
+        }
+        Subscription slowest = null;
+        long most = -1;
+        for (Subscription sub : rt.subscriptions()) {
+            if (sub.openConsumers.get() == 0) {
+                continue;
+            }
+            long n = sub.untaken();
+            if (n > most) {
+                most = n;
+                slowest = sub;
+            }
+        }
+        return slowest;
     }
 
     private boolean consumes(String destination) {

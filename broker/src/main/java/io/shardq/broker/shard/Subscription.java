@@ -172,7 +172,7 @@ public final class Subscription {
         }
     }
 
-    private long untaken() {
+    long untaken() {
         long n = 0;
         for (ShardState s : shards) {
             n += s.untakenHint();

@@ -102,6 +102,48 @@ class FlowControlTest {
     }
 
     @Test
+    void aTopicsPublisher_waitsForItsSlowestLocalSubscription(TestDatabase db) throws Exception {
+        var config = db.brokerConfig()
+                .set(BrokerProperty.FLOW_MAX_UNTAKEN, 10)
+                .set(BrokerProperty.FLOW_MAX_WAIT_MS, 120_000)
+                .set(BrokerProperty.FLOW_CONSUMER_ACTIVE_MS, 120_000)
+                .set(BrokerProperty.PREFETCH, 1)
+                .build();
+        try (Broker broker = Broker.start(config);
+                BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                BrokerSession fastSession = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                BrokerSession slowSession = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+            broker.admin().createTopic("flow.t", QueueOptions.DEFAULTS.withShards(1));
+            BrokerConsumer fast = fastSession.subscribe(
+                    "flow.t",
+                    new io.shardq.broker.SubscriptionSpec(
+                            io.shardq.broker.SubscriptionSpec.Kind.SHARED_DURABLE, "fast", null, null, false, "c"));
+            BrokerConsumer slow = slowSession.subscribe(
+                    "flow.t",
+                    new io.shardq.broker.SubscriptionSpec(
+                            io.shardq.broker.SubscriptionSpec.Kind.SHARED_DURABLE, "slow", null, null, false, "c"));
+            sendAndCommit(producer, "flow.t", 0, 40);
+            for (int i = 0; i < 40; i++) {
+                assertThat(fast.receive(5000, false)).isNotNull(); // the fast one takes everything
+            }
+            fastSession.commit();
+            assertThat(slow.receive(5000, false)).isNotNull(); // the slow one is at work, 39 untaken
+            CompletableFuture<Void> held = CompletableFuture.runAsync(() -> sendAndCommit(producer, "flow.t", 40, 10));
+            // held back by the slow subscription, although the fast one has nothing untaken
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> broker.stats().flowHeld() == 1);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!held.isDone() && System.nanoTime() - deadline < 0) {
+                slow.receive(100, false);
+            }
+            held.get(60, TimeUnit.SECONDS);
+            assertThat(broker.stats().flowWaits()).isEqualTo(1);
+            slowSession.rollback();
+        }
+    }
+
+    @Test
     void offByDefault_producersAreNeverHeldBack(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build());
                 BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED);
