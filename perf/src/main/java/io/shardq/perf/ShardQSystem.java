@@ -7,16 +7,14 @@ import io.shardq.broker.ShardQException;
 import io.shardq.jms.ShardQConnectionFactory;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
-import jakarta.jms.DeliveryMode;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
-import jakarta.jms.MessageProducer;
-import jakarta.jms.Queue;
 import jakarta.jms.Session;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 
@@ -84,30 +82,8 @@ final class ShardQSystem implements QueueSystem {
     @Override
     public Producer producer() throws Exception {
         Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
-        Queue queue = session.createQueue(QUEUE);
-        MessageProducer producer = session.createProducer(queue);
-        producer.setDeliveryMode(settings.persistent() ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
-        producer.setDisableMessageTimestamp(true);
-        Pacer pacer = Pacer.forShare(ratePerSecond, settings.threads(), settings.batchSize());
-        return new Producer() {
-            @Override
-            public void sendBatch(List<byte[]> payloads) throws Exception {
-                long start = System.nanoTime();
-                for (byte[] p : payloads) {
-                    BytesMessage m = session.createBytesMessage();
-                    m.writeBytes(p);
-                    producer.send(m);
-                }
-                session.commit();
-                publishes.record(start);
-                pacer.awaitNext();
-            }
-
-            @Override
-            public void close() throws Exception {
-                session.close();
-            }
-        };
+        return new JmsBatchProducer(
+                session, session.createQueue(QUEUE), settings, ratePerSecond, publishes, new LongAdder());
     }
 
     @Override

@@ -8,10 +8,8 @@ import io.shardq.broker.SubscriptionStats;
 import io.shardq.jms.ShardQConnectionFactory;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
-import jakarta.jms.DeliveryMode;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
-import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
 import jakarta.jms.Topic;
 import java.time.Duration;
@@ -159,31 +157,7 @@ final class TopicSystem implements QueueSystem {
     @Override
     public Producer producer() throws Exception {
         Session session = publisherConnection.createSession(true, Session.SESSION_TRANSACTED);
-        Topic topic = session.createTopic(TOPIC);
-        MessageProducer producer = session.createProducer(topic);
-        producer.setDeliveryMode(settings.persistent() ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
-        producer.setDisableMessageTimestamp(true);
-        Pacer pacer = Pacer.forShare(ratePerSecond, settings.threads(), settings.batchSize());
-        return new Producer() {
-            @Override
-            public void sendBatch(List<byte[]> payloads) throws Exception {
-                long start = System.nanoTime();
-                for (byte[] p : payloads) {
-                    BytesMessage m = session.createBytesMessage();
-                    m.writeBytes(p);
-                    producer.send(m);
-                }
-                session.commit();
-                publishes.record(start);
-                published.add(payloads.size());
-                pacer.awaitNext();
-            }
-
-            @Override
-            public void close() throws Exception {
-                session.close();
-            }
-        };
+        return new JmsBatchProducer(session, session.createTopic(TOPIC), settings, ratePerSecond, publishes, published);
     }
 
     /**
