@@ -90,11 +90,8 @@ public final class DestinationRuntime {
         if (info.isQueue()) {
             return TopicView.QUEUE;
         }
-        TopicView v = view;
-        if (v == null || v.version < info.subVersion()) {
-            v = reloadTopicView(c);
-        }
-        return v;
+        TopicView v = currentTopicView();
+        return v != null ? v : reloadTopicView(c);
     }
 
     /** The topic's view when it is known and current, else null (then {@link #topicView(Connection)} reads it). */

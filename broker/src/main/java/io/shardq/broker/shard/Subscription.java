@@ -59,8 +59,6 @@ public final class Subscription {
     final long id;
     /** A topic subscription's bit in the subscriber bitmaps; -1 for a queue (every message is its). */
     final int bit;
-    /** This instance's open consumers of a topic subscription, counted in the database too. */
-    final AtomicInteger localConsumers = new AtomicInteger();
 
     private volatile ShardState[] shards;
     final Waiters waiters = new Waiters();

@@ -61,10 +61,6 @@ final class TopicView {
         this.entries = entries;
     }
 
-    int size() {
-        return entries.length;
-    }
-
     /**
      * The messages to store, in order: for a topic each with the bitmap of the subscriptions that
      * want it, those nobody wants left out; for a queue the messages as they are.

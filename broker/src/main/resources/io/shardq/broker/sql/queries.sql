@@ -398,9 +398,6 @@ SELECT d.id, d.name, e.subscription, e.client_id, e.shard_no, e.from_seq, e.to_s
   FROM shardq.destination d, LATERAL shardq.expire_subscriptions(d.id) e
  WHERE d.kind = 'topic' AND (d.max_lag IS NOT NULL OR d.max_age_seconds IS NOT NULL)
 
--- name: subscription_select_bit
-SELECT bit FROM shardq.subscription WHERE id = ?
-
 -- name: temporary_select_dead
 -- Temporary destinations whose instance is dead: stopped, gone, or no heartbeat within ? seconds.
 SELECT d.name
