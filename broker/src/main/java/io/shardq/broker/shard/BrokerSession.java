@@ -723,13 +723,8 @@ public final class BrokerSession implements AutoCloseable {
                         : e;
             }
             if (failure != null) {
-                boolean inDoubt = failure instanceof ShardQException se && se.kind() == ErrorKind.IN_DOUBT;
-                if (inDoubt || guardFailed) {
-                    forgetShards(moving);
-                }
-                guardFailed = false;
-                afterFailedCommit(!inDoubt && !isConnectionLoss(failure));
-                throw failure;
+                throw failedConsumption(
+                        moving, failure, failure instanceof ShardQException se && se.kind() == ErrorKind.IN_DOUBT);
             }
         } else if (dbWork) {
             Connection c = null;
@@ -772,14 +767,9 @@ public final class BrokerSession implements AutoCloseable {
                 // the database side of these claims is uncertain: the commit may have moved their
                 // cursors (a lost reply), or it found them elsewhere than this instance thought
                 boolean inDoubt = committing && isConnectionLoss(failure);
-                if (inDoubt || guardFailed) {
-                    forgetShards(moving);
-                }
-                guardFailed = false;
                 reportRolledBack(written);
                 reportRolledBack(toWrite);
-                // a lost connection is not the application's failure: no delivery attempt is counted
-                afterFailedCommit(!isConnectionLoss(failure));
+                failedConsumption(moving, failure, inDoubt);
                 throw inDoubt ? inDoubt(failure) : failure;
             }
             releaseConnection(c, borrowed);
@@ -796,6 +786,22 @@ public final class BrokerSession implements AutoCloseable {
         if (external == null) {
             throttle(batches);
         }
+    }
+
+    /**
+     * After a commit that failed: the database side of the claims is uncertain when the outcome is
+     * in doubt (the commit may have moved their cursors) or a guard found a cursor elsewhere than
+     * this instance thought, so those shards are forgotten and re-read; the transaction's work is
+     * discarded, and a delivery attempt is counted only when the failure was not the database's
+     * (a lost connection is not the application's fault). Returns {@code failure}.
+     */
+    private RuntimeException failedConsumption(List<Claim> moving, RuntimeException failure, boolean inDoubt) {
+        if (inDoubt || guardFailed) {
+            forgetShards(moving);
+        }
+        guardFailed = false;
+        afterFailedCommit(!inDoubt && !isConnectionLoss(failure));
+        return failure;
     }
 
     /** A topic subscription's commit that only moves its cursor: it may join a group commit. */
