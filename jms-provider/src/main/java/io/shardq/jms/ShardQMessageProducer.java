@@ -212,7 +212,11 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
         }
         // before the message is touched: a refused send changes nothing (cached: no query per message)
         session.connection().require(target.getName(), Privilege.SEND);
-        session.requireKind(target); // a topic is created as a topic; a queue's name is not sent to as a topic
+        if (destination == null) {
+            // an anonymous producer names its destination per send (a fixed one was checked when created):
+            // a topic is created as a topic, and a queue's name is not sent to as a topic
+            session.requireKind(target);
+        }
         checkDeliveryMode(mode);
         checkPriority(prio);
         long now = System.currentTimeMillis();
