@@ -37,6 +37,13 @@ BEGIN
     RETURN v_id;
 END $$;
 
+-- What JMS calls a subscription of these flags: durable, shared durable, shared or non-durable.
+CREATE OR REPLACE FUNCTION shardq.subscription_kind(p_durable boolean, p_shared boolean) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN p_durable AND p_shared THEN 'shared durable' WHEN p_durable THEN 'durable'
+                WHEN p_shared THEN 'shared' ELSE 'non-durable' END
+$$;
+
 -- Open consumers of a subscription on live instances (heartbeat within p_alive seconds).
 -- (plpgsql, not sql: its body is checked when it runs, so this file also applies to a schema
 -- rebuilt at an older version by a migration test.)
@@ -119,8 +126,7 @@ DECLARE
     v_topic integer := shardq.topic_id(p_topic);
     v_old shardq.subscription;
     v_id bigint;
-    v_kind text := CASE WHEN p_durable AND p_shared THEN 'shared durable' WHEN p_durable THEN 'durable'
-                        WHEN p_shared THEN 'shared' ELSE 'non-durable' END;
+    v_kind text := shardq.subscription_kind(p_durable, p_shared);
     v_old_kind text;
 BEGIN
     PERFORM shardq.check_subscription_name(p_name);
@@ -131,8 +137,7 @@ BEGIN
            FOR UPDATE;
     END IF;
     IF v_old.id IS NOT NULL THEN
-        v_old_kind := CASE WHEN v_old.durable AND v_old.shared THEN 'shared durable' WHEN v_old.durable THEN 'durable'
-                           WHEN v_old.shared THEN 'shared' ELSE 'non-durable' END;
+        v_old_kind := shardq.subscription_kind(v_old.durable, v_old.shared);
         IF v_old_kind <> v_kind THEN
             RAISE EXCEPTION 'a % subscription named "%"% exists already: it cannot be used as a % subscription',
                 v_old_kind, left(p_name, 120), coalesce(' for client id "' || left(p_client_id, 120) || '"', ''), v_kind
@@ -360,8 +365,7 @@ BEGIN
     LOOP
         name := r.name;
         client_id := r.client_id;
-        kind := CASE WHEN r.durable AND r.shared THEN 'shared durable' WHEN r.durable THEN 'durable'
-                     WHEN r.shared THEN 'shared' ELSE 'non-durable' END;
+        kind := shardq.subscription_kind(r.durable, r.shared);
         selector := r.selector;
         "bit" := r.bit;
         no_local := r.no_local;
