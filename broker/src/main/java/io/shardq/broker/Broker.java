@@ -113,6 +113,7 @@ public final class Broker implements AutoCloseable {
                 Math.max(1, config.getInt(BrokerProperty.PREFETCH)),
                 config.getInt(BrokerProperty.NON_PERSISTENT_MAX_BYTES),
                 Math.max(0, config.getInt(BrokerProperty.FLOW_MAX_UNTAKEN)),
+                Math.max(0, config.getInt(BrokerProperty.FLOW_TOPIC_MAX_UNTAKEN)),
                 Math.max(0, config.getInt(BrokerProperty.FLOW_MAX_WAIT_MS)),
                 Math.max(0, config.getInt(BrokerProperty.FLOW_CONSUMER_ACTIVE_MS)));
         this.autoCreate = config.getBoolean(BrokerProperty.AUTO_CREATE_DESTINATIONS);

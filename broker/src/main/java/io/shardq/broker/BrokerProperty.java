@@ -105,10 +105,16 @@ public enum BrokerProperty {
             "shardq.flow.max-untaken",
             "SHARDQ_FLOW_MAX_UNTAKEN",
             "0",
-            "producer flow control, off when 0: while this instance's consumers of a destination are all at "
+            "producer flow control for queues, off when 0: while this instance's consumers of a queue are all at "
                     + "work and more committed messages than this (never less than two prefetch ranges per open "
                     + "consumer) wait untaken, a producer's commit returns only once the consumers took them back "
                     + "to it, or after shardq.flow.max-wait-ms"),
+    FLOW_TOPIC_MAX_UNTAKEN(
+            "shardq.flow.topic-max-untaken",
+            "SHARDQ_FLOW_TOPIC_MAX_UNTAKEN",
+            "1000",
+            "producer flow control for topics, on by default (0 turns it off): as shardq.flow.max-untaken, "
+                    + "counted on the topic's slowest subscription with a consumer in this instance"),
     FLOW_MAX_WAIT_MS(
             "shardq.flow.max-wait-ms",
             "SHARDQ_FLOW_MAX_WAIT_MS",

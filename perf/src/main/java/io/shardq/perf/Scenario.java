@@ -50,9 +50,13 @@ record Scenario(List<Integer> threads, List<String> systems, Duration warmup, Du
         io.shardq.broker.BrokerConfig c =
                 io.shardq.broker.BrokerConfig.builder().build();
         long flow = c.getInt(io.shardq.broker.BrokerProperty.FLOW_MAX_UNTAKEN);
+        long topicFlow = c.getInt(io.shardq.broker.BrokerProperty.FLOW_TOPIC_MAX_UNTAKEN);
         return "pool " + c.getInt(io.shardq.broker.BrokerProperty.POOL_SIZE) + " connections (shardq.pool.size), "
-                + (flow > 0
-                        ? "flow control at " + flow + " untaken (shardq.flow.max-untaken)"
-                        : "flow control off (shardq.flow.max-untaken)");
+                + flowSetting("queues", flow, "shardq.flow.max-untaken") + ", "
+                + flowSetting("topics", topicFlow, "shardq.flow.topic-max-untaken");
+    }
+
+    private static String flowSetting(String kind, long untaken, String key) {
+        return "flow control for " + kind + (untaken > 0 ? " at " + untaken + " untaken" : " off") + " (" + key + ")";
     }
 }

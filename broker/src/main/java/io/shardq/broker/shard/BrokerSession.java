@@ -814,7 +814,8 @@ public final class BrokerSession implements AutoCloseable {
      * destination this session also consumes from: it would wait for itself.
      */
     private void throttle(List<Batch> batches) {
-        if (engine.settings().flowMaxUntaken() <= 0) {
+        Engine.Settings s = engine.settings();
+        if (s.flowMaxUntaken() <= 0 && s.flowTopicMaxUntaken() <= 0) {
             return; // off (the default): nothing to look at on the commit path
         }
         DestinationRuntime last = null;
@@ -1001,7 +1002,7 @@ public final class BrokerSession implements AutoCloseable {
                 continue;
             }
             int dest = cl.rt.info().id();
-            boolean shared = cl.sub.bit >= 0; // a topic's messages stay cached for its other subscriptions
+            boolean shared = cl.sub.bit >= 0; // a topic's stay cached until its local subscriptions passed them
             for (long seq : cl.taken) {
                 if (!shared) {
                     engine.cache().remove(dest, cl.shard.shardNo, seq);
@@ -1017,6 +1018,9 @@ public final class BrokerSession implements AutoCloseable {
             boolean release = cl.exclusive || cl.prefetched.isEmpty();
             if (external == null) {
                 cl.shard.committed(cl.newPosition, cl.outOfOrder, release, cl.epoch);
+                if (shared) {
+                    cl.rt.trimCache(cl.shard.shardNo);
+                }
             } else {
                 cl.shard.lost(); // the application commits: re-read the cursor on the next lease
             }

@@ -73,6 +73,45 @@ public final class DestinationRuntime {
         return topicSubs.computeIfAbsent(id, k -> new Subscription(engine, this, id, bit, heads));
     }
 
+    /** At most this many sequence numbers below a shard's new floor are dropped at once. */
+    private static final long TRIM_SPAN = 4096;
+
+    /**
+     * Drops from the message cache the topic messages of {@code shard} that every local
+     * subscription with a consumer has consumed (their committed cursors all passed them), after a
+     * subscription's commit there. A topic's message cannot leave the cache when one subscription
+     * takes it, as a queue's does; without this, consumed messages would stay until evicted, and
+     * Caffeine's admission policy (TinyLFU) then prefers them, read once per subscription, to the
+     * new messages not read yet, so the subscriptions would read those from the database, each on
+     * its own. Subscriptions served by another instance (their lease is not here) and those
+     * without a local consumer read from the database when they come back.
+     */
+    void trimCache(int shard) {
+        ShardHead[] hs = heads;
+        if (shard >= hs.length) {
+            return;
+        }
+        long floor = Long.MAX_VALUE;
+        for (Subscription sub : topicSubs.values()) {
+            if (sub.openConsumers.get() == 0) {
+                continue;
+            }
+            ShardState[] ss = sub.shards();
+            if (shard < ss.length && ss[shard].leased) {
+                floor = Math.min(floor, ss[shard].position);
+            }
+        }
+        java.util.concurrent.atomic.AtomicLong cachedFrom = hs[shard].cachedFrom;
+        long prev = cachedFrom.get();
+        if (floor == Long.MAX_VALUE || floor <= prev || !cachedFrom.compareAndSet(prev, floor)) {
+            return;
+        }
+        int dest = info.id();
+        for (long seq = Math.max(prev, floor - TRIM_SPAN) + 1; seq <= floor; seq++) {
+            engine.cache().remove(dest, shard, seq);
+        }
+    }
+
     /** A topic subscription this instance no longer serves (deleted, or its last local consumer closed). */
     void dropTopicSubscription(long id) {
         Subscription s = topicSubs.remove(id);

@@ -75,7 +75,9 @@ public interface Engine {
      *
      * @param readAhead rows one read-ahead SELECT returns at most
      * @param readAheadMaxBytes header and body bytes one read-ahead SELECT returns at most
-     * @param flowMaxUntaken producer flow control's threshold (0: off), see {@code Subscription#throttle}
+     * @param flowMaxUntaken producer flow control's threshold for queues (0: off), see {@code
+     *     Subscription#throttle}
+     * @param flowTopicMaxUntaken the same for topics, on by default (0: off)
      */
     record Settings(
             int readAhead,
@@ -87,6 +89,12 @@ public interface Engine {
             int prefetch,
             long nonPersistentMaxBytes,
             long flowMaxUntaken,
+            long flowTopicMaxUntaken,
             long flowMaxWaitMillis,
-            long flowConsumerActiveMillis) {}
+            long flowConsumerActiveMillis) {
+        /** The flow-control threshold of a queue's ({@code queue}) or a topic's subscriptions; 0 is off. */
+        long flowMaxUntaken(boolean queue) {
+            return queue ? flowMaxUntaken : flowTopicMaxUntaken;
+        }
+    }
 }

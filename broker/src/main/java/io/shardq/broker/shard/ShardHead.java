@@ -19,6 +19,11 @@ final class ShardHead {
     private final long[] raisedTo = new long[RING];
     private final long[] raisedAt = new long[RING];
     private int raises;
+    /**
+     * A topic's messages up to this sequence number were dropped from the message cache: every
+     * local subscription with a consumer had consumed them ({@link DestinationRuntime#trimCache}).
+     */
+    final java.util.concurrent.atomic.AtomicLong cachedFrom = new java.util.concurrent.atomic.AtomicLong();
 
     long get() {
         return value;

@@ -201,7 +201,10 @@ public final class Subscription {
      * a consumer that waits (nothing it can take, a selector matching nothing) stops the control.
      */
     void throttle() {
-        long max = engine.settings().flowMaxUntaken();
+        long max = engine.settings().flowMaxUntaken(destination.info().isQueue());
+        if (max <= 0) {
+            return;
+        }
         if (!consumersBehind(max)) {
             return;
         }

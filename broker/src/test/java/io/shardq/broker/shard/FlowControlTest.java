@@ -104,7 +104,7 @@ class FlowControlTest {
     @Test
     void aTopicsPublisher_waitsForItsSlowestLocalSubscription(TestDatabase db) throws Exception {
         var config = db.brokerConfig()
-                .set(BrokerProperty.FLOW_MAX_UNTAKEN, 10)
+                .set(BrokerProperty.FLOW_TOPIC_MAX_UNTAKEN, 10)
                 .set(BrokerProperty.FLOW_MAX_WAIT_MS, 120_000)
                 .set(BrokerProperty.FLOW_CONSUMER_ACTIVE_MS, 120_000)
                 .set(BrokerProperty.PREFETCH, 1)
@@ -144,7 +144,33 @@ class FlowControlTest {
     }
 
     @Test
-    void offByDefault_producersAreNeverHeldBack(TestDatabase db) throws Exception {
+    void forTopics_onByDefault_andOffAtZero(TestDatabase db) throws Exception {
+        for (int bound : new int[] {-1, 0}) {
+            var builder = db.brokerConfig().set(BrokerProperty.FLOW_CONSUMER_ACTIVE_MS, 120_000);
+            if (bound >= 0) {
+                builder.set(BrokerProperty.FLOW_TOPIC_MAX_UNTAKEN, bound);
+            }
+            String topic = "flow.default" + (bound + 1);
+            try (Broker broker = Broker.start(builder.build());
+                    BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                    BrokerSession consumer = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                broker.admin().createTopic(topic, QueueOptions.DEFAULTS.withShards(1));
+                BrokerConsumer c = consumer.subscribe(
+                        topic,
+                        new io.shardq.broker.SubscriptionSpec(
+                                io.shardq.broker.SubscriptionSpec.Kind.SHARED_DURABLE, "s", null, null, false, "c"));
+                sendAndCommit(producer, topic, 0, 10);
+                assertThat(c.receive(5000, false)).isNotNull(); // at work
+                // the default bound is 1,000 untaken: this commit leaves 1,109, and waits (100 ms at most)
+                sendAndCommit(producer, topic, 10, 1_100);
+                assertThat(broker.stats().flowWaits()).as("bound %d", bound).isEqualTo(bound == 0 ? 0 : 1);
+                consumer.rollback();
+            }
+        }
+    }
+
+    @Test
+    void forQueues_offByDefault_producersAreNeverHeldBack(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build());
                 BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED);
                 BrokerSession consumer = broker.openSession(BrokerSession.Mode.TRANSACTED)) {

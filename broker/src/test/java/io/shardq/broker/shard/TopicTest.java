@@ -126,6 +126,29 @@ class TopicTest {
     }
 
     @Test
+    void aTopicsMessages_leaveTheCache_onceEveryLocalSubscriptionConsumedThem() {
+        broker.admin().createTopic("t.cache", QueueOptions.DEFAULTS.withShards(1));
+        try (BrokerSession a = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                BrokerSession b = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+            BrokerConsumer ca = a.subscribe("t.cache", durable("ca", "sub"));
+            BrokerConsumer cb = b.subscribe("t.cache", durable("cb", "sub"));
+            publish(broker, "t.cache", "m", 20, Map.of());
+            int dest = broker.requireDestination("t.cache", false).id();
+            var cache = broker.engine().cache();
+            assertThat(cb.receive(5000, false)).isNotNull(); // b at work: it holds the shard, at position 0
+            assertThat(drain(ca, a)).hasSize(20);
+            // the other subscription has not consumed them: they stay cached for it
+            for (long seq = 1; seq <= 20; seq++) {
+                assertThat(cache.contains(dest, 0, seq)).as("seq %d", seq).isTrue();
+            }
+            assertThat(drain(cb, b)).hasSize(19);
+            for (long seq = 1; seq <= 20; seq++) {
+                assertThat(cache.contains(dest, 0, seq)).as("seq %d", seq).isFalse();
+            }
+        }
+    }
+
+    @Test
     void disjointSelectors_disjointSets_bitmapsMatch_andUnwantedMessagesAreNotStored() throws Exception {
         broker.admin().createTopic("t.sel", QueueOptions.DEFAULTS.withShards(1));
         broker.admin().addSubscriber("t.sel", "eu", "region = 'EU'");
