@@ -420,3 +420,76 @@ SELECT d.name
   FROM shardq.temporary_destination t
   JOIN shardq.destination d ON d.id = t.destination_id
  WHERE t.instance_id = ?
+
+-- Key/value cache (issue 11). /* TEMPLATE: kv */ is a cache's partitioned entry table,
+-- shardq."kv_<id>"; times are the engine's clock in epoch ms (shardq.kv_ts). Every read filters
+-- on expiry: an expired entry is never returned, whether or not its partition is reclaimed yet.
+
+-- name: kv_cache_select_by_name
+SELECT id, name, durable, default_ttl_ms, max_ttl_ms, max_entries, max_bytes, bucket_ms, max_key_bytes,
+       max_value_bytes
+  FROM shardq.kv_cache WHERE name = ?
+
+-- name: kv_cache_select_all
+SELECT id, name, durable, default_ttl_ms, max_ttl_ms, max_entries, max_bytes, bucket_ms, max_key_bytes,
+       max_value_bytes
+  FROM shardq.kv_cache ORDER BY id
+
+-- name: kv_select_many
+-- One probe of each partition's primary key per key: no scan at any size.
+SELECT k, v FROM /* TEMPLATE: kv */
+ WHERE k = ANY(?) AND (expires_at IS NULL OR expires_at > shardq.kv_ts(?))
+
+-- name: kv_select_exists
+SELECT EXISTS (SELECT 1 FROM /* TEMPLATE: kv */
+                WHERE k = ? AND (expires_at IS NULL OR expires_at > shardq.kv_ts(?)))
+
+-- name: kv_upsert_many
+-- (cache, now, mode, keys, sorted distinct lock hashes, values, expiries, buckets): see shardq.kv_put.
+SELECT k FROM shardq.kv_put(?, ?, ?, ?, ?, ?, ?, ?) AS k
+
+-- name: kv_delete_many
+-- Needs no advisory lock: a delete cannot make a second row for a key.
+DELETE FROM /* TEMPLATE: kv */ WHERE k = ANY(?)
+RETURNING expires_at IS NULL OR expires_at > shardq.kv_ts(?)
+
+-- name: kv_clear
+SELECT shardq.kv_clear(?)
+
+-- name: kv_touch_many
+-- At most once per touch interval per key: rows touched more recently are left alone.
+UPDATE /* TEMPLATE: kv */ SET touched_at = shardq.kv_ts(?)
+ WHERE k = ANY(?) AND touched_at < shardq.kv_ts(?)
+
+-- name: kv_count_live
+SELECT count(*), coalesce(sum(size), 0) FROM /* TEMPLATE: kv */
+ WHERE expires_at IS NULL OR expires_at > shardq.kv_ts(?)
+
+-- name: kv_evict_lru
+-- The ? least recently touched live entries; rows a writer holds are skipped (never waited on).
+WITH e AS (
+    DELETE FROM /* TEMPLATE: kv */ WHERE k IN (
+        SELECT k FROM /* TEMPLATE: kv */
+         WHERE expires_at IS NULL OR expires_at > shardq.kv_ts(?)
+         ORDER BY touched_at LIMIT ? FOR UPDATE SKIP LOCKED)
+    RETURNING 1)
+SELECT count(*) FROM e
+
+-- name: kv_cache_count_evictions
+UPDATE shardq.kv_cache SET evictions = evictions + ? WHERE id = ?
+
+-- name: kv_select_buckets
+-- The cache's bucket partitions (the forever one, bucket 0, left out).
+SELECT substring(c.relname FROM '_([0-9]+)$')::bigint AS bucket
+  FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
+ WHERE i.inhparent = pg_catalog.to_regclass(?) AND c.relname ~ '_[0-9]+$'
+ ORDER BY 1
+
+-- name: kv_ensure_buckets
+SELECT shardq.kv_ensure_buckets(?, ?, ?)
+
+-- name: kv_drop_bucket
+SELECT shardq.kv_drop_bucket(?, ?)
+
+-- name: transaction_set_lock_timeout
+SELECT set_config('lock_timeout', ?, true)
