@@ -3,7 +3,7 @@
 --   select shardq.create_cache('prices', default_ttl_ms => 600000, max_entries => 100000);
 --   select * from shardq.caches();
 --   select * from shardq.cache_stats('prices');
--- and the engine's one write path, shardq.kv_put (see "Key/value cache" in docs/architecture.md).
+-- and the engine's helpers for DDL it runs through SQL (see "Key/value cache" in docs/architecture.md).
 -- Every function is plpgsql (not LANGUAGE sql) where it reads a V008 table: its body is checked
 -- when it runs, so this file also applies to a schema rebuilt at an older version by a migration
 -- test. Repeatable: CREATE OR REPLACE only, signatures backward compatible.
@@ -226,46 +226,6 @@ BEGIN
         ' c.evictions, c.expirations'
         ' FROM shardq.kv_cache c LEFT JOIN shardq.%I e ON true WHERE c.id = $1 GROUP BY c.evictions, c.expirations',
         format('shardq.%I', 'kv_' || v_id), 'kv_' || v_id) USING v_id;
-END $$;
-
--- The engine's write of one statement: takes a transaction-level advisory lock per key
--- (p_hashes: sorted, distinct, so two writers never deadlock), then, in later statements (each
--- with a snapshot taken after the locks), deletes each key's row from whichever partition holds it
--- and inserts the new one. One key has one row although PostgreSQL cannot enforce uniqueness
--- across partitions. p_mode: 0 put, 1 put if absent (no live row), 2 replace (only a live row).
--- Returns the keys written. p_now_ms is the engine's clock (epoch ms), which decides what is live.
-CREATE OR REPLACE FUNCTION shardq.kv_put(
-    p_cache integer, p_now_ms bigint, p_mode integer, p_keys bytea[], p_hashes integer[], p_values bytea[],
-    p_expires_ms bigint[], p_buckets bigint[])
-RETURNS SETOF bytea LANGUAGE plpgsql AS $$
-DECLARE
-    v_table text := 'kv_' || p_cache;
-    v_now timestamptz := shardq.kv_ts(p_now_ms);
-    v_live bytea[];
-BEGIN
-    PERFORM pg_advisory_xact_lock(p_cache, h) FROM unnest(p_hashes) h;
-    IF p_mode = 0 THEN
-        EXECUTE format('DELETE FROM shardq.%I WHERE k = ANY($1)', v_table) USING p_keys;
-    ELSIF p_mode = 1 THEN
-        EXECUTE format('WITH d AS (DELETE FROM shardq.%I WHERE k = ANY($1) AND expires_at <= $2 RETURNING k)'
-                       ' SELECT count(*) FROM d', v_table) USING p_keys, v_now;
-    ELSE
-        EXECUTE format('WITH d AS (DELETE FROM shardq.%I WHERE k = ANY($1) RETURNING k, expires_at)'
-                       ' SELECT array_agg(k) FILTER (WHERE expires_at IS NULL OR expires_at > $2) FROM d', v_table)
-           INTO v_live USING p_keys, v_now;
-        IF v_live IS NULL THEN
-            RETURN;
-        END IF;
-    END IF;
-    RETURN QUERY EXECUTE format(
-        'INSERT INTO shardq.%I AS t (k, v, expires_at, bucket, touched_at, size)'
-        ' SELECT u.k, u.v, shardq.kv_ts(u.e), u.b, $5, octet_length(u.k) + octet_length(u.v)'
-        '   FROM unnest($1, $2, $3, $4) AS u (k, v, e, b)'
-        '  WHERE CASE $6 WHEN 0 THEN true'
-        '                WHEN 1 THEN NOT EXISTS (SELECT 1 FROM shardq.%I x WHERE x.k = u.k)'
-        '                ELSE u.k = ANY($7) END'
-        ' RETURNING t.k', v_table, v_table)
-        USING p_keys, p_values, p_expires_ms, p_buckets, v_now, p_mode, v_live;
 END $$;
 
 -- Empties cache p_cache: TRUNCATE of every partition (transactional: a rollback keeps the entries).

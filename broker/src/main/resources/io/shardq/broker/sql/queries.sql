@@ -444,14 +444,34 @@ SELECT k, v FROM /* TEMPLATE: kv */
 SELECT EXISTS (SELECT 1 FROM /* TEMPLATE: kv */
                 WHERE k = ? AND (expires_at IS NULL OR expires_at > shardq.kv_ts(?)))
 
--- name: kv_upsert_many
--- (cache, now, mode, keys, sorted distinct lock hashes, values, expiries, buckets): see shardq.kv_put.
-SELECT k FROM shardq.kv_put(?, ?, ?, ?, ?, ?, ?, ?) AS k
+-- name: kv_lock_keys
+-- A write's first statement: a transaction-level advisory lock per key, in the order given
+-- (ascending, distinct hashes), so two writers of overlapping batches never deadlock. The
+-- statements after it take their snapshots after the locks: they see what an earlier holder
+-- committed. One key then has one row, although PostgreSQL cannot enforce it across partitions.
+SELECT count(pg_advisory_xact_lock(?, h)) FROM unnest(?::integer[]) AS h
 
 -- name: kv_delete_many
--- Needs no advisory lock: a delete cannot make a second row for a key.
+-- (put, replace, remove) A delete needs no advisory lock of its own: it cannot make a second row.
 DELETE FROM /* TEMPLATE: kv */ WHERE k = ANY(?)
-RETURNING expires_at IS NULL OR expires_at > shardq.kv_ts(?)
+RETURNING k, expires_at IS NULL OR expires_at > shardq.kv_ts(?)
+
+-- name: kv_delete_expired
+-- (put if absent) The keys' expired rows, which do not count as present.
+DELETE FROM /* TEMPLATE: kv */ WHERE k = ANY(?) AND expires_at <= shardq.kv_ts(?)
+
+-- name: kv_insert_many
+-- (put, replace) After kv_lock_keys and kv_delete_many in the same transaction.
+INSERT INTO /* TEMPLATE: kv */ (k, v, expires_at, bucket, touched_at, size)
+SELECT u.k, u.v, shardq.kv_ts(u.e), u.b, shardq.kv_ts(?), octet_length(u.k) + octet_length(u.v)
+  FROM unnest(?::bytea[], ?::bytea[], ?::bigint[], ?::bigint[]) AS u (k, v, e, b)
+
+-- name: kv_insert_absent
+-- (put if absent) After kv_lock_keys and kv_delete_expired: only keys without a row.
+INSERT INTO /* TEMPLATE: kv */ (k, v, expires_at, bucket, touched_at, size)
+SELECT u.k, u.v, shardq.kv_ts(u.e), u.b, shardq.kv_ts(?), octet_length(u.k) + octet_length(u.v)
+  FROM unnest(?::bytea[], ?::bytea[], ?::bigint[], ?::bigint[]) AS u (k, v, e, b)
+ WHERE NOT EXISTS (SELECT 1 FROM /* TEMPLATE: kv */ x WHERE x.k = u.k)
 
 -- name: kv_clear
 SELECT shardq.kv_clear(?)
