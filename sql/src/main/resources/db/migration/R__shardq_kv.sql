@@ -49,7 +49,10 @@ $$;
 -- Creates the missing bucket partitions of cache p_cache for entries expiring up to p_upto_ms
 -- (epoch ms), from the bucket of p_from_ms on. Bucket b holds the entries expiring in
 -- ((b-1)*bucket_ms, b*bucket_ms]. The maintenance leader calls it ahead of time (with a
--- lock_timeout), so writers never do DDL. Returns how many partitions it created.
+-- lock_timeout), so writers never do DDL. Each partition is created on its own and then
+-- attached: ATTACH PARTITION takes SHARE UPDATE EXCLUSIVE on the parent, which no reader or
+-- writer conflicts with, where CREATE TABLE ... PARTITION OF would wait for every open
+-- transaction that read the cache (ACCESS EXCLUSIVE). Returns how many partitions it attached.
 CREATE OR REPLACE FUNCTION shardq.kv_ensure_buckets(p_cache integer, p_from_ms bigint, p_upto_ms bigint) RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -58,6 +61,9 @@ DECLARE
     v_created integer := 0;
     v_table text;
 BEGIN
+    -- two instances that both believe they lead (briefly) take turns: CREATE TABLE IF NOT EXISTS
+    -- is not safe against a concurrent creation of the same name
+    PERFORM pg_advisory_xact_lock(hashtext('shardq.kv_partitions'), p_cache);
     SELECT bucket_ms, durable INTO v_bucket_ms, v_durable FROM shardq.kv_cache WHERE id = p_cache;
     IF v_bucket_ms IS NULL THEN
         RAISE EXCEPTION 'cache with id % does not exist', p_cache USING ERRCODE = '42704';
@@ -65,9 +71,14 @@ BEGIN
     FOR b IN (p_from_ms - 1) / v_bucket_ms + 1 .. (p_upto_ms - 1) / v_bucket_ms + 1 LOOP
         v_table := shardq.kv_bucket_table(p_cache, b);
         IF pg_catalog.to_regclass(format('shardq.%I', v_table)) IS NULL THEN
-            EXECUTE format('CREATE %s TABLE shardq.%I PARTITION OF shardq.%I (PRIMARY KEY (k))'
-                           ' FOR VALUES FROM (%s) TO (%s) WITH (fillfactor = 90)',
-                           CASE WHEN v_durable THEN '' ELSE 'UNLOGGED' END, v_table, 'kv_' || p_cache, b, b + 1);
+            EXECUTE format('CREATE %s TABLE IF NOT EXISTS shardq.%I (LIKE shardq.%I, PRIMARY KEY (k))'
+                           ' WITH (fillfactor = 90)',
+                           CASE WHEN v_durable THEN '' ELSE 'UNLOGGED' END, v_table, 'kv_' || p_cache);
+        END IF;
+        IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_inherits
+                        WHERE inhrelid = pg_catalog.to_regclass(format('shardq.%I', v_table))) THEN
+            EXECUTE format('ALTER TABLE shardq.%I ATTACH PARTITION shardq.%I FOR VALUES FROM (%s) TO (%s)',
+                           'kv_' || p_cache, v_table, b, b + 1);
             v_created := v_created + 1;
         END IF;
     END LOOP;
@@ -244,6 +255,7 @@ DECLARE
     v_table text := shardq.kv_bucket_table(p_cache, p_bucket);
     v_rows bigint;
 BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext('shardq.kv_partitions'), p_cache);
     IF p_bucket = 0 OR pg_catalog.to_regclass(format('shardq.%I', v_table)) IS NULL THEN
         RETURN 0;
     END IF;

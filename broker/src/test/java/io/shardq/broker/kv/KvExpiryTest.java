@@ -109,9 +109,9 @@ class KvExpiryTest {
             }
             assertThat(c.getAll(ttl.keySet())).as("at +%d min", step + 1).isEqualTo(live);
         }
-        // every entry with a TTL (at most 30 + 9 * 199 s, in a bucket ending by 32 min)
-        // has expired, and its storage is gone
-        assertThat(expired).isEqualTo(180);
+        // every entry with a TTL (at most 30 + 9 * 199 s, in a bucket ending by 32 min) has expired,
+        // and its storage is gone (the rounds also served the class's other caches: count this one's)
+        assertThat(expired).isGreaterThanOrEqualTo(180);
         CacheInfo after = broker.admin().cache("reclaim");
         assertThat(after.expirations()).isEqualTo(180);
         // what is stored is the 20 entries without a TTL (shardq.cache_stats judges expiry by the
@@ -120,6 +120,37 @@ class KvExpiryTest {
         assertThat(stats.entries() + stats.expiredUnreclaimed()).isEqualTo(20);
         // about 16 live buckets ahead, plus two, plus the forever partition
         assertThat(after.partitions()).isBetween(17, 21);
+    }
+
+    /**
+     * A transaction that read the cache and stays open: partitions are still created ahead (ATTACH
+     * does not wait for readers), the drop of an expired one gives up at its lock timeout and is
+     * retried, and succeeds once the reader has finished. Nothing expired is served meanwhile.
+     */
+    @Test
+    void aLongReader_delaysOnlyTheDrop_whichIsRetried(TestDatabase db) throws Exception {
+        broker.admin().createCache("reader", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(16)));
+        KvCache<String, String> c = broker.cache("reader", Codec.utf8(), Codec.utf8());
+        c.put("short", "s", Duration.ofMinutes(1));
+        c.put("long", "l", Duration.ofMinutes(15));
+        KvMaintainer quick = new KvMaintainer(caches, () -> true, 1000, 200, "test-kv-maintenance-quick");
+        try (java.sql.Connection reader = db.connect()) {
+            reader.setAutoCommit(false);
+            assertThat(c.on(reader).get("long")).isEqualTo("l"); // holds ACCESS SHARE on every partition
+            clock.advance(Duration.ofMinutes(3));
+            KvMaintainer.Round blocked = quick.round();
+            assertThat(blocked.created())
+                    .as("partitions ahead, despite the reader")
+                    .isPositive();
+            assertThat(blocked.dropped()).isZero();
+            assertThat(blocked.blocked()).isPositive();
+            assertThat(c.get("short")).isNull();
+            reader.commit();
+        }
+        KvMaintainer.Round after = quick.round();
+        assertThat(after.blocked()).isZero();
+        assertThat(after.expired()).isEqualTo(1);
+        assertThat(c.get("long")).isEqualTo("l");
     }
 
     @Test
