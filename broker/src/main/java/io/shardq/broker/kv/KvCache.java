@@ -135,6 +135,9 @@ public final class KvCache<K, V> {
         for (K k : keys) {
             wanted.put(key(d, k), k);
         }
+        if (wanted.isEmpty()) {
+            return new LinkedHashMap<>();
+        }
         long now = caches.clock().millis();
         List<ByteKey> all = new ArrayList<>(wanted.keySet());
         Map<ByteKey, byte[]> found = new LinkedHashMap<>();
@@ -281,6 +284,9 @@ public final class KvCache<K, V> {
         Set<ByteKey> distinct = new java.util.LinkedHashSet<>();
         for (K k : keys) {
             distinct.add(key(d, k));
+        }
+        if (distinct.isEmpty()) {
+            return 0;
         }
         List<ByteKey> all = new ArrayList<>(distinct);
         long now = caches.clock().millis();

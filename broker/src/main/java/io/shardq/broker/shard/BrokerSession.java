@@ -624,7 +624,11 @@ public final class BrokerSession implements AutoCloseable {
         try {
             commitWork(true, true);
         } catch (RuntimeException e) {
-            completed(false);
+            try {
+                completed(false);
+            } catch (RuntimeException actionFailed) {
+                e.addSuppressed(actionFailed); // the commit's failure is the one to report
+            }
             throw e;
         }
         completed(true);

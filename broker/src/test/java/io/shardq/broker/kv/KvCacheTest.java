@@ -98,6 +98,9 @@ class KvCacheTest {
         assertThat(got).isEqualTo(m);
         assertThat(new ArrayList<>(got.keySet())).isEqualTo(new ArrayList<>(m.keySet())); // in the order asked
 
+        assertThat(c.getAll(List.of())).isEmpty();
+        c.putAll(Map.of());
+        assertThat(c.removeAll(List.of())).isZero();
         assertThat(c.removeAll(List.of("k1", "k2", "k3", "nope"))).isEqualTo(3);
         assertThat(c.getAll(List.of("k1", "k2", "k3", "k4"))).containsOnlyKeys("k4");
         assertThat(rows("batch")).isEqualTo(47);
