@@ -125,7 +125,32 @@ public final class KvCache<K, V> {
 
     /** The live value of {@code key}, or null. */
     public V get(K key) {
-        return getAll(java.util.Collections.singletonList(key)).get(key);
+        KvDefinition d = caches.definition(name);
+        ByteKey k = key(d, key);
+        byte[] v = selectOne(d, k);
+        if (v == null) {
+            counters.misses.increment();
+            return null;
+        }
+        counters.hits.increment();
+        if (d.bounded()) {
+            caches.touched(d, k);
+        }
+        return decode(v);
+    }
+
+    /** One key's stored value, or null ({@code kv_select_one}: a generic plan, no planning per call). */
+    private byte[] selectOne(KvDefinition d, ByteKey k) {
+        long now = caches.clock().millis();
+        return run(d, "reading", false, c -> {
+            try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_select_one", d.id()))) {
+                ps.setBytes(1, k.bytes());
+                ps.setLong(2, now);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? rs.getBytes(1) : null;
+                }
+            }
+        });
     }
 
     /** The live entries among {@code keys} (absent keys are left out), one statement per chunk. */
@@ -219,17 +244,7 @@ public final class KvCache<K, V> {
             return loaded;
         }
         KvDefinition d = caches.definition(name);
-        ByteKey k = key(d, key);
-        long now = caches.clock().millis();
-        byte[] stored = run(d, "reading", false, c -> {
-            try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_select_many", d.id()))) {
-                ps.setArray(1, c.createArrayOf("bytea", new byte[][] {k.bytes()}));
-                ps.setLong(2, now);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? rs.getBytes(2) : null;
-                }
-            }
-        });
+        byte[] stored = selectOne(d, key(d, key));
         return stored == null ? loaded : decode(stored);
     }
 

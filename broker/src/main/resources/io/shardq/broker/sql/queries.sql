@@ -440,6 +440,13 @@ SELECT id, name, durable, default_ttl_ms, max_ttl_ms, max_entries, max_bytes, bu
 SELECT k, v FROM /* TEMPLATE: kv */
  WHERE k = ANY(?) AND (expires_at IS NULL OR expires_at > shardq.kv_ts(?))
 
+-- name: kv_select_one
+-- One key: with "k = ?" PostgreSQL settles on a generic plan after five runs (no planning per call,
+-- measured 0.01 ms instead of 0.33 ms over 20 partitions); with "k = ANY(?)" it keeps re-planning,
+-- since its custom plans look cheaper than the generic one for an array of unknown length.
+SELECT v FROM /* TEMPLATE: kv */
+ WHERE k = ? AND (expires_at IS NULL OR expires_at > shardq.kv_ts(?))
+
 -- name: kv_select_exists
 SELECT EXISTS (SELECT 1 FROM /* TEMPLATE: kv */
                 WHERE k = ? AND (expires_at IS NULL OR expires_at > shardq.kv_ts(?)))
