@@ -372,6 +372,7 @@ public final class KvCache<K, V> {
             for (int from = 0; from < sorted.size(); from += maxBatchSize) {
                 n += writeChunk(
                         c,
+                        binding.autocommit(),
                         d,
                         mode,
                         sorted.subList(from, Math.min(sorted.size(), from + maxBatchSize)),
@@ -389,11 +390,18 @@ public final class KvCache<K, V> {
      * One chunk, in the transaction {@link #run} opened: the advisory locks (ascending distinct
      * hashes: the chunks of a batch are in ascending order too), then, in later statements with
      * snapshots taken after the locks, the old rows out and the new ones in. Three statements
-     * rather than one plpgsql function: measured faster (see "Key/value cache" in
-     * docs/architecture.md).
+     * rather than one plpgsql function, with generic plans in a transaction of our own: measured
+     * faster (see "Key/value cache" in docs/architecture.md).
      */
     private static int writeChunk(
-            Connection c, KvDefinition d, int mode, List<Row> chunk, long now, Long expires, Long bucket)
+            Connection c,
+            boolean ownTransaction,
+            KvDefinition d,
+            int mode,
+            List<Row> chunk,
+            long now,
+            Long expires,
+            Long bucket)
             throws SQLException {
         int size = chunk.size();
         List<Integer> hashes = new ArrayList<>(size);
@@ -403,7 +411,8 @@ public final class KvCache<K, V> {
                 hashes.add(h);
             }
         }
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_lock_keys"))) {
+        try (PreparedStatement ps =
+                c.prepareStatement(Queries.get(ownTransaction ? "kv_lock_keys_generic" : "kv_lock_keys"))) {
             ps.setInt(1, d.id());
             ps.setArray(2, c.createArrayOf("integer", hashes.toArray()));
             ps.executeQuery().close();

@@ -458,6 +458,14 @@ SELECT EXISTS (SELECT 1 FROM /* TEMPLATE: kv */
 -- committed. One key then has one row, although PostgreSQL cannot enforce it across partitions.
 SELECT count(pg_advisory_xact_lock(?, h)) FROM unnest(?::integer[]) AS h
 
+-- name: kv_lock_keys_generic
+-- kv_lock_keys in a transaction of the engine's own (never an application's: the setting lasts
+-- until the transaction ends): also makes this transaction's statements use generic plans.
+-- PostgreSQL otherwise re-plans kv_delete_many (k = ANY(?)) over every partition on each call,
+-- judging its custom plans cheaper; measured (KvPutPathTest) a putAll of 20 about 25% faster.
+SELECT count(pg_advisory_xact_lock(?, h)), min(set_config('plan_cache_mode', 'force_generic_plan', true))
+  FROM unnest(?::integer[]) AS h
+
 -- name: kv_delete_many
 -- (put, replace, remove) A delete needs no advisory lock of its own: it cannot make a second row.
 DELETE FROM /* TEMPLATE: kv */ WHERE k = ANY(?)
