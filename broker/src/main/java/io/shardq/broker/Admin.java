@@ -26,6 +26,8 @@ public final class Admin {
     private final DataSource dataSource;
     private final Catalog catalog;
     private final Consumer<String> changed;
+    /** This instance's key/value caches, when the Admin is a Broker's; null otherwise. */
+    private volatile io.shardq.broker.kv.KvCaches caches;
 
     /**
      * Administers the destinations in the database behind {@code dataSource} without starting an
@@ -605,6 +607,176 @@ public final class Admin {
             throw SqlErrors.translate(e, "reading the leases of " + name);
         }
         return out;
+    }
+
+    // ---------------------------------------------------------------- key/value caches
+
+    void caches(io.shardq.broker.kv.KvCaches caches) {
+        this.caches = caches;
+    }
+
+    /**
+     * Creates a key/value cache ({@code shardq.create_cache}) with its entry table and the
+     * partitions for the next max TTL; {@code CACHE_EXISTS} when the name is taken.
+     */
+    public CacheInfo createCache(String name, CacheOptions o) {
+        return createCache(name, o, false);
+    }
+
+    /** Creates the cache unless it exists; returns it either way (as it is, options ignored). */
+    public CacheInfo createCacheOrGet(String name, CacheOptions o) {
+        return createCache(name, o, true);
+    }
+
+    private CacheInfo createCache(String name, CacheOptions o, boolean ifNotExists) {
+        Names.checkCache(name);
+        call(
+                "select shardq.create_cache(?, durable => ?, default_ttl_ms => ?::bigint, max_ttl_ms => ?::bigint,"
+                        + " max_entries => ?::bigint, max_bytes => ?::bigint, max_key_bytes => ?,"
+                        + " max_value_bytes => ?, if_not_exists => ?)",
+                "creating cache " + name,
+                name,
+                o.durable(),
+                millis(o.defaultTtl()),
+                millis(o.maxTtl()),
+                o.maxEntries(),
+                o.maxBytes(),
+                o.maxKeyBytes(),
+                o.maxValueBytes(),
+                ifNotExists);
+        cacheChanged(name);
+        return cache(name);
+    }
+
+    /**
+     * Changes what is not null ({@code shardq.alter_cache}): the default TTL (zero clears it), the
+     * bounds (0 clears one) and the key and value size limits. The maximum TTL is fixed at creation.
+     * Other instances see the change within 10 s.
+     */
+    public CacheInfo alterCache(
+            String name,
+            java.time.Duration defaultTtl,
+            Long maxEntries,
+            Long maxBytes,
+            Integer maxKeyBytes,
+            Integer maxValueBytes) {
+        Names.checkCache(name);
+        call(
+                "select shardq.alter_cache(?, default_ttl_ms => ?::bigint, max_entries => ?::bigint,"
+                        + " max_bytes => ?::bigint, max_key_bytes => ?::integer, max_value_bytes => ?::integer)",
+                "altering cache " + name,
+                name,
+                millis(defaultTtl),
+                maxEntries,
+                maxBytes,
+                maxKeyBytes,
+                maxValueBytes);
+        cacheChanged(name);
+        return cache(name);
+    }
+
+    /** Drops the cache and all its entries ({@code shardq.drop_cache}). */
+    public void dropCache(String name) {
+        Names.checkCache(name);
+        call("select shardq.drop_cache(?)", "dropping cache " + name, name);
+        cacheChanged(name);
+    }
+
+    /** Every cache, by name, from {@code shardq.caches()}. */
+    public List<CacheInfo> listCaches() {
+        return cacheRows(null);
+    }
+
+    /** The cache called {@code name}; {@code UNKNOWN_CACHE} when there is none. */
+    public CacheInfo cache(String name) {
+        Names.checkCache(name);
+        List<CacheInfo> one = cacheRows(name);
+        if (one.isEmpty()) {
+            throw new ShardQException(ErrorKind.UNKNOWN_CACHE, "cache \"" + name + "\" does not exist");
+        }
+        return one.get(0);
+    }
+
+    /**
+     * The cache's exact figures ({@code shardq.cache_stats}, a scan of its entries) with this
+     * instance's counters (zero when this Admin has no {@link Broker}).
+     */
+    public CacheStats cacheStats(String name) {
+        cache(name); // names an unknown cache
+        io.shardq.broker.kv.KvCaches local = caches;
+        return local != null ? local.stats(name) : statsWithoutCounters(name);
+    }
+
+    private CacheStats statsWithoutCounters(String name) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("select entries, bytes, expired_unreclaimed, evictions,"
+                        + " expirations from shardq.cache_stats(?)")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new CacheStats(
+                        name,
+                        0,
+                        0,
+                        0,
+                        0,
+                        0,
+                        0,
+                        0,
+                        rs.getLong(4),
+                        rs.getLong(5),
+                        rs.getLong(1),
+                        rs.getLong(2),
+                        rs.getLong(3));
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the stats of cache " + name);
+        }
+    }
+
+    private List<CacheInfo> cacheRows(String name) {
+        List<CacheInfo> out = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("select id, name, durable, default_ttl_ms, max_ttl_ms,"
+                        + " max_entries, max_bytes, bucket_ms, max_key_bytes, max_value_bytes, entries_estimate,"
+                        + " bytes, partitions, evictions, expirations, created_at from shardq.caches(?::text)")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new CacheInfo(
+                            rs.getInt(1),
+                            rs.getString(2),
+                            rs.getBoolean(3),
+                            (Long) rs.getObject(4),
+                            rs.getLong(5),
+                            (Long) rs.getObject(6),
+                            (Long) rs.getObject(7),
+                            rs.getLong(8),
+                            rs.getInt(9),
+                            rs.getInt(10),
+                            rs.getLong(11),
+                            rs.getLong(12),
+                            rs.getInt(13),
+                            rs.getLong(14),
+                            rs.getLong(15),
+                            rs.getTimestamp(16).toInstant()));
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the caches");
+        }
+        return out;
+    }
+
+    private void cacheChanged(String name) {
+        io.shardq.broker.kv.KvCaches local = caches;
+        if (local != null) {
+            local.changed(name);
+        }
+    }
+
+    private static Long millis(java.time.Duration d) {
+        return d == null ? null : d.toMillis();
     }
 
     private long call(String sql, String what, Object... args) {

@@ -13,6 +13,11 @@ import io.shardq.broker.instance.TemporaryReaper;
 import io.shardq.broker.instance.Waker;
 import io.shardq.broker.internal.Queries;
 import io.shardq.broker.internal.SqlErrors;
+import io.shardq.broker.kv.Codec;
+import io.shardq.broker.kv.KvCache;
+import io.shardq.broker.kv.KvCaches;
+import io.shardq.broker.kv.KvMaintainer;
+import io.shardq.broker.kv.KvToucher;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
 import io.shardq.broker.shard.BrokerSession;
@@ -30,6 +35,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -75,9 +81,12 @@ public final class Broker implements AutoCloseable {
     private final CatalogWatcher catalogWatcher;
     private final TemporaryDestinations temporaries;
     private final TemporaryReaper reaper;
+    private final KvCaches kvCaches;
+    private final KvMaintainer kvMaintainer;
+    private final KvToucher kvToucher;
     private volatile boolean closed;
 
-    private Broker(BrokerConfig config) {
+    private Broker(BrokerConfig config, Clock clock) {
         this.config = config;
         this.database = Database.open(config, "shardq-pool");
         try {
@@ -175,6 +184,24 @@ public final class Broker implements AutoCloseable {
                 config.getInt(BrokerProperty.MAINTENANCE_LOCK_TIMEOUT_MS),
                 this::forget,
                 prefix + "-reaper-1");
+        int lockTimeout = config.getInt(BrokerProperty.MAINTENANCE_LOCK_TIMEOUT_MS);
+        long touchInterval = Math.max(1, config.getInt(BrokerProperty.KV_TOUCH_INTERVAL_MS));
+        KvMaintainer[] kvLeader = new KvMaintainer[1];
+        this.kvCaches = new KvCaches(
+                database.dataSource(),
+                clock,
+                touchInterval,
+                config.getInt(BrokerProperty.KV_MAX_BATCH_SIZE),
+                () -> kvLeader[0].trigger());
+        this.kvMaintainer = new KvMaintainer(
+                kvCaches,
+                this::isMaintenanceLeader,
+                Math.max(100, config.getInt(BrokerProperty.KV_MAINTENANCE_MS)),
+                lockTimeout,
+                prefix + "-kv-maintenance-1");
+        kvLeader[0] = kvMaintainer;
+        this.kvToucher = new KvToucher(kvCaches, touchInterval, prefix + "-kv-toucher-1");
+        admin.caches(kvCaches);
         this.catalogWatcher =
                 new CatalogWatcher(catalog, new CatalogChanges(), fallback, System::nanoTime, prefix + "-catalog-1");
         this.waker = new Waker(database.dataSource(), this::wake, prefix + "-waker-1")
@@ -189,12 +216,22 @@ public final class Broker implements AutoCloseable {
         reclaimer.start();
         elector.start();
         reaper.start();
+        kvMaintainer.start();
+        kvToucher.start();
         LOG.info("{} - ShardQ instance started on {}", instanceId, database.displayUrl());
     }
 
     /** Starts an instance: opens the pool, migrates the schema (unless turned off), registers. */
     public static Broker start(BrokerConfig config) {
-        return new Broker(config);
+        return new Broker(config, Clock.systemUTC());
+    }
+
+    /**
+     * Starts an instance whose key/value caches take the time from {@code clock}: it decides when
+     * entries expire and which expiry partitions exist (tests move it; elsewhere, the system clock).
+     */
+    public static Broker start(BrokerConfig config, Clock clock) {
+        return new Broker(config, clock);
     }
 
     private long register(BrokerConfig config) {
@@ -235,6 +272,16 @@ public final class Broker implements AutoCloseable {
     public BrokerSession openSession(Connection connection) {
         checkOpen();
         return new BrokerSession(engine, BrokerSession.Mode.TRANSACTED, connection);
+    }
+
+    /**
+     * A view of the key/value cache {@code name} (made by {@link Admin#createCache}) with these
+     * codecs; operations run on their own until bound with {@link KvCache#in} or {@link KvCache#on}.
+     * Throws {@code UNKNOWN_CACHE} naming it when there is no such cache.
+     */
+    public <K, V> KvCache<K, V> cache(String name, Codec<K> keys, Codec<V> values) {
+        checkOpen();
+        return kvCaches.open(name, keys, values);
     }
 
     /**
@@ -860,6 +907,8 @@ public final class Broker implements AutoCloseable {
         // the elector first: it resigns, and a follower takes over while we finish
         elector.stop();
         reaper.stop();
+        kvMaintainer.stop();
+        kvToucher.stop();
         maintainer.stop();
         reclaimer.stop();
         catalogWatcher.stop();

@@ -155,7 +155,25 @@ public enum BrokerProperty {
             "SHARDQ_SECURITY_GRANT_CACHE_MS",
             "10000",
             "how long a connection of a JMS user other than the factory's own role trusts what PostgreSQL "
-                    + "said about its privileges on a destination; a revoke reaches open connections within this");
+                    + "said about its privileges on a destination; a revoke reaches open connections within this"),
+    KV_MAX_BATCH_SIZE(
+            "shardq.kv.max-batch-size",
+            "SHARDQ_KV_MAX_BATCH_SIZE",
+            "500",
+            "entries per statement of a key/value cache's getAll, putAll and removeAll (larger batches are "
+                    + "split into chunks, written in one transaction)"),
+    KV_TOUCH_INTERVAL_MS(
+            "shardq.kv.touch-interval-ms",
+            "SHARDQ_KV_TOUCH_INTERVAL_MS",
+            "60000",
+            "how often an instance records which entries of a bounded key/value cache it read (their "
+                    + "touched_at, at most once per key per interval); eviction's idea of recent use is this coarse"),
+    KV_MAINTENANCE_MS(
+            "shardq.kv.maintenance-ms",
+            "SHARDQ_KV_MAINTENANCE_MS",
+            "10000",
+            "how often the maintenance leader creates key/value cache partitions ahead, drops expired ones "
+                    + "and evicts entries beyond a cache's bounds");
 
     private final String key;
     private final String envName;

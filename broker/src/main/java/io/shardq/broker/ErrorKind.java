@@ -11,12 +11,16 @@ public enum ErrorKind {
      * committed it (see "In-doubt commits" in docs/architecture.md).
      */
     IN_DOUBT,
-    /** A name (queue, topic, subscription) is not acceptable. */
+    /** A name (queue, topic, subscription, cache) is not acceptable. */
     INVALID_NAME,
     /** The named destination does not exist. */
     UNKNOWN_DESTINATION,
     /** The destination exists already. */
     DESTINATION_EXISTS,
+    /** The named key/value cache does not exist. */
+    UNKNOWN_CACHE,
+    /** The key/value cache exists already. */
+    CACHE_EXISTS,
     /** A selector expression cannot be parsed. */
     INVALID_SELECTOR,
     /** An operation is not allowed in the object's current state (closed, stopped, ...). */

@@ -19,6 +19,7 @@ class QueriesTest {
     void everyNamedQuery_prepares(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
             broker.admin().createQueue("q", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().createCache("c", CacheOptions.DEFAULTS);
         }
         assertThat(Queries.all()).hasSizeGreaterThan(20);
         try (Connection c = db.connect();
@@ -28,6 +29,7 @@ class QueriesTest {
                 String sql = e.getValue()
                         .replace("/* TEMPLATE: leaf */", Queries.leafTable(1, 0, 0))
                         .replace("/* TEMPLATE: parent */", Queries.parentTable(1))
+                        .replace("/* TEMPLATE: kv */", Queries.kvTable(1))
                         .replace(
                                 "/* TEMPLATE: rows */",
                                 "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea, ?::bytea)");

@@ -20,4 +20,16 @@ public final class Names {
         }
         return name;
     }
+
+    /** A key/value cache's name: the destination rule (same as shardq.check_cache_name). */
+    public static String checkCache(String name) {
+        if (name == null || !DESTINATION.matcher(name).matches()) {
+            throw new ShardQException(
+                    ErrorKind.INVALID_NAME,
+                    "cache name \"" + (name == null ? null : io.shardq.broker.message.Texts.cut(name, 120))
+                            + "\" is invalid: expected 1 to 64 characters from [A-Za-z0-9_.-], starting with a"
+                            + " letter or digit");
+        }
+        return name;
+    }
 }

@@ -45,6 +45,15 @@ public final class Queries {
         return get(name).replace("/* TEMPLATE: parent */", parentTable(destinationId));
     }
 
+    /** Quoted name of a key/value cache's partitioned entry table. */
+    public static String kvTable(int cacheId) {
+        return "shardq.\"kv_" + cacheId + "\"";
+    }
+
+    public static String withKv(String name, int cacheId) {
+        return get(name).replace("/* TEMPLATE: kv */", kvTable(cacheId));
+    }
+
     private static final String ROW =
             "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea, ?::bytea)";
     private static final java.util.concurrent.ConcurrentHashMap<String, String> RESERVING =

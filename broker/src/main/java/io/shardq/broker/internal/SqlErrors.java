@@ -37,15 +37,17 @@ public final class SqlErrors {
         } else if (state.equals("40001") || state.equals("40P01")) {
             kind = ErrorKind.ROLLED_BACK;
         } else if (state.equals("42704")) {
-            kind = ErrorKind.UNKNOWN_DESTINATION;
+            kind = detail.startsWith("cache ") ? ErrorKind.UNKNOWN_CACHE : ErrorKind.UNKNOWN_DESTINATION;
         } else if (state.equals("42501")) {
             kind = ErrorKind.SECURITY; // shardq.require_administer / require_owner, or PostgreSQL's own refusal
         } else if (state.equals("42710")) {
-            kind = ErrorKind.DESTINATION_EXISTS;
+            kind = detail.startsWith("cache ") ? ErrorKind.CACHE_EXISTS : ErrorKind.DESTINATION_EXISTS;
         } else if (state.equals("22023")) {
             // shardq.check_name's message; anything else (a shard count, a privilege, a role) is an
             // argument, whatever the quoted input contains
-            kind = detail.startsWith("destination name ") ? ErrorKind.INVALID_NAME : ErrorKind.INVALID_ARGUMENT;
+            kind = detail.startsWith("destination name ") || detail.startsWith("cache name ")
+                    ? ErrorKind.INVALID_NAME
+                    : ErrorKind.INVALID_ARGUMENT;
         } else if (state.equals("55000") || state.equals("55006")) {
             kind = ErrorKind.ILLEGAL_STATE;
         } else {

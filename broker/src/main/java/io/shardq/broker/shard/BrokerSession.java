@@ -621,7 +621,70 @@ public final class BrokerSession implements AutoCloseable {
     /** Commits everything: sends and receives (transacted sessions). */
     public void commit() {
         checkOpen();
-        commitWork(true, true);
+        try {
+            commitWork(true, true);
+        } catch (RuntimeException e) {
+            try {
+                completed(false);
+            } catch (RuntimeException actionFailed) {
+                e.addSuppressed(actionFailed); // the commit's failure is the one to report
+            }
+            throw e;
+        }
+        completed(true);
+    }
+
+    /** Run once after the current transaction commits, then forgotten (see {@link #onCommit}). */
+    private final List<Runnable> onCommit = new ArrayList<>();
+    /** Run once after the current transaction rolls back or fails to commit. */
+    private final List<Runnable> onRollback = new ArrayList<>();
+
+    /**
+     * Runs {@code action} once, after the current transaction's {@link #commit()} succeeded (for a
+     * session on an application's connection: when {@code commit()} returns; the application commits
+     * the connection). Forgotten if the transaction rolls back. For work that must see only
+     * committed state, such as publishing cache entries to other caches in memory. An exception
+     * from one action is passed on after the others ran.
+     */
+    public void onCommit(Runnable action) {
+        checkOpen();
+        onCommit.add(action);
+    }
+
+    /**
+     * Runs {@code action} once, after the current transaction rolled back: {@link #rollback()},
+     * {@link #close()} with uncommitted work, or a {@link #commit()} that failed, in doubt
+     * included (its outcome is unknown: an action must not assume the work was undone, only that
+     * it may not have been done). Forgotten if the transaction commits.
+     */
+    public void onRollback(Runnable action) {
+        checkOpen();
+        onRollback.add(action);
+    }
+
+    /** Runs and forgets the actions of the transaction that ended. */
+    private void completed(boolean committed) {
+        if (onCommit.isEmpty() && onRollback.isEmpty()) {
+            return;
+        }
+        List<Runnable> run = new ArrayList<>(committed ? onCommit : onRollback);
+        onCommit.clear();
+        onRollback.clear();
+        RuntimeException failure = null;
+        for (Runnable r : run) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
     }
 
     /** Consumes every message delivered so far (CLIENT_ACKNOWLEDGE, or deferred AUTO acks). */
@@ -1151,6 +1214,7 @@ public final class BrokerSession implements AutoCloseable {
         }
         reportRolledBack(written);
         afterFailedCommit();
+        completed(false);
     }
 
     /** These batches' rows (written in a transaction that did not commit) are dead. */

@@ -420,3 +420,111 @@ SELECT d.name
   FROM shardq.temporary_destination t
   JOIN shardq.destination d ON d.id = t.destination_id
  WHERE t.instance_id = ?
+
+-- Key/value cache (issue 11). /* TEMPLATE: kv */ is a cache's partitioned entry table,
+-- shardq."kv_<id>"; times are the engine's clock in epoch ms (shardq.kv_ts). Every read filters
+-- on expiry: an expired entry is never returned, whether or not its partition is reclaimed yet.
+
+-- name: kv_cache_select_by_name
+SELECT id, name, durable, default_ttl_ms, max_ttl_ms, max_entries, max_bytes, bucket_ms, max_key_bytes,
+       max_value_bytes
+  FROM shardq.kv_cache WHERE name = ?
+
+-- name: kv_cache_select_all
+SELECT id, name, durable, default_ttl_ms, max_ttl_ms, max_entries, max_bytes, bucket_ms, max_key_bytes,
+       max_value_bytes
+  FROM shardq.kv_cache ORDER BY id
+
+-- name: kv_select_many
+-- One probe of each partition's primary key per key: no scan at any size.
+SELECT k, v FROM /* TEMPLATE: kv */
+ WHERE k = ANY(?) AND (expires_at IS NULL OR expires_at > shardq.kv_ts(?))
+
+-- name: kv_select_one
+-- One key: with "k = ?" PostgreSQL settles on a generic plan after five runs (no planning per call,
+-- measured 0.01 ms instead of 0.33 ms over 20 partitions); with "k = ANY(?)" it keeps re-planning,
+-- since its custom plans look cheaper than the generic one for an array of unknown length.
+SELECT v FROM /* TEMPLATE: kv */
+ WHERE k = ? AND (expires_at IS NULL OR expires_at > shardq.kv_ts(?))
+
+-- name: kv_select_exists
+SELECT EXISTS (SELECT 1 FROM /* TEMPLATE: kv */
+                WHERE k = ? AND (expires_at IS NULL OR expires_at > shardq.kv_ts(?)))
+
+-- name: kv_lock_keys
+-- A write's first statement: a transaction-level advisory lock per key, in the order given
+-- (ascending, distinct hashes), so two writers of overlapping batches never deadlock. The
+-- statements after it take their snapshots after the locks: they see what an earlier holder
+-- committed. One key then has one row, although PostgreSQL cannot enforce it across partitions.
+SELECT count(pg_advisory_xact_lock(?, h)) FROM unnest(?::integer[]) AS h
+
+-- name: kv_lock_keys_generic
+-- kv_lock_keys in a transaction of the engine's own (never an application's: the setting lasts
+-- until the transaction ends): also makes this transaction's statements use generic plans.
+-- PostgreSQL otherwise re-plans kv_delete_many (k = ANY(?)) over every partition on each call,
+-- judging its custom plans cheaper; measured (KvPutPathTest) a putAll of 20 about 25% faster.
+SELECT count(pg_advisory_xact_lock(?, h)), min(set_config('plan_cache_mode', 'force_generic_plan', true))
+  FROM unnest(?::integer[]) AS h
+
+-- name: kv_delete_many
+-- (put, replace, remove) A delete needs no advisory lock of its own: it cannot make a second row.
+DELETE FROM /* TEMPLATE: kv */ WHERE k = ANY(?)
+RETURNING k, expires_at IS NULL OR expires_at > shardq.kv_ts(?)
+
+-- name: kv_delete_expired
+-- (put if absent) The keys' expired rows, which do not count as present.
+DELETE FROM /* TEMPLATE: kv */ WHERE k = ANY(?) AND expires_at <= shardq.kv_ts(?)
+
+-- name: kv_insert_many
+-- (put, replace) After kv_lock_keys and kv_delete_many in the same transaction.
+INSERT INTO /* TEMPLATE: kv */ (k, v, expires_at, bucket, touched_at, size)
+SELECT u.k, u.v, shardq.kv_ts(u.e), u.b, shardq.kv_ts(?), octet_length(u.k) + octet_length(u.v)
+  FROM unnest(?::bytea[], ?::bytea[], ?::bigint[], ?::bigint[]) AS u (k, v, e, b)
+
+-- name: kv_insert_absent
+-- (put if absent) After kv_lock_keys and kv_delete_expired: only keys without a row.
+INSERT INTO /* TEMPLATE: kv */ (k, v, expires_at, bucket, touched_at, size)
+SELECT u.k, u.v, shardq.kv_ts(u.e), u.b, shardq.kv_ts(?), octet_length(u.k) + octet_length(u.v)
+  FROM unnest(?::bytea[], ?::bytea[], ?::bigint[], ?::bigint[]) AS u (k, v, e, b)
+ WHERE NOT EXISTS (SELECT 1 FROM /* TEMPLATE: kv */ x WHERE x.k = u.k)
+
+-- name: kv_clear
+SELECT shardq.kv_clear(?)
+
+-- name: kv_touch_many
+-- At most once per touch interval per key: rows touched more recently are left alone.
+UPDATE /* TEMPLATE: kv */ SET touched_at = shardq.kv_ts(?)
+ WHERE k = ANY(?) AND touched_at < shardq.kv_ts(?)
+
+-- name: kv_count_live
+SELECT count(*), coalesce(sum(size), 0) FROM /* TEMPLATE: kv */
+ WHERE expires_at IS NULL OR expires_at > shardq.kv_ts(?)
+
+-- name: kv_evict_lru
+-- The ? least recently touched live entries; rows a writer holds are skipped (never waited on).
+WITH e AS (
+    DELETE FROM /* TEMPLATE: kv */ WHERE k IN (
+        SELECT k FROM /* TEMPLATE: kv */
+         WHERE expires_at IS NULL OR expires_at > shardq.kv_ts(?)
+         ORDER BY touched_at LIMIT ? FOR UPDATE SKIP LOCKED)
+    RETURNING 1)
+SELECT count(*) FROM e
+
+-- name: kv_cache_count_evictions
+UPDATE shardq.kv_cache SET evictions = evictions + ? WHERE id = ?
+
+-- name: kv_select_buckets
+-- The cache's bucket partitions (the forever one, bucket 0, left out).
+SELECT substring(c.relname FROM '_([0-9]+)$')::bigint AS bucket
+  FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
+ WHERE i.inhparent = pg_catalog.to_regclass(?) AND c.relname ~ '_[0-9]+$'
+ ORDER BY 1
+
+-- name: kv_ensure_buckets
+SELECT shardq.kv_ensure_buckets(?, ?, ?)
+
+-- name: kv_drop_bucket
+SELECT shardq.kv_drop_bucket(?, ?)
+
+-- name: transaction_set_lock_timeout
+SELECT set_config('lock_timeout', ?, true)

@@ -59,6 +59,12 @@ public final class ApiBoundary {
             // topics: which subscription a consumer wants, and what shardq.subscriptions shows
             ENGINE + ".SubscriptionSpec",
             ENGINE + ".SubscriptionStats",
+            // key/value caches (issue 11): the cache view, its codecs, and what the admin API shows
+            ENGINE + ".CacheOptions",
+            ENGINE + ".CacheInfo",
+            ENGINE + ".CacheStats",
+            ENGINE + ".kv.KvCache",
+            ENGINE + ".kv.Codec",
             ENGINE + ".catalog.DestinationInfo",
             ENGINE + ".catalog.Names",
             ENGINE + ".shard.BrokerSession",

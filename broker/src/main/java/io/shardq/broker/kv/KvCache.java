@@ -1,0 +1,634 @@
+package io.shardq.broker.kv;
+
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.ShardQException;
+import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.SqlErrors;
+import io.shardq.broker.shard.BrokerSession;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * A named key/value cache stored in PostgreSQL, shared by every instance, with per-entry TTL.
+ * Obtained from {@link io.shardq.broker.Broker#cache}; thread-safe (each operation borrows a
+ * pooled connection), except a view bound to a session or a connection, which is as
+ * single-threaded as what it is bound to.
+ *
+ * <p><b>Transactions.</b> This view runs each operation on its own: one autocommit statement, or
+ * one transaction when a batch is split into chunks. {@link #in(BrokerSession)} and {@link
+ * #on(Connection)} return views whose operations run in that session's or connection's
+ * transaction: they commit and roll back with its messages and the application's own SQL. A
+ * failed statement inside a bound transaction aborts that transaction (PostgreSQL's rule): roll
+ * it back.
+ *
+ * <p><b>One key, one row.</b> Every write takes a transaction-level advisory lock per key (in
+ * ascending hash order, so two batches never deadlock) before it deletes the key's old row and
+ * inserts the new one (named queries {@code kv_lock_keys}, {@code kv_delete_many}, {@code
+ * kv_insert_many}). A bound transaction holds those locks until it
+ * ends: another writer of the same key waits for it.
+ *
+ * <p><b>Expiry.</b> Times are this instance's clock: an entry put at {@code t} with TTL {@code d}
+ * is returned up to {@code t + d} (exclusive) and never after, whether or not the maintenance
+ * leader has reclaimed its partition yet.
+ *
+ * <p><b>Input.</b> Keys and values are encoded, and checked against the cache's {@code
+ * max_key_bytes} and {@code max_value_bytes}, before anything is written: a batch with one bad
+ * entry writes none. Null keys and values are refused.
+ */
+public final class KvCache<K, V> {
+    static final int MODE_PUT = 0;
+    static final int MODE_IF_ABSENT = 1;
+    static final int MODE_REPLACE = 2;
+
+    /** Where operations run: on their own, or in a session's or connection's transaction. */
+    record Binding(BrokerSession session, Connection connection) {
+        static final Binding AUTOCOMMIT = new Binding(null, null);
+
+        boolean autocommit() {
+            return session == null && connection == null;
+        }
+    }
+
+    private final KvCaches caches;
+    private final String name;
+    private final Codec<K> keys;
+    private final Codec<V> values;
+    private final Binding binding;
+    private final int maxBatchSize;
+    private final KvCounters counters;
+
+    KvCache(KvCaches caches, String name, Codec<K> keys, Codec<V> values, Binding binding, int maxBatchSize) {
+        this.caches = caches;
+        this.name = name;
+        this.keys = Objects.requireNonNull(keys, "keys");
+        this.values = Objects.requireNonNull(values, "values");
+        this.binding = binding;
+        this.maxBatchSize = maxBatchSize;
+        this.counters = caches.counters(name);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** Entries per statement of {@link #getAll}, {@link #putAll} and {@link #removeAll}. */
+    public int maxBatchSize() {
+        return maxBatchSize;
+    }
+
+    /** This view with another batch size (1..10,000). */
+    public KvCache<K, V> withMaxBatchSize(int n) {
+        if (n < 1 || n > 10_000) {
+            throw new ShardQException(ErrorKind.INVALID_ARGUMENT, "maxBatchSize " + n + " is out of range 1..10000");
+        }
+        return new KvCache<>(caches, name, keys, values, binding, n);
+    }
+
+    /**
+     * A view whose operations run in {@code session}'s transaction (a TRANSACTED session, on the
+     * connection {@link BrokerSession#connection()} shares): {@code session.commit()} commits them
+     * with the session's messages, {@code rollback()} discards them.
+     */
+    public KvCache<K, V> in(BrokerSession session) {
+        if (session.mode() != BrokerSession.Mode.TRANSACTED) {
+            throw new ShardQException(
+                    ErrorKind.ILLEGAL_STATE,
+                    "cache \"" + name + "\" can join only a transacted session (this one is " + session.mode() + ")");
+        }
+        return new KvCache<>(caches, name, keys, values, new Binding(session, null), maxBatchSize);
+    }
+
+    /**
+     * A view whose operations run on {@code connection}, in whatever transaction the application
+     * has open there; the application commits or rolls back. With autocommit on, each statement
+     * commits on its own.
+     */
+    public KvCache<K, V> on(Connection connection) {
+        return new KvCache<>(
+                caches, name, keys, values, new Binding(null, Objects.requireNonNull(connection)), maxBatchSize);
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    /** The live value of {@code key}, or null. */
+    public V get(K key) {
+        KvDefinition d = caches.definition(name);
+        ByteKey k = key(d, key);
+        byte[] v = selectOne(d, k);
+        if (v == null) {
+            counters.misses.increment();
+            return null;
+        }
+        counters.hits.increment();
+        if (d.bounded()) {
+            caches.touched(d, k);
+        }
+        return decode(v);
+    }
+
+    /** One key's stored value, or null ({@code kv_select_one}: a generic plan, no planning per call). */
+    private byte[] selectOne(KvDefinition d, ByteKey k) {
+        long now = caches.clock().millis();
+        return run(d, "reading", false, c -> {
+            try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_select_one", d.id()))) {
+                ps.setBytes(1, k.bytes());
+                ps.setLong(2, now);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? rs.getBytes(1) : null;
+                }
+            }
+        });
+    }
+
+    /** The live entries among {@code keys} (absent keys are left out), one statement per chunk. */
+    public Map<K, V> getAll(Collection<? extends K> keys) {
+        KvDefinition d = caches.definition(name);
+        Map<ByteKey, K> wanted = new LinkedHashMap<>();
+        for (K k : keys) {
+            wanted.put(key(d, k), k);
+        }
+        if (wanted.isEmpty()) {
+            return new LinkedHashMap<>();
+        }
+        long now = caches.clock().millis();
+        List<ByteKey> all = new ArrayList<>(wanted.keySet());
+        Map<ByteKey, byte[]> found = new LinkedHashMap<>();
+        run(d, "reading", false, c -> {
+            try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_select_many", d.id()))) {
+                for (int from = 0; from < all.size(); from += maxBatchSize) {
+                    ps.setArray(1, c.createArrayOf("bytea", bytes(chunk(all, from))));
+                    ps.setLong(2, now);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            found.put(ByteKey.of(rs.getBytes(1)), rs.getBytes(2));
+                        }
+                    }
+                }
+            }
+            return null;
+        });
+        Map<K, V> out = new LinkedHashMap<>();
+        for (Map.Entry<ByteKey, K> e : wanted.entrySet()) {
+            byte[] v = found.get(e.getKey());
+            if (v != null) {
+                out.put(e.getValue(), decode(v));
+                if (d.bounded()) {
+                    caches.touched(d, e.getKey());
+                }
+            }
+        }
+        counters.hits.add(out.size());
+        counters.misses.add(wanted.size() - out.size());
+        return out;
+    }
+
+    /** True when {@code key} has a live entry (not counted as a hit or miss). */
+    public boolean containsKey(K key) {
+        KvDefinition d = caches.definition(name);
+        ByteKey k = key(d, key);
+        long now = caches.clock().millis();
+        return run(d, "reading", false, c -> {
+            try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_select_exists", d.id()))) {
+                ps.setBytes(1, k.bytes());
+                ps.setLong(2, now);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getBoolean(1);
+                }
+            }
+        });
+    }
+
+    /**
+     * Read-through: the live value of {@code key}; on a miss {@code loader} is called and its
+     * value stored with the default TTL unless another writer stored one first (then that one is
+     * returned). A null from the loader is returned and not stored; an exception from it is
+     * passed on and nothing is stored, so the next call tries again.
+     */
+    public V get(K key, Function<? super K, ? extends V> loader) {
+        V v = get(key);
+        return v != null ? v : load(key, loader);
+    }
+
+    /**
+     * The miss path of {@link #get(Object, Function)}. Step 2 of issue 11 makes this single-flight
+     * (one loader call per key across threads and instances); for now every caller that misses
+     * loads, and {@code putIfAbsent} keeps the first value stored.
+     */
+    private V load(K key, Function<? super K, ? extends V> loader) {
+        long started = System.nanoTime();
+        V loaded;
+        try {
+            loaded = loader.apply(key);
+        } catch (RuntimeException | Error e) {
+            counters.loadFailures.increment();
+            throw e;
+        } finally {
+            counters.loads.increment();
+            counters.loadNanos.add(System.nanoTime() - started);
+        }
+        if (loaded == null || putIfAbsent(key, loaded)) {
+            return loaded;
+        }
+        KvDefinition d = caches.definition(name);
+        byte[] stored = selectOne(d, key(d, key));
+        return stored == null ? loaded : decode(stored);
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    /** Stores {@code value} under {@code key} with the cache's default TTL (none: it does not expire). */
+    public void put(K key, V value) {
+        put(key, value, null);
+    }
+
+    /** Stores {@code value} under {@code key}, expiring after {@code ttl} (null: the default TTL). */
+    public void put(K key, V value, Duration ttl) {
+        write(MODE_PUT, java.util.Collections.singletonMap(key, value), ttl);
+    }
+
+    /** Stores every entry with the default TTL: multi-row statements per chunk, all or none. */
+    public void putAll(Map<? extends K, ? extends V> entries) {
+        putAll(entries, null);
+    }
+
+    /** Stores every entry, expiring after {@code ttl} (null: the default TTL). */
+    public void putAll(Map<? extends K, ? extends V> entries, Duration ttl) {
+        write(MODE_PUT, entries, ttl);
+    }
+
+    /** Stores the entry only when {@code key} has no live entry; true when it did. */
+    public boolean putIfAbsent(K key, V value) {
+        return putIfAbsent(key, value, null);
+    }
+
+    public boolean putIfAbsent(K key, V value, Duration ttl) {
+        return write(MODE_IF_ABSENT, java.util.Collections.singletonMap(key, value), ttl) == 1;
+    }
+
+    /** Replaces the value only when {@code key} has a live entry; true when it did. */
+    public boolean replace(K key, V value) {
+        return replace(key, value, null);
+    }
+
+    public boolean replace(K key, V value, Duration ttl) {
+        return write(MODE_REPLACE, java.util.Collections.singletonMap(key, value), ttl) == 1;
+    }
+
+    /** Removes {@code key}; true when it had a live entry. */
+    public boolean remove(K key) {
+        return removeAll(java.util.Collections.singletonList(key)) == 1;
+    }
+
+    /** Removes every key given; returns how many had a live entry. One statement per chunk. */
+    public int removeAll(Collection<? extends K> keys) {
+        KvDefinition d = caches.definition(name);
+        Set<ByteKey> distinct = new java.util.LinkedHashSet<>();
+        for (K k : keys) {
+            distinct.add(key(d, k));
+        }
+        if (distinct.isEmpty()) {
+            return 0;
+        }
+        List<ByteKey> all = new ArrayList<>(distinct);
+        long now = caches.clock().millis();
+        int removed = run(d, "removing entries", all.size() > maxBatchSize, c -> {
+            int n = 0;
+            try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_delete_many", d.id()))) {
+                for (int from = 0; from < all.size(); from += maxBatchSize) {
+                    ps.setArray(1, c.createArrayOf("bytea", bytes(chunk(all, from))));
+                    ps.setLong(2, now);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            n += rs.getBoolean(2) ? 1 : 0;
+                        }
+                    }
+                }
+            }
+            return n;
+        });
+        counters.removals.add(removed);
+        return removed;
+    }
+
+    /** Removes every entry: a TRUNCATE of the cache's partitions (transactional in a bound view). */
+    public void clear() {
+        KvDefinition d = caches.definition(name);
+        run(d, "clearing", false, c -> {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_clear"))) {
+                ps.setInt(1, d.id());
+                ps.executeQuery().close();
+            }
+            return null;
+        });
+    }
+
+    /** Drops {@code key} from this instance's near cache. Step 1 has no near cache: nothing to do. */
+    public void invalidate(K key) {
+        Objects.requireNonNull(key, "key");
+    }
+
+    /** Drops every entry of this instance's near cache (none in step 1). */
+    public void invalidateAll() {}
+
+    /** This instance's counters and the catalog's figures for this cache. */
+    public io.shardq.broker.CacheStats stats() {
+        return caches.stats(name);
+    }
+
+    private record Row(ByteKey key, byte[] value) {}
+
+    /** Encodes and checks everything first, then writes in ascending hash order; returns rows written. */
+    private int write(int mode, Map<? extends K, ? extends V> entries, Duration ttl) {
+        KvDefinition d = caches.definition(name);
+        long now = caches.clock().millis();
+        Long expires = expiresAt(d, ttl, now);
+        Map<ByteKey, Row> rows = new LinkedHashMap<>();
+        for (Map.Entry<? extends K, ? extends V> e : entries.entrySet()) {
+            ByteKey k = key(d, e.getKey());
+            rows.put(k, new Row(k, value(d, e.getValue())));
+        }
+        if (rows.isEmpty()) {
+            return 0;
+        }
+        List<Row> sorted = new ArrayList<>(rows.values());
+        sorted.sort(Comparator.comparingInt(r -> r.key().hash()));
+        Long bucket = expires == null ? 0L : d.bucket(expires);
+        int written = run(d, "writing", true, c -> {
+            int n = 0;
+            for (int from = 0; from < sorted.size(); from += maxBatchSize) {
+                n += writeChunk(
+                        c,
+                        binding.autocommit(),
+                        d,
+                        mode,
+                        sorted.subList(from, Math.min(sorted.size(), from + maxBatchSize)),
+                        now,
+                        expires,
+                        bucket);
+            }
+            return n;
+        });
+        counters.puts.add(written);
+        return written;
+    }
+
+    /**
+     * One chunk, in the transaction {@link #run} opened: the advisory locks (ascending distinct
+     * hashes: the chunks of a batch are in ascending order too), then, in later statements with
+     * snapshots taken after the locks, the old rows out and the new ones in. Three statements
+     * rather than one plpgsql function, with generic plans in a transaction of our own: measured
+     * faster (see "Key/value cache" in docs/architecture.md).
+     */
+    private static int writeChunk(
+            Connection c,
+            boolean ownTransaction,
+            KvDefinition d,
+            int mode,
+            List<Row> chunk,
+            long now,
+            Long expires,
+            Long bucket)
+            throws SQLException {
+        int size = chunk.size();
+        List<Integer> hashes = new ArrayList<>(size);
+        for (Row r : chunk) {
+            int h = r.key().hash();
+            if (hashes.isEmpty() || hashes.get(hashes.size() - 1) != h) {
+                hashes.add(h);
+            }
+        }
+        try (PreparedStatement ps =
+                c.prepareStatement(Queries.get(ownTransaction ? "kv_lock_keys_generic" : "kv_lock_keys"))) {
+            ps.setInt(1, d.id());
+            ps.setArray(2, c.createArrayOf("integer", hashes.toArray()));
+            ps.executeQuery().close();
+        }
+        List<Row> rows = chunk;
+        if (mode == MODE_IF_ABSENT) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_delete_expired", d.id()))) {
+                ps.setArray(1, c.createArrayOf("bytea", keys(chunk)));
+                ps.setLong(2, now);
+                ps.executeUpdate();
+            }
+        } else {
+            Set<ByteKey> live = new java.util.HashSet<>();
+            try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_delete_many", d.id()))) {
+                ps.setArray(1, c.createArrayOf("bytea", keys(chunk)));
+                ps.setLong(2, now);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        if (rs.getBoolean(2)) {
+                            live.add(ByteKey.of(rs.getBytes(1)));
+                        }
+                    }
+                }
+            }
+            if (mode == MODE_REPLACE) {
+                rows = new ArrayList<>();
+                for (Row r : chunk) {
+                    if (live.contains(r.key())) {
+                        rows.add(r);
+                    }
+                }
+                if (rows.isEmpty()) {
+                    return 0;
+                }
+            }
+        }
+        int n = rows.size();
+        byte[][] vs = new byte[n][];
+        Long[] es = new Long[n];
+        Long[] bs = new Long[n];
+        for (int i = 0; i < n; i++) {
+            vs[i] = rows.get(i).value();
+            es[i] = expires;
+            bs[i] = bucket;
+        }
+        String insert = mode == MODE_IF_ABSENT ? "kv_insert_absent" : "kv_insert_many";
+        try (PreparedStatement ps = c.prepareStatement(Queries.withKv(insert, d.id()))) {
+            ps.setLong(1, now);
+            ps.setArray(2, c.createArrayOf("bytea", keys(rows)));
+            ps.setArray(3, c.createArrayOf("bytea", vs));
+            ps.setArray(4, c.createArrayOf("bigint", es));
+            ps.setArray(5, c.createArrayOf("bigint", bs));
+            return ps.executeUpdate();
+        }
+    }
+
+    private static byte[][] keys(List<Row> rows) {
+        byte[][] out = new byte[rows.size()][];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = rows.get(i).key().bytes();
+        }
+        return out;
+    }
+
+    private Long expiresAt(KvDefinition d, Duration ttl, long now) {
+        Long ms = ttl != null ? Long.valueOf(ttlMillis(ttl)) : d.defaultTtlMs();
+        if (ms == null) {
+            return null;
+        }
+        if (ms <= 0) {
+            throw new ShardQException(
+                    ErrorKind.INVALID_ARGUMENT, "cache \"" + name + "\": a TTL must be at least 1 ms, got " + ttl);
+        }
+        if (ms > d.maxTtlMs()) {
+            throw new ShardQException(
+                    ErrorKind.INVALID_ARGUMENT,
+                    "cache \"" + name + "\": TTL " + Duration.ofMillis(ms) + " (" + ms + " ms) is above the cache's"
+                            + " maximum TTL of " + Duration.ofMillis(d.maxTtlMs()) + " (max_ttl_ms "
+                            + d.maxTtlMs() + ", fixed when the cache was created)");
+        }
+        return now + ms;
+    }
+
+    private static long ttlMillis(Duration ttl) {
+        try {
+            return ttl.toMillis();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private ByteKey key(KvDefinition d, K key) {
+        if (key == null) {
+            throw new ShardQException(ErrorKind.INVALID_ARGUMENT, "cache \"" + name + "\": a key must not be null");
+        }
+        byte[] b;
+        try {
+            b = keys.encode(key);
+        } catch (RuntimeException e) {
+            throw codecFailure("encode a key", keys, e);
+        }
+        if (b.length > d.maxKeyBytes()) {
+            throw new ShardQException(
+                    ErrorKind.INVALID_ARGUMENT,
+                    "cache \"" + name + "\": a key of " + b.length + " bytes is longer than its limit of "
+                            + d.maxKeyBytes() + " bytes (max_key_bytes)");
+        }
+        return ByteKey.of(b);
+    }
+
+    private byte[] value(KvDefinition d, V value) {
+        if (value == null) {
+            throw new ShardQException(ErrorKind.INVALID_ARGUMENT, "cache \"" + name + "\": a value must not be null");
+        }
+        byte[] b;
+        try {
+            b = values.encode(value);
+        } catch (RuntimeException e) {
+            throw codecFailure("encode a value", values, e);
+        }
+        if (b.length > d.maxValueBytes()) {
+            throw new ShardQException(
+                    ErrorKind.INVALID_ARGUMENT,
+                    "cache \"" + name + "\": a value of " + b.length + " bytes is longer than its limit of "
+                            + d.maxValueBytes() + " bytes (max_value_bytes)");
+        }
+        return b;
+    }
+
+    private V decode(byte[] v) {
+        try {
+            return values.decode(v);
+        } catch (RuntimeException e) {
+            throw codecFailure("decode a stored value", values, e);
+        }
+    }
+
+    private ShardQException codecFailure(String what, Codec<?> codec, RuntimeException e) {
+        return new ShardQException(
+                ErrorKind.INVALID_ARGUMENT,
+                "cache \"" + name + "\": cannot " + what + " (" + codec.describe() + " codec): " + e.getMessage(),
+                e);
+    }
+
+    static byte[][] bytes(List<ByteKey> keys) {
+        byte[][] out = new byte[keys.size()][];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = keys.get(i).bytes();
+        }
+        return out;
+    }
+
+    private List<ByteKey> chunk(List<ByteKey> all, int from) {
+        return all.subList(from, Math.min(all.size(), from + maxBatchSize));
+    }
+
+    // ---------------------------------------------------------------- connections
+
+    private interface Work<R> {
+        R run(Connection c) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} where this view's operations run. Unbound, on a pooled connection: in
+     * autocommit, or in one transaction when {@code atomic} (a batch of several chunks).
+     */
+    private <R> R run(KvDefinition d, String what, boolean atomic, Work<R> work) {
+        if (!binding.autocommit()) {
+            try {
+                Connection c = binding.session() != null ? binding.session().connection() : binding.connection();
+                return work.run(c);
+            } catch (SQLException e) {
+                throw translate(e, what, d);
+            }
+        }
+        try (Connection c = caches.dataSource().getConnection()) {
+            if (!atomic) {
+                return work.run(c);
+            }
+            c.setAutoCommit(false);
+            try {
+                R r = work.run(c);
+                c.commit();
+                return r;
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    c.rollback();
+                } catch (SQLException ignored) {
+                    // a broken connection: the pool discards it
+                }
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw translate(e, what, d);
+        }
+    }
+
+    private ShardQException translate(SQLException e, String what, KvDefinition d) {
+        String state = e.getSQLState();
+        if ("42P01".equals(state)) {
+            caches.changed(name);
+            return new ShardQException(
+                    ErrorKind.UNKNOWN_CACHE, "cache \"" + name + "\" does not exist (it was dropped)", e);
+        }
+        if ("23514".equals(state) && String.valueOf(e.getMessage()).contains("no partition")) {
+            caches.partitionMissing();
+            return new ShardQException(
+                    ErrorKind.ILLEGAL_STATE,
+                    "cache \"" + name + "\" has no partition yet for entries expiring at this time (now "
+                            + Instant.ofEpochMilli(caches.clock().millis()) + ", buckets of " + d.bucketMs()
+                            + " ms): the maintenance leader creates them ahead, up to now + max TTL + 2 buckets;"
+                            + " is a ShardQ instance running, and are its clock and the database's in step?",
+                    e);
+        }
+        return SqlErrors.translate(e, what + " cache " + name);
+    }
+}

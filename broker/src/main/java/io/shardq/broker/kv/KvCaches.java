@@ -1,0 +1,196 @@
+package io.shardq.broker.kv;
+
+import io.shardq.broker.CacheStats;
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.ShardQException;
+import io.shardq.broker.catalog.Names;
+import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.SqlErrors;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+
+/**
+ * The key/value caches as one instance sees them: their catalog rows (read on first use and again
+ * after {@link #REFRESH_NANOS}, or at once when this instance changed or dropped one), this
+ * instance's counters per cache, and the keys its reads served since the last touch flush. Not
+ * API: {@link io.shardq.broker.Broker#cache} hands out {@link KvCache}s made here.
+ *
+ * <p><b>Touches.</b> A read records the keys it served in memory (bounded caches only; an
+ * unbounded cache never evicts, so nothing reads {@code touched_at}); {@link #flushTouches}
+ * writes them set-based, one UPDATE per cache and chunk, and the UPDATE skips rows touched within
+ * the touch interval, so a hot key costs one row update per interval, not one per read.
+ */
+public final class KvCaches {
+    /** How long a catalog row is trusted before it is read again (another instance may alter it). */
+    static final long REFRESH_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** Keys remembered per cache between flushes; beyond it reads stop recording (eviction is approximate). */
+    static final int MAX_TOUCHED = 100_000;
+
+    private final DataSource dataSource;
+    private final Clock clock;
+    private final long touchIntervalMs;
+    private final int defaultBatch;
+    private final Runnable partitionMissing;
+    private final Map<String, Loaded> definitions = new ConcurrentHashMap<>();
+    private final Map<String, KvCounters> counters = new ConcurrentHashMap<>();
+    private final Map<Integer, Set<ByteKey>> touched = new ConcurrentHashMap<>();
+
+    private record Loaded(KvDefinition definition, long atNanos) {}
+
+    /**
+     * @param clock the clock that decides expiry (tests set it)
+     * @param partitionMissing told when a write found no partition for its bucket (wakes the leader)
+     */
+    public KvCaches(
+            DataSource dataSource, Clock clock, long touchIntervalMs, int defaultBatch, Runnable partitionMissing) {
+        this.dataSource = dataSource;
+        this.clock = clock;
+        this.touchIntervalMs = touchIntervalMs;
+        this.defaultBatch = Math.max(1, defaultBatch);
+        this.partitionMissing = partitionMissing;
+    }
+
+    /** A view of cache {@code name}; {@code UNKNOWN_CACHE} naming it when it does not exist. */
+    public <K, V> KvCache<K, V> open(String name, Codec<K> keys, Codec<V> values) {
+        definition(Names.checkCache(name));
+        return new KvCache<>(this, name, keys, values, KvCache.Binding.AUTOCOMMIT, defaultBatch);
+    }
+
+    DataSource dataSource() {
+        return dataSource;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    KvDefinition definition(String name) {
+        Loaded l = definitions.get(name);
+        if (l != null && System.nanoTime() - l.atNanos() < REFRESH_NANOS) {
+            return l.definition();
+        }
+        KvDefinition d = load(name)
+                .orElseThrow(
+                        () -> new ShardQException(ErrorKind.UNKNOWN_CACHE, "cache \"" + name + "\" does not exist"));
+        definitions.put(name, new Loaded(d, System.nanoTime()));
+        return d;
+    }
+
+    /** Reads the cache's row again on next use (this instance altered or dropped it). */
+    public void changed(String name) {
+        definitions.remove(name);
+    }
+
+    void partitionMissing() {
+        partitionMissing.run();
+    }
+
+    public KvCounters counters(String name) {
+        return counters.computeIfAbsent(name, n -> new KvCounters());
+    }
+
+    /** This instance's counters with the catalog's exact figures ({@code shardq.cache_stats}). */
+    public CacheStats stats(String name) {
+        Names.checkCache(name);
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("select entries, bytes, expired_unreclaimed, evictions,"
+                        + " expirations from shardq.cache_stats(?)")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return counters(name)
+                        .snapshot(name, rs.getLong(4), rs.getLong(5), rs.getLong(1), rs.getLong(2), rs.getLong(3));
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the stats of cache " + name);
+        }
+    }
+
+    void touched(KvDefinition d, ByteKey key) {
+        Set<ByteKey> keys = touched.computeIfAbsent(d.id(), id -> ConcurrentHashMap.newKeySet());
+        if (keys.size() < MAX_TOUCHED) {
+            keys.add(key);
+        }
+    }
+
+    /**
+     * Writes the recorded touches: {@code touched_at} = now for each key served since the last
+     * flush and not touched within the touch interval. Returns the rows updated.
+     */
+    public int flushTouches() throws SQLException {
+        int updated = 0;
+        long now = clock.millis();
+        for (Integer id : List.copyOf(touched.keySet())) {
+            Set<ByteKey> keys = touched.remove(id);
+            if (keys == null || keys.isEmpty()) {
+                continue;
+            }
+            List<ByteKey> all = new ArrayList<>(keys);
+            try (Connection c = dataSource.getConnection();
+                    PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_touch_many", id))) {
+                for (int from = 0; from < all.size(); from += 1000) {
+                    List<ByteKey> chunk = all.subList(from, Math.min(all.size(), from + 1000));
+                    ps.setLong(1, now);
+                    ps.setArray(2, c.createArrayOf("bytea", KvCache.bytes(chunk)));
+                    ps.setLong(3, now - touchIntervalMs);
+                    updated += ps.executeUpdate();
+                }
+            } catch (SQLException e) {
+                if (!"42P01".equals(e.getSQLState())) { // a dropped cache has nothing to touch
+                    throw e;
+                }
+            }
+        }
+        return updated;
+    }
+
+    /** Every cache's catalog row, by id. */
+    public List<KvDefinition> all() throws SQLException {
+        List<KvDefinition> out = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(Queries.get("kv_cache_select_all"));
+                ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(read(rs));
+            }
+        }
+        return out;
+    }
+
+    private Optional<KvDefinition> load(String name) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(Queries.get("kv_cache_select_by_name"))) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(read(rs)) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading cache " + name);
+        }
+    }
+
+    private static KvDefinition read(ResultSet rs) throws SQLException {
+        return new KvDefinition(
+                rs.getInt(1),
+                rs.getString(2),
+                rs.getBoolean(3),
+                (Long) rs.getObject(4),
+                rs.getLong(5),
+                (Long) rs.getObject(6),
+                (Long) rs.getObject(7),
+                rs.getLong(8),
+                rs.getInt(9),
+                rs.getInt(10));
+    }
+}

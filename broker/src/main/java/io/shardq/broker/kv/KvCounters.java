@@ -1,0 +1,33 @@
+package io.shardq.broker.kv;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** This instance's counters of one cache, shared by every {@link KvCache} view of it. Not API. */
+public final class KvCounters {
+    final LongAdder hits = new LongAdder();
+    final LongAdder misses = new LongAdder();
+    final LongAdder loads = new LongAdder();
+    final LongAdder loadFailures = new LongAdder();
+    final LongAdder loadNanos = new LongAdder();
+    final LongAdder puts = new LongAdder();
+    final LongAdder removals = new LongAdder();
+
+    /** The counters with the catalog's figures ({@code -1} where not read). */
+    public io.shardq.broker.CacheStats snapshot(
+            String name, long evictions, long expirations, long entries, long bytes, long expiredUnreclaimed) {
+        return new io.shardq.broker.CacheStats(
+                name,
+                hits.sum(),
+                misses.sum(),
+                loads.sum(),
+                loadFailures.sum(),
+                loadNanos.sum(),
+                puts.sum(),
+                removals.sum(),
+                evictions,
+                expirations,
+                entries,
+                bytes,
+                expiredUnreclaimed);
+    }
+}

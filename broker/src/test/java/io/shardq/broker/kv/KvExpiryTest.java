@@ -1,0 +1,200 @@
+package io.shardq.broker.kv;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.CacheInfo;
+import io.shardq.broker.CacheOptions;
+import io.shardq.broker.testing.PgTest;
+import io.shardq.broker.testing.SettableClock;
+import io.shardq.broker.testing.TestDatabase;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * TTL with a clock the test moves: entries expire on time, the leader's round drops expired bucket
+ * partitions whole and nothing live goes with them, also while writers keep writing.
+ */
+@PgTest
+class KvExpiryTest {
+    Broker broker;
+    SettableClock clock = SettableClock.now();
+    KvCaches caches;
+    KvMaintainer leader;
+
+    @BeforeEach
+    void start(TestDatabase db) {
+        // the broker's own maintenance stays out of the way: the test runs the rounds
+        broker = Broker.start(
+                db.brokerConfig()
+                        .set(BrokerProperty.KV_MAINTENANCE_MS, 3_600_000)
+                        .build(),
+                clock);
+        caches = new KvCaches(broker.dataSource(), clock, 60_000, 500, () -> {});
+        leader = new KvMaintainer(caches, () -> true, 1000, 2000, "test-kv-maintenance");
+    }
+
+    @AfterEach
+    void stop() {
+        broker.close();
+    }
+
+    @Test
+    void entries_expireExactlyOnTime() {
+        broker.admin()
+                .createCache(
+                        "ttl",
+                        CacheOptions.DEFAULTS
+                                .withDefaultTtl(Duration.ofSeconds(30))
+                                .withMaxTtl(Duration.ofHours(1)));
+        KvCache<String, String> c = broker.cache("ttl", Codec.utf8(), Codec.utf8());
+        c.put("default", "d");
+        c.put("short", "s", Duration.ofSeconds(10));
+        clock.advance(Duration.ofMillis(9_999));
+        assertThat(c.getAll(List.of("default", "short"))).containsOnlyKeys("default", "short");
+        clock.advance(Duration.ofMillis(1));
+        assertThat(c.get("short")).isNull();
+        assertThat(c.containsKey("short")).isFalse();
+        assertThat(c.get("default")).isEqualTo("d");
+        // an expired entry is absent for putIfAbsent and replace too
+        assertThat(c.replace("short", "x")).isFalse();
+        assertThat(c.putIfAbsent("short", "again")).isTrue();
+        assertThat(c.get("short")).isEqualTo("again");
+        clock.advance(Duration.ofSeconds(20));
+        assertThat(c.get("default")).isNull();
+        assertThat(c.remove("default"))
+                .as("an expired entry is not counted as removed")
+                .isFalse();
+    }
+
+    @Test
+    void expiredBuckets_areDropped_andNothingLiveGoes() throws Exception {
+        CacheInfo info =
+                broker.admin().createCache("reclaim", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(32)));
+        assertThat(info.bucketMillis()).isEqualTo(120_000); // 32 min / 16
+        KvCache<String, String> c = broker.cache("reclaim", Codec.utf8(), Codec.utf8());
+        Map<String, Duration> ttl = new HashMap<>();
+        for (int i = 0; i < 200; i++) {
+            Duration d = i % 10 == 0 ? null : Duration.ofSeconds(30 + 9L * i);
+            ttl.put("k" + i, d);
+            c.put("k" + i, "v" + i, d);
+        }
+        long start = clock.millis();
+        long expired = 0;
+        for (int step = 0; step < 34; step++) {
+            clock.advance(Duration.ofMinutes(1));
+            KvMaintainer.Round r = leader.round();
+            assertThat(r.blocked()).isZero();
+            expired += r.expired();
+            long now = clock.millis();
+            Map<String, String> live = new HashMap<>();
+            for (Map.Entry<String, Duration> e : ttl.entrySet()) {
+                if (e.getValue() == null || start + e.getValue().toMillis() > now) {
+                    live.put(e.getKey(), "v" + e.getKey().substring(1));
+                }
+            }
+            assertThat(c.getAll(ttl.keySet())).as("at +%d min", step + 1).isEqualTo(live);
+        }
+        // every entry with a TTL (at most 30 + 9 * 199 s, in a bucket ending by 32 min) has expired,
+        // and its storage is gone (the rounds also served the class's other caches: count this one's)
+        assertThat(expired).isGreaterThanOrEqualTo(180);
+        CacheInfo after = broker.admin().cache("reclaim");
+        assertThat(after.expirations()).isEqualTo(180);
+        // what is stored is the 20 entries without a TTL (shardq.cache_stats judges expiry by the
+        // database's clock, which this test's clock has left behind: count what is stored)
+        io.shardq.broker.CacheStats stats = broker.admin().cacheStats("reclaim");
+        assertThat(stats.entries() + stats.expiredUnreclaimed()).isEqualTo(20);
+        // about 16 live buckets ahead, plus two, plus the forever partition
+        assertThat(after.partitions()).isBetween(17, 21);
+    }
+
+    /**
+     * A transaction that read the cache and stays open: partitions are still created ahead (ATTACH
+     * does not wait for readers), the drop of an expired one gives up at its lock timeout and is
+     * retried, and succeeds once the reader has finished. Nothing expired is served meanwhile.
+     */
+    @Test
+    void aLongReader_delaysOnlyTheDrop_whichIsRetried(TestDatabase db) throws Exception {
+        broker.admin().createCache("reader", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(16)));
+        KvCache<String, String> c = broker.cache("reader", Codec.utf8(), Codec.utf8());
+        c.put("short", "s", Duration.ofMinutes(1));
+        c.put("long", "l", Duration.ofMinutes(15));
+        KvMaintainer quick = new KvMaintainer(caches, () -> true, 1000, 200, "test-kv-maintenance-quick");
+        try (java.sql.Connection reader = db.connect()) {
+            reader.setAutoCommit(false);
+            assertThat(c.on(reader).get("long")).isEqualTo("l"); // holds ACCESS SHARE on every partition
+            clock.advance(Duration.ofMinutes(3));
+            KvMaintainer.Round blocked = quick.round();
+            assertThat(blocked.created())
+                    .as("partitions ahead, despite the reader")
+                    .isPositive();
+            assertThat(blocked.dropped()).isZero();
+            assertThat(blocked.blocked()).isPositive();
+            assertThat(c.get("short")).isNull();
+            reader.commit();
+        }
+        KvMaintainer.Round after = quick.round();
+        assertThat(after.blocked()).isZero();
+        assertThat(after.expired()).isEqualTo(1);
+        assertThat(c.get("long")).isEqualTo("l");
+    }
+
+    @Test
+    void writersAndReclamation_runTogether_withoutErrors() throws Exception {
+        broker.admin().createCache("busy", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(16)));
+        KvCache<String, String> c = broker.cache("busy", Codec.utf8(), Codec.utf8());
+        AtomicBoolean running = new AtomicBoolean(true);
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        List<Future<Integer>> writers = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int thread = t;
+            writers.add(pool.submit(() -> {
+                ThreadLocalRandom r = ThreadLocalRandom.current();
+                int i = 0;
+                while (running.get()) {
+                    Map<String, String> m = new LinkedHashMap<>();
+                    for (int j = 0; j < 10; j++) {
+                        m.put("t" + thread + "-" + r.nextInt(200), "v" + i);
+                    }
+                    c.putAll(m, Duration.ofSeconds(1 + r.nextInt(15 * 60)));
+                    i++;
+                }
+                return i;
+            }));
+        }
+        long rounds = 0;
+        long expired = 0;
+        long batches = 0;
+        try {
+            for (int step = 0; step < 30; step++) {
+                clock.advance(Duration.ofSeconds(40));
+                KvMaintainer.Round r = leader.round();
+                expired += r.expired();
+                rounds++;
+            }
+        } finally {
+            running.set(false);
+            for (Future<Integer> f : writers) {
+                batches += f.get(60, TimeUnit.SECONDS); // a writer's error fails the test here
+            }
+            pool.shutdownNow();
+        }
+        assertThat(rounds).isEqualTo(30);
+        assertThat(expired).isPositive();
+        assertThat(batches).isPositive();
+    }
+}
