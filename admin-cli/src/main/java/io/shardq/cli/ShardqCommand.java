@@ -8,7 +8,6 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -27,7 +26,6 @@ import picocli.CommandLine.Option;
             "(data in $SHARDQ_EMBEDDED_DATA_DIR, default ~/.shardq/pgdata).",
             "Exit codes: 0 done, 1 unexpected failure (file, I/O), 2 bad input or refused,",
             "130 stopped by Ctrl-C after a complete batch.",
-            "Coming later: cache commands.",
             "Shell completion: source <(shardq generate-completion)"
         },
         subcommands = {
@@ -38,6 +36,7 @@ import picocli.CommandLine.Option;
             DlqCommand.class,
             TopicCommand.class,
             SubscriptionCommand.class,
+            CacheCommand.class,
             GrantCommand.class,
             RevokeCommand.class,
             GrantsCommand.class,
@@ -58,9 +57,6 @@ public final class ShardqCommand implements Runnable {
     public void run() {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
-
-    /** Commands that are planned but not there yet: a clear answer instead of "unmatched argument". */
-    private static final Set<String> COMING = Set.of("cache");
 
     /** True when stdout is the process's own (not a test's writer): drain may fsync it. */
     static volatile boolean processStdout;
@@ -105,9 +101,6 @@ public final class ShardqCommand implements Runnable {
         if (e instanceof CommandLine.UnmatchedArgumentException u
                 && !u.getUnmatched().isEmpty()) {
             String first = u.getUnmatched().get(0);
-            if (c.getCommandSpec().root() == c.getCommandSpec() && COMING.contains(first)) {
-                return "'" + first + "' is not a command yet: cache commands are coming (see 'shardq --help')";
-            }
             if (c.getCommandSpec().root() == c.getCommandSpec() && first.equals("subscriber")) {
                 return "'subscriber' is not a command: a topic's subscribers are 'shardq subscription add|remove|list'"
                         + " (see 'shardq subscription --help')";

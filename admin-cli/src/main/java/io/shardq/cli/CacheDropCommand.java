@@ -1,0 +1,66 @@
+package io.shardq.cli;
+
+import io.shardq.broker.Admin;
+import io.shardq.broker.Broker;
+import io.shardq.broker.CacheStats;
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.ShardQException;
+import io.shardq.broker.catalog.Names;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(
+        name = "drop",
+        description = {
+            "Drop a cache, its entries and its tables (shardq.drop_cache).",
+            "Refuses a cache holding live entries unless --force, as 'queue drop' refuses a queue with waiting messages."
+        })
+final class CacheDropCommand implements Callable<Integer> {
+    @Mixin
+    HelpOption help;
+
+    @Parameters(paramLabel = "NAME", description = CacheCommand.NAME_HELP)
+    String name;
+
+    @Option(names = "--force", description = "drop it even if it holds live entries (they are lost)")
+    boolean force;
+
+    @Mixin
+    JsonOption output;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        Names.checkCache(name);
+        PrintWriter out = spec.commandLine().getOut();
+        try (Broker broker = connection.startBroker("cache drop")) {
+            Admin admin = broker.admin();
+            CacheCommand.require(admin, name);
+            CacheStats s = admin.cacheStats(name);
+            if (s.entries() > 0 && !force) {
+                throw new ShardQException(
+                        ErrorKind.ILLEGAL_STATE,
+                        "cache " + name + " is not empty: " + CacheCommand.entries(s.entries()) + " ("
+                                + Format.bytes(s.bytes()) + "); drop it anyway with --force");
+            }
+            admin.dropCache(name);
+            if (output.json) {
+                Json.print(out, Json.object().put("dropped", name).put("entries", s.entries()));
+            } else {
+                out.println("dropped cache " + name
+                        + (s.entries() > 0 ? " and its " + CacheCommand.entries(s.entries()) : ""));
+            }
+            return 0;
+        }
+    }
+}

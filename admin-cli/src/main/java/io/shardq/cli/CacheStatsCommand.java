@@ -1,0 +1,87 @@
+package io.shardq.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.shardq.broker.Admin;
+import io.shardq.broker.Broker;
+import io.shardq.broker.CacheInfo;
+import io.shardq.broker.CacheStats;
+import io.shardq.broker.catalog.Names;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+
+@Command(
+        name = "stats",
+        description = {
+            "Show a cache's settings, live entries, size, evictions and expirations.",
+            "Hits, misses and loads are counted in memory by each application instance (KvCache.stats()); the database keeps no cluster-wide count of them, so this command says so instead of printing zeros."
+        })
+final class CacheStatsCommand implements Callable<Integer> {
+    /** Why hits, misses, loads and the hit ratio are not shown. */
+    static final String PER_INSTANCE = "hits, misses, loads and the hit ratio are counted in memory by each"
+            + " application instance (KvCache.stats()); the database keeps no cluster-wide count, and this"
+            + " command's own instance has served no reads";
+
+    @Mixin
+    HelpOption help;
+
+    @Parameters(paramLabel = "NAME", description = CacheCommand.NAME_HELP)
+    String name;
+
+    @Mixin
+    JsonOption output;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        Names.checkCache(name);
+        PrintWriter out = spec.commandLine().getOut();
+        try (Broker broker = connection.startBroker("cache stats")) {
+            Admin admin = broker.admin();
+            CacheInfo c = CacheCommand.require(admin, name);
+            CacheStats s = admin.cacheStats(name);
+            if (output.json) {
+                ObjectNode o = CacheCommand.json(c, s);
+                o.putNull("hits");
+                o.putNull("misses");
+                o.putNull("loads");
+                o.putNull("hitRatio");
+                o.put("perInstanceCounters", PER_INSTANCE);
+                Json.print(out, o);
+                return 0;
+            }
+            out.println("cache " + name);
+            line(out, "settings", CacheCommand.settings(c));
+            line(
+                    out,
+                    "entries",
+                    CacheCommand.entries(s.entries()) + " live"
+                            + (s.expiredUnreclaimed() > 0
+                                    ? ", " + Format.count(s.expiredUnreclaimed())
+                                            + " expired (never returned; their storage goes with their partition)"
+                                    : ""));
+            line(out, "data", Format.bytes(s.bytes()) + " of keys and values");
+            line(
+                    out,
+                    "disk",
+                    Format.bytes(c.bytes()) + " in " + Format.count(c.partitions()) + " partitions (expiry buckets of "
+                            + Durations.format(c.bucketMillis()) + ")");
+            line(out, "evictions", Format.count(s.evictions()) + " entries evicted for the bounds since creation");
+            line(out, "expirations", Format.count(s.expirations()) + " expired entries reclaimed since creation");
+            line(out, "hits/misses", "not shown: " + PER_INSTANCE);
+            return 0;
+        }
+    }
+
+    private static void line(PrintWriter out, String label, String text) {
+        out.println("  " + label + " ".repeat(13 - label.length()) + text);
+    }
+}
