@@ -4,6 +4,8 @@ import io.shardq.broker.Broker;
 import io.shardq.broker.Privilege;
 import io.shardq.broker.SubscriptionSpec;
 import io.shardq.broker.catalog.Names;
+import io.shardq.broker.kv.Codec;
+import io.shardq.broker.kv.KvCache;
 import io.shardq.broker.shard.BrokerSession;
 import io.shardq.broker.shard.Delivery;
 import jakarta.jms.BytesMessage;
@@ -242,6 +244,32 @@ public final class ShardQSession implements QueueSession, TopicSession {
     public java.sql.Connection getConnection() throws JMSException {
         checkOpen();
         return call(BrokerSession::connection);
+    }
+
+    /**
+     * The key/value cache {@code name} (created by an administrator: {@code shardq cache create},
+     * {@code shardq.create_cache} or {@code Admin#createCache}) as this session sees it. In a
+     * transacted session its operations join the session's transaction: {@link #commit()} makes
+     * the cache entries, the messages and the application's SQL on {@link #getConnection()}
+     * visible together, {@link #rollback()} discards all three; other instances' near caches see a
+     * value only after the commit. In any other session each operation commits on its own. Like
+     * the session, the view is for one thread at a time. Its operations throw the engine's
+     * unchecked {@code ShardQException} (an unknown cache, an oversized key or value, a codec
+     * failure), each naming the problem.
+     *
+     * @throws JMSException with error code {@code UNKNOWN_CACHE} when no cache has that name
+     */
+    public <K, V> KvCache<K, V> cache(String name, Codec<K> keys, Codec<V> values) throws JMSException {
+        checkOpen();
+        return call(s -> {
+            KvCache<K, V> c = broker().cache(name, keys, values);
+            return s.mode() == BrokerSession.Mode.TRANSACTED ? c.in(s) : c;
+        });
+    }
+
+    /** {@link #cache(String, Codec, Codec)} with UTF-8 string keys and values. */
+    public KvCache<String, String> cache(String name) throws JMSException {
+        return cache(name, Codec.utf8(), Codec.utf8());
     }
 
     // ---------------------------------------------------------------- destinations
