@@ -70,6 +70,13 @@ final class CachePutAllCommand implements Callable<Integer> {
     int runs;
 
     @Option(
+            names = "--warmup-runs",
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "unreported writes of each system before the runs (default: ${DEFAULT-VALUE})")
+    int warmupRuns;
+
+    @Option(
             names = "--out",
             paramLabel = "DIR",
             description = "also write results.json, results.csv and results.html here")
@@ -147,7 +154,7 @@ final class CachePutAllCommand implements Callable<Integer> {
 
     CachePutAllScenario scenario() {
         try {
-            return new CachePutAllScenario(threads, entries, batch, valueBytes, runs, LoadAverage.now());
+            return new CachePutAllScenario(threads, entries, batch, valueBytes, runs, warmupRuns, LoadAverage.now());
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -168,6 +168,7 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
         JsonReport.field(sb, 2, "batch", scenario.batch(), true);
         JsonReport.field(sb, 2, "value_bytes", scenario.valueBytes(), true);
         JsonReport.field(sb, 2, "runs", scenario.runs(), true);
+        JsonReport.field(sb, 2, "warmup_runs", scenario.warmupRuns(), true);
         JsonReport.field(sb, 2, "load_average_at_start", scenario.loadAtStart(), false);
         sb.append("  },\n  \"results\": [");
         rows(sb);

@@ -12,7 +12,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * and is checked. The entries are built before the clock starts; the threads each take an equal
  * share of them, wait on one start signal, and write their batches one after another. The time is
  * from the signal to the last thread's last batch returning. A checkpoint precedes each write, so
- * each pays the same full-page images.
+ * each pays the same full-page images. Before the reported runs, {@code warmupRuns} writes of each
+ * system (the same work, not reported) warm the JIT, the pools' connections and their prepared
+ * statements, so the first reported run is not the JVM's first.
  */
 final class CachePutAllRunner {
     private final ServerProbe probe;
@@ -25,6 +27,18 @@ final class CachePutAllRunner {
 
     List<PutAllRun> run(CachePutAllScenario sc, PutAllSystem shardq, PutAllSystem reference) throws Exception {
         List<List<byte[]>[]> batches = batches(sc);
+        for (int w = 1; w <= sc.warmupRuns(); w++) {
+            for (PutAllSystem system : List.of(shardq, reference)) {
+                PutAllRun r = write(0, system, sc, batches);
+                progress.note(String.format(
+                        java.util.Locale.ROOT,
+                        "warm-up %d %-7s %,10.1f ms (not reported)%s",
+                        w,
+                        system.name(),
+                        r.millis(),
+                        r.balanced() ? "" : "  NOT BALANCED: " + r.stored() + " stored, " + r.errors() + " errors"));
+            }
+        }
         List<PutAllRun> out = new ArrayList<>();
         for (int run = 1; run <= sc.runs(); run++) {
             List<PutAllSystem> order = run % 2 == 1 ? List.of(shardq, reference) : List.of(reference, shardq);

@@ -8,10 +8,12 @@ import java.util.Locale;
  * entries} entries in batches of {@code batch} ({@code putAll} with {@code maxBatchSize} =
  * batch), {@code runs} times, ShardQ and the upsert reference each time.
  *
+ * @param warmupRuns unreported writes of each system before the runs
  * @param valueBytes size of each value; keys are route keys of 18 bytes ({@link RouteData})
  * @param loadAtStart the machine's load average when the command started
  */
-record CachePutAllScenario(int threads, int entries, int batch, int valueBytes, int runs, String loadAtStart) {
+record CachePutAllScenario(
+        int threads, int entries, int batch, int valueBytes, int runs, int warmupRuns, String loadAtStart) {
 
     /** Issue 11's target for ShardQ's time, in milliseconds. */
     static final long TARGET_MS = 1_000;
@@ -26,6 +28,9 @@ record CachePutAllScenario(int threads, int entries, int batch, int valueBytes, 
         }
         if (runs < 1 || runs > 100) {
             throw new IllegalArgumentException("runs " + runs + " is invalid: expected 1 to 100");
+        }
+        if (warmupRuns < 0 || warmupRuns > 10) {
+            throw new IllegalArgumentException("warm-up runs " + warmupRuns + " is invalid: expected 0 to 10");
         }
         new RouteData(valueBytes); // checks the size
     }
@@ -43,7 +48,11 @@ record CachePutAllScenario(int threads, int entries, int batch, int valueBytes, 
                     "key, value", "route keys of 18 bytes (LHR-JFK-2026-12-01), values of " + valueBytes + " bytes"
                 },
                 new String[] {"cache", "durable, no TTL, created empty before each run"},
-                new String[] {"runs", runs + " (order alternates: odd runs shardq first, even runs upsert first)"},
+                new String[] {
+                    "runs",
+                    runs + " (order alternates: odd runs shardq first, even runs upsert first), after " + warmupRuns
+                            + " unreported warm-up write(s) of each"
+                },
                 new String[] {"shardq", Scenario.shardqSettings() + "; this command's broker: pool of threads + 4"},
                 new String[] {"load average", loadAtStart + " (1, 5, 15 min) at start"});
     }

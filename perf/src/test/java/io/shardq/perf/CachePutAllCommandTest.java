@@ -29,7 +29,7 @@ class CachePutAllCommandTest {
     }
 
     private static CachePutAllScenario scenario() {
-        return new CachePutAllScenario(3, 230, 20, 64, 2, "0.00 0.00 0.00");
+        return new CachePutAllScenario(3, 230, 20, 64, 2, 1, "0.00 0.00 0.00");
     }
 
     @Test
@@ -61,6 +61,7 @@ class CachePutAllCommandTest {
         assertThat(MiniJson.parse(json)).isNotNull();
         assertThat(json)
                 .contains("\"name\": \"cache-putall\"")
+                .contains("\"warmup_runs\": 1")
                 .contains("\"shardq_median_ms\": ")
                 .contains("\"upsert_median_ms\": ")
                 .contains("\"ratio_vs_upsert\": ")
@@ -83,7 +84,7 @@ class CachePutAllCommandTest {
             CachePutAllReport report = CachePutAllCommand.run(
                     db.dataSource(),
                     env,
-                    new CachePutAllScenario(2, 100, 20, 64, 1, "-"),
+                    new CachePutAllScenario(2, 100, 20, 64, 1, 0, "-"),
                     lossy,
                     quiet(),
                     new PrintWriter(out, true));
