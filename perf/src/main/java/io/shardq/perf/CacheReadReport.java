@@ -281,7 +281,7 @@ record CacheReadReport(
             """
 
             near-cache hit      KvCache#get answered from the instance's memory (near cache on, key read before)
-            miss from PG        KvCache#get answered by PostgreSQL (no near cache): a pooled connection, kv_select_many
+            miss from PG        KvCache#get answered by PostgreSQL (no near cache): a pooled connection, kv_select_one
             direct SELECT       select v from a plain table where k = ?, a pooled connection per read
             latency             System.nanoTime() around the one call; the key is made before it
             reads/s             reads in the window / its length, all threads together

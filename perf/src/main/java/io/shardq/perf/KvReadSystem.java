@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * ShardQ's cache, every read served from PostgreSQL: {@code KvCache#get} of a String key (UTF-8)
- * and a byte[] value, unbound (a pooled connection per call, one {@code kv_select_many}). The
+ * and a byte[] value, unbound (a pooled connection per call, one {@code kv_select_one}). The
  * broker of this build has no near cache, so nothing is served from memory; once it has one, this
  * system must open its view with the near cache off, so it keeps measuring the miss path.
  * Loaded with {@code putAll} of {@link #LOAD_BATCH} entries.
