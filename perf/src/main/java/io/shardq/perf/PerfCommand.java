@@ -6,14 +6,15 @@ import picocli.CommandLine.Command;
 
 /**
  * The benchmark command line, {@code ./shardq perf} (which builds and runs {@code
- * perf/target/shardq-perf.jar}). {@code queue}, {@code mixed} and {@code topic} are the scenarios so far; the
- * others are listed as coming in the help and are not commands yet, so nobody runs a half-built
- * benchmark.
+ * perf/target/shardq-perf.jar}). {@code queue}, {@code mixed}, {@code topic}, {@code cache-putall} and {@code cache-read} are the
+ * scenarios.
  *
  * <pre>{@code
  * ./shardq perf queue --threads 1,2,4 --duration 20 --out target/perf
  * ./shardq perf mixed --stages 4,8,16,32 --stage-seconds 20 --out target/perf-mixed
  * ./shardq perf topic --publishers 1,4 --duration 15 --warmup 5
+ * ./shardq perf cache-putall --out target/perf-putall
+ * ./shardq perf cache-read --threads 1,8 --sizes 1000,10000,100000,1000000 --out target/perf-read
  * }</pre>
  */
 @Command(
@@ -23,17 +24,25 @@ import picocli.CommandLine.Command;
             "Measure ShardQ on PostgreSQL: queue against references run in the same process (the",
             "ceiling, a plain multi-row INSERT, and the naive FOR UPDATE SKIP LOCKED queue); mixed",
             "with concurrent users running a weighted mix of transactions; topic with publishers and",
-            "durable subscriptions, beside the queue and the ceiling at the same publisher count."
+            "durable subscriptions, beside the queue and the ceiling at the same publisher count;",
+            "cache-putall and cache-read on the key/value cache, beside plain SQL on a plain table."
         },
-        subcommands = {QueueCommand.class, MixedCommand.class, TopicCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {
+            QueueCommand.class,
+            MixedCommand.class,
+            TopicCommand.class,
+            CachePutAllCommand.class,
+            CacheReadCommand.class,
+            CommandLine.HelpCommand.class
+        },
         footer = {
             "",
             "Scenarios:",
             "  queue          producers and consumers on one queue (available)",
             "  mixed          users running a weighted transaction mix, in stages (available)",
             "  topic          publishers and durable subscriptions on a topic, beside the queue (available)",
-            "  cache-putall   coming: not implemented yet",
-            "  cache-read     coming: not implemented yet",
+            "  cache-putall   threads writing putAll batches into a key/value cache, beside a plain upsert (available)",
+            "  cache-read     random reads of a key/value cache by size, beside a primary-key SELECT (available)",
             "",
             "With SHARDQ_JDBC_URL unset, the embedded PostgreSQL is started (durable: fsync",
             "and synchronous_commit on)."

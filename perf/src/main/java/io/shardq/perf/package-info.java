@@ -12,6 +12,8 @@
  * ./shardq perf mixed --stages 4,8,16,32 --stage-seconds 20 --out target/perf-mixed
  * ./shardq perf topic --publishers 1,4 --duration 15 --warmup 5 --out target/perf-topic
  * ./shardq perf topic --subscriptions 1000 --rate 10 --publishers 1
+ * ./shardq perf cache-putall --out target/perf-putall
+ * ./shardq perf cache-read --out target/perf-read
  * }</pre>
  *
  * <h2>queue</h2>
@@ -55,5 +57,17 @@
  * subscription's backlog, the publish commits ({@code PublishMeter}) and the stored row size
  * ({@code StoredRows}). After each window the runner drains, so the topic's own totals must show
  * every message published delivered to every subscription.
+ *
+ * <h2>cache-putall and cache-read</h2>
+ *
+ * <p>Issue 11's benchmarks of the key/value cache, on route-price data ({@code RouteData}).
+ * {@code CachePutAllRunner} has T threads write every entry with {@code putAll} ({@link
+ * io.shardq.perf.KvPutAllSystem}) and with a hand-written multi-row upsert ({@link
+ * io.shardq.perf.UpsertPutAllSystem}), once per run, and checks the count after each. {@code
+ * CacheReadRunner} grows a {@link io.shardq.perf.ReadSystem} of each kind size by size and times
+ * random reads: the cache's get from PostgreSQL ({@link io.shardq.perf.KvReadSystem}) against a
+ * primary-key SELECT ({@link io.shardq.perf.SelectReadSystem}); the near cache's reads join as one
+ * more {@code ReadSystem} from {@link io.shardq.perf.NearCache} once the broker has one (until
+ * then the report says they are not available).
  */
 package io.shardq.perf;

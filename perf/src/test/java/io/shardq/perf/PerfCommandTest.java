@@ -23,22 +23,34 @@ class PerfCommandTest {
     }
 
     @Test
-    void help_listsQueueMixedAndTopic_andTheComingScenariosAsComing() {
+    void help_listsEveryScenario() {
         assertThat(run("--help")).isZero();
         assertThat(out.toString())
                 .contains("queue")
                 .contains("mixed          users running a weighted transaction mix")
                 .contains("topic          publishers and durable subscriptions")
-                .contains("cache-putall   coming")
-                .contains("cache-read     coming");
+                .contains("cache-putall   threads writing putAll batches")
+                .contains("cache-read     random reads of a key/value cache");
     }
 
     @Test
-    void comingScenarios_areNotCommands() {
-        for (String coming : new String[] {"cache-putall", "cache-read"}) {
-            assertThat(run(coming)).as(coming).isNotZero();
-        }
-        assertThat(err.toString()).contains("Unmatched argument");
+    void cacheHelp_showsEveryOptionWithItsDefault() {
+        assertThat(run("cache-putall", "--help")).isZero();
+        assertThat(out.toString().replaceAll("\\s+", " "))
+                .contains("--threads", "--entries", "--batch", "--value-bytes", "--runs", "--out")
+                .contains("default: 20", "default: 100000", "default: 200", "default: 3");
+        assertThat(run("cache-read", "--help")).isZero();
+        assertThat(out.toString().replaceAll("\\s+", " ").replace(", ", ","))
+                .contains("--threads", "--entries", "--sizes", "--scale-threads", "--warmup", "--duration")
+                .contains("default: 1,8", "default: 1000,10000,100000,1000000");
+    }
+
+    @Test
+    void cache_rejectsBadOptions_beforeTouchingTheDatabase() {
+        assertThat(run("cache-putall", "--batch", "0")).isEqualTo(2);
+        assertThat(err.toString()).contains("batch 0 is invalid: expected 1 to 10,000 entries");
+        assertThat(run("cache-read", "--sizes", "10,0")).isEqualTo(2);
+        assertThat(err.toString()).contains("entries 0 is invalid: expected 1 to 6,415,240");
     }
 
     @Test

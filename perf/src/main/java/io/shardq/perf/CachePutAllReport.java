@@ -1,0 +1,281 @@
+package io.shardq.perf;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+
+/**
+ * The report of {@code perf cache-putall}: the settings, each run of each system, the medians,
+ * ShardQ's time over the upsert's (per run, and of the medians), issue 11's target and the balance
+ * check; results.json, results.csv (one row per run and system) and results.html (time per run as
+ * inline SVG).
+ */
+record CachePutAllReport(Environment environment, CachePutAllScenario scenario, List<PutAllRun> runs) {
+
+    record Column(String name, Function<PutAllRun, Object> value) {}
+
+    List<Column> columns() {
+        return List.of(
+                new Column("run", PutAllRun::run),
+                new Column("system", PutAllRun::system),
+                new Column("entries", PutAllRun::entries),
+                new Column("ms", PutAllRun::millis),
+                new Column("entries_per_s", PutAllRun::entriesPerSecond),
+                new Column("vs_upsert", r -> ratioInRun(r)),
+                new Column("wal_bytes_per_entry", PutAllRun::walBytesPerEntry),
+                new Column("stored", PutAllRun::stored),
+                new Column("balanced", PutAllRun::balanced),
+                new Column("errors", PutAllRun::errors),
+                new Column("first_error", PutAllRun::firstError),
+                new Column("load_average_at_end", PutAllRun::loadAtEnd),
+                new Column("threads", r -> scenario.threads()),
+                new Column("batch", r -> scenario.batch()),
+                new Column("value_bytes", r -> scenario.valueBytes()),
+                new Column("durable", r -> environment.durable()));
+    }
+
+    /** The median time of a system over the runs, NaN when it has none. */
+    double medianMillis(String system) {
+        double[] ms = runs.stream()
+                .filter(r -> r.system().equals(system))
+                .mapToDouble(PutAllRun::millis)
+                .sorted()
+                .toArray();
+        if (ms.length == 0) {
+            return Double.NaN;
+        }
+        return ms.length % 2 == 1 ? ms[ms.length / 2] : (ms[ms.length / 2 - 1] + ms[ms.length / 2]) / 2;
+    }
+
+    /** ShardQ's median time over the upsert's: above 1, ShardQ is slower. */
+    double ratio() {
+        return Rates.ratio(medianMillis(KvPutAllSystem.NAME), medianMillis(UpsertPutAllSystem.NAME));
+    }
+
+    /** A ShardQ run's time over the upsert's in the same run; NaN for the upsert's own rows. */
+    double ratioInRun(PutAllRun r) {
+        if (!r.system().equals(KvPutAllSystem.NAME)) {
+            return Double.NaN;
+        }
+        return runs.stream()
+                .filter(o -> o.run() == r.run() && o.system().equals(UpsertPutAllSystem.NAME))
+                .findFirst()
+                .map(o -> Rates.ratio(r.millis(), o.millis()))
+                .orElse(Double.NaN);
+    }
+
+    boolean balanced() {
+        return runs.stream().allMatch(PutAllRun::balanced);
+    }
+
+    /** Issue 11's target and the ratio, one line each. */
+    List<String> verdicts() {
+        double ms = medianMillis(KvPutAllSystem.NAME);
+        return List.of(
+                String.format(
+                        Locale.ROOT,
+                        "ShardQ's time (median of %d): %s ms, target at most %,d ms: %s",
+                        scenario.runs(),
+                        Numbers.decimal(ms, 0),
+                        CachePutAllScenario.TARGET_MS,
+                        Double.isNaN(ms) ? "NOT MEASURED" : ms <= CachePutAllScenario.TARGET_MS ? "met" : "NOT MET"),
+                String.format(
+                        Locale.ROOT,
+                        "ShardQ / plain multi-row upsert, same run (medians): %s (upsert median %s ms)",
+                        Numbers.ratio(ratio()),
+                        Numbers.decimal(medianMillis(UpsertPutAllSystem.NAME), 0)),
+                balanced()
+                        ? "balance: every run stored exactly the entries requested, no failed batch"
+                        : "balance: NOT BALANCED: a run stored other than the entries requested, or a batch failed");
+    }
+
+    String text() {
+        StringBuilder sb =
+                new StringBuilder(TextReport.header(environment, "cache-putall", scenario.facts())).append('\n');
+        TextTable t = new TextTable(
+                "run", "<system", "ms", "entries/s", "vs upsert", "WAL B/entry", "stored", "errors", "<load at end");
+        for (PutAllRun r : runs) {
+            t.row(
+                    Integer.toString(r.run()),
+                    r.system(),
+                    Numbers.decimal(r.millis(), 0),
+                    Numbers.rate(r.entriesPerSecond()),
+                    Numbers.ratio(ratioInRun(r)),
+                    Numbers.decimal(r.walBytesPerEntry(), 0),
+                    Numbers.count(r.stored()) + (r.stored() == r.entries() ? "" : " (NOT " + r.entries() + ")"),
+                    Numbers.count(r.errors()),
+                    r.loadAtEnd());
+        }
+        sb.append("Each run: every entry written into an empty store\n")
+                .append(t.render())
+                .append('\n');
+        sb.append("Issue 11's target (seed 003)\n");
+        verdicts().forEach(v -> sb.append("  ").append(v).append('\n'));
+        for (PutAllRun r : runs) {
+            if (r.firstError() != null) {
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "%nrun %d %s: %,d failed batches; first: %s",
+                        r.run(),
+                        r.system(),
+                        r.errors(),
+                        r.firstError()));
+            }
+        }
+        sb.append('\n').append(NOTES);
+        return sb.toString();
+    }
+
+    private static final String NOTES =
+            """
+
+            ms           from the threads' start signal to the last putAll returning (entries built beforehand)
+            vs upsert    ShardQ's time / the upsert's in the same run (above 1: ShardQ slower)
+            WAL B/entry  WAL of the whole server during the write / entries
+            stored       entries present after the run (ShardQ: shardq.cache_stats; upsert: count(*)); must equal entries
+            upsert       insert ... select from unnest(keys, values) on conflict (k) do update, autocommit, one per batch
+            """;
+
+    String csv() {
+        StringBuilder sb = new StringBuilder();
+        CsvReport.line(sb, columns().stream().map(Column::name).toArray());
+        for (PutAllRun r : runs) {
+            CsvReport.line(sb, columns().stream().map(c -> c.value().apply(r)).toArray());
+        }
+        return sb.toString();
+    }
+
+    String json() {
+        StringBuilder sb = new StringBuilder("{\n");
+        JsonReport.field(sb, 1, "unsafe", !environment.durable(), true);
+        JsonReport.field(
+                sb, 1, "banner", environment.unsafeBanner().isEmpty() ? null : environment.unsafeBanner(), true);
+        sb.append("  \"environment\": {\n");
+        for (String[] f : environment.facts()) {
+            JsonReport.field(sb, 2, f[0], f[1], true);
+        }
+        JsonReport.field(sb, 2, "durable", environment.durable(), false);
+        sb.append("  },\n  \"scenario\": {\n");
+        JsonReport.field(sb, 2, "name", "cache-putall", true);
+        JsonReport.field(sb, 2, "threads", scenario.threads(), true);
+        JsonReport.field(sb, 2, "entries", scenario.entries(), true);
+        JsonReport.field(sb, 2, "batch", scenario.batch(), true);
+        JsonReport.field(sb, 2, "value_bytes", scenario.valueBytes(), true);
+        JsonReport.field(sb, 2, "runs", scenario.runs(), true);
+        JsonReport.field(sb, 2, "warmup_runs", scenario.warmupRuns(), true);
+        JsonReport.field(sb, 2, "load_average_at_start", scenario.loadAtStart(), false);
+        sb.append("  },\n  \"results\": [");
+        rows(sb);
+        sb.append("  \"summary\": {\n");
+        JsonReport.field(sb, 2, "shardq_median_ms", medianMillis(KvPutAllSystem.NAME), true);
+        JsonReport.field(sb, 2, "upsert_median_ms", medianMillis(UpsertPutAllSystem.NAME), true);
+        JsonReport.field(sb, 2, "ratio_vs_upsert", ratio(), true);
+        JsonReport.field(sb, 2, "target_ms", CachePutAllScenario.TARGET_MS, true);
+        double ms = medianMillis(KvPutAllSystem.NAME);
+        JsonReport.field(sb, 2, "target_met", Double.isNaN(ms) ? null : ms <= CachePutAllScenario.TARGET_MS, true);
+        JsonReport.field(sb, 2, "balanced", balanced(), false);
+        sb.append("  },\n  \"targets\": [");
+        List<String> v = verdicts();
+        for (int i = 0; i < v.size(); i++) {
+            sb.append(i > 0 ? ", " : "").append(JsonReport.value(v.get(i)));
+        }
+        return sb.append("]\n}\n").toString();
+    }
+
+    private void rows(StringBuilder sb) {
+        List<Column> cols = columns();
+        for (int r = 0; r < runs.size(); r++) {
+            sb.append(r > 0 ? ",\n    {" : "\n    {");
+            for (int c = 0; c < cols.size(); c++) {
+                sb.append(c > 0 ? ", " : "")
+                        .append(JsonReport.value(cols.get(c).name()))
+                        .append(": ")
+                        .append(JsonReport.value(cols.get(c).value().apply(runs.get(r))));
+            }
+            sb.append('}');
+        }
+        sb.append(runs.isEmpty() ? "],\n" : "\n  ],\n");
+    }
+
+    String html() {
+        StringBuilder sb = new StringBuilder(HtmlReport.head("ShardQ benchmark: cache-putall"));
+        if (!environment.unsafeBanner().isEmpty()) {
+            sb.append("<div class=\"unsafe\">")
+                    .append(SvgChart.escape(environment.unsafeBanner()))
+                    .append("</div>\n");
+        }
+        sb.append("<h1>ShardQ benchmark: cache-putall</h1>\n<p class=\"summary\">")
+                .append(SvgChart.escape(String.format(
+                        Locale.ROOT,
+                        "%d threads write %,d entries of %d B in putAll batches of %d; load average at start %s",
+                        scenario.threads(),
+                        scenario.entries(),
+                        scenario.valueBytes(),
+                        scenario.batch(),
+                        scenario.loadAtStart())))
+                .append("</p>\n<div class=\"charts\">\n");
+        List<String> categories = new ArrayList<>();
+        for (int i = 1; i <= scenario.runs(); i++) {
+            categories.add(Integer.toString(i));
+        }
+        List<SvgChart.Series> series = List.of(
+                new SvgChart.Series(KvPutAllSystem.NAME, "#1f6fd1", perRun(KvPutAllSystem.NAME)),
+                new SvgChart.Series(UpsertPutAllSystem.NAME, "#6b7280", perRun(UpsertPutAllSystem.NAME)));
+        sb.append(SvgChart.render(
+                "Time to write every entry", "run", "milliseconds", categories, "run", series, SvgChart::compact));
+        sb.append("</div>\n<h2>Issue 11's target</h2>\n<ul>\n");
+        for (String v : verdicts()) {
+            sb.append("<li>").append(SvgChart.escape(v)).append("</li>\n");
+        }
+        sb.append("</ul>\n<h2>Results</h2>\n<table>\n<tr>");
+        for (Column c : columns()) {
+            sb.append("<th>").append(SvgChart.escape(c.name())).append("</th>");
+        }
+        sb.append("</tr>\n");
+        for (PutAllRun r : runs) {
+            sb.append("<tr>");
+            for (Column c : columns()) {
+                Object v = c.value().apply(r);
+                String text = v == null || (v instanceof Double d && d.isNaN())
+                        ? Numbers.NONE
+                        : v instanceof Double d ? Numbers.plain(d) : v.toString();
+                sb.append("<td>").append(SvgChart.escape(text)).append("</td>");
+            }
+            sb.append("</tr>\n");
+        }
+        sb.append("</table>\n");
+        List<String[]> facts = new ArrayList<>(environment.facts());
+        facts.addAll(scenario.facts());
+        return sb.append(HtmlReport.settings(facts))
+                .append("</body>\n</html>\n")
+                .toString();
+    }
+
+    private double[] perRun(String system) {
+        double[] out = new double[scenario.runs()];
+        Arrays.fill(out, Double.NaN);
+        for (PutAllRun r : runs) {
+            if (r.system().equals(system) && r.run() >= 1 && r.run() <= out.length) {
+                out[r.run() - 1] = r.millis();
+            }
+        }
+        return out;
+    }
+
+    List<Path> writeTo(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Path json = dir.resolve("results.json");
+        Path csv = dir.resolve("results.csv");
+        Path html = dir.resolve("results.html");
+        Files.writeString(json, json(), StandardCharsets.UTF_8);
+        Files.writeString(csv, csv(), StandardCharsets.UTF_8);
+        Files.writeString(html, html(), StandardCharsets.UTF_8);
+        return List.of(json, csv, html);
+    }
+}

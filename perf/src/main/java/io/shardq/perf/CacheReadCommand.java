@@ -1,0 +1,209 @@
+package io.shardq.perf;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.BrokerConfig;
+import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.store.Database;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code perf cache-read}: issue 11's read benchmarks. Seed 001: random reads of route prices at
+ * {@code --entries}, latency per read for each of {@code --threads}: a near-cache hit (when the
+ * broker has a near cache), a miss served from PostgreSQL ({@code KvCache#get}) and the direct
+ * primary-key SELECT on a plain table holding the same data. Seed 000: reads per second against
+ * the number of entries ({@code --sizes}), drawn in results.html.
+ *
+ * <pre>{@code
+ * ./shardq perf cache-read                                       # 100,000 entries at 1 and 8 threads; sizes 1K..1M
+ * ./shardq perf cache-read --sizes 100000 --out /tmp/perf-read   # seed 001 only
+ * }</pre>
+ */
+@Command(
+        name = "cache-read",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = "Loads route prices into a durable key/value cache and a plain table, then reads random"
+                + " keys: latency per read at --entries for each of --threads (near-cache hit when available,"
+                + " miss served from PostgreSQL, direct primary-key SELECT), and reads/s at each of --sizes."
+                + " Prints the settings first, then the tables and issue 11's targets. Exits 1 when a load"
+                + " stored other than the entries requested or a read found nothing.")
+final class CacheReadCommand implements Callable<Integer> {
+
+    @Option(
+            names = "--threads",
+            split = ",",
+            paramLabel = "N",
+            splitSynopsisLabel = ",",
+            defaultValue = "1,8",
+            description = "reader threads for the latencies at --entries (default: ${DEFAULT-VALUE})")
+    List<Integer> threads;
+
+    @Option(
+            names = "--entries",
+            paramLabel = "N",
+            defaultValue = "100000",
+            description = "entries loaded when the latencies are measured (default: ${DEFAULT-VALUE})")
+    int entries;
+
+    @Option(
+            names = "--sizes",
+            split = ",",
+            paramLabel = "N",
+            splitSynopsisLabel = ",",
+            defaultValue = "1000,10000,100000,1000000",
+            description = "entries at which reads/s are measured, for the curve; 0 alone: none"
+                    + " (default: ${DEFAULT-VALUE})")
+    List<Integer> sizes;
+
+    @Option(
+            names = "--scale-threads",
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "reader threads at each of --sizes (default: ${DEFAULT-VALUE})")
+    int scaleThreads;
+
+    @Option(
+            names = "--value-bytes",
+            paramLabel = "BYTES",
+            defaultValue = "200",
+            description = "size of each value (default: ${DEFAULT-VALUE})")
+    int valueBytes;
+
+    @Option(
+            names = "--warmup",
+            paramLabel = "SECONDS",
+            defaultValue = "2",
+            description = "warm-up per step, not measured (default: ${DEFAULT-VALUE})")
+    double warmup;
+
+    @Option(
+            names = "--duration",
+            paramLabel = "SECONDS",
+            defaultValue = "5",
+            description = "measured time per step (default: ${DEFAULT-VALUE})")
+    double duration;
+
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            description = "also write results.json, results.csv and results.html here")
+    Path out;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter stdout = spec.commandLine().getOut();
+        CacheReadScenario scenario = scenario(List.of());
+        int maxThreads = Math.max(Collections.max(scenario.threads()), scenario.scaleThreads());
+        try (Database db = Database.open(QueueCommand.config(maxThreads), "perf")) {
+            Environment env = new ServerProbe(db.dataSource()).environment(db.displayUrl(), db.isEmbedded());
+            CacheReadReport report = run(
+                    db.dataSource(), BrokerConfig::builder, env, this::scenario, Progress.forTerminal(stdout), stdout);
+            if (out != null) {
+                for (Path p : report.writeTo(out)) {
+                    stdout.println("wrote " + p.toAbsolutePath());
+                }
+            }
+            stdout.flush();
+            return exitCode(report);
+        }
+    }
+
+    /**
+     * Starts a broker, builds the scenario for the systems available (the near cache only when the
+     * broker has one), prints the settings, runs, prints the report and returns it.
+     */
+    static CacheReadReport run(
+            DataSource ds,
+            Supplier<BrokerConfig.Builder> brokerConfig,
+            Environment env,
+            java.util.function.Function<List<String>, CacheReadScenario> scenarioFor,
+            Progress progress,
+            PrintWriter stdout)
+            throws Exception {
+        CacheReadScenario probe = scenarioFor.apply(List.of());
+        int maxThreads = Math.max(Collections.max(probe.threads()), probe.scaleThreads());
+        BrokerConfig config =
+                brokerConfig.get().set(BrokerProperty.POOL_SIZE, maxThreads + 4).build();
+        try (Broker broker = Broker.start(config)) {
+            List<ReadSystem> systems = new ArrayList<>();
+            Optional<ReadSystem> near = NearCache.system(broker);
+            near.ifPresent(systems::add);
+            systems.add(new KvReadSystem(broker));
+            systems.add(new SelectReadSystem(ds));
+            CacheReadScenario scenario =
+                    scenarioFor.apply(systems.stream().map(ReadSystem::name).toList());
+            return run(env, scenario, systems, near.isPresent() ? null : NearCache.UNAVAILABLE, progress, stdout);
+        }
+    }
+
+    /** As above with the systems given (closed at the end); {@code nearCacheNote} null when measured. */
+    static CacheReadReport run(
+            Environment env,
+            CacheReadScenario scenario,
+            List<ReadSystem> systems,
+            String nearCacheNote,
+            Progress progress,
+            PrintWriter stdout)
+            throws Exception {
+        stdout.println(TextReport.header(env, "cache-read", scenario.facts()));
+        for (ReadSystem s : systems) {
+            stdout.printf("  %-19s %s%n", s.name(), s.describe());
+        }
+        if (nearCacheNote != null) {
+            stdout.println("  near-cache hit      " + nearCacheNote);
+        }
+        stdout.flush();
+        CacheReadRunner runner = new CacheReadRunner(progress);
+        List<ReadStep> steps;
+        try {
+            steps = runner.run(scenario, systems);
+        } finally {
+            for (ReadSystem s : systems) {
+                s.close();
+            }
+        }
+        CacheReadReport report = new CacheReadReport(env, scenario, steps, runner.loads, nearCacheNote);
+        stdout.println();
+        stdout.print(report.text());
+        stdout.flush();
+        return report;
+    }
+
+    /** 1 when a load stored other than the entries requested, or a read found nothing or failed. */
+    static int exitCode(CacheReadReport report) {
+        return report.balanced() ? 0 : 1;
+    }
+
+    CacheReadScenario scenario(List<String> systems) {
+        try {
+            List<Integer> sweep = sizes.size() == 1 && sizes.get(0) == 0 ? List.of() : sizes;
+            return new CacheReadScenario(
+                    threads,
+                    entries,
+                    sweep,
+                    scaleThreads,
+                    valueBytes,
+                    Duration.ofMillis(Math.round(warmup * 1000)),
+                    Duration.ofMillis(Math.round(duration * 1000)),
+                    systems,
+                    LoadAverage.now());
+        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,379 @@
+package io.shardq.perf;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+
+/**
+ * The report of {@code perf cache-read}: the settings; latency per read at {@code entries} for
+ * each thread count (near-cache hit, miss served from PostgreSQL, direct SELECT); reads per second
+ * against the number of entries; the loads and their balance; issue 11's targets. results.json,
+ * results.csv (one row per step) and results.html (reads/s by size and p50 by threads as inline SVG).
+ *
+ * @param nearCacheNote null when the near cache was measured, else why it was not
+ */
+record CacheReadReport(
+        Environment environment,
+        CacheReadScenario scenario,
+        List<ReadStep> steps,
+        List<LoadResult> loads,
+        String nearCacheNote) {
+
+    static final String MISS = KvReadSystem.NAME;
+    static final String SELECT = SelectReadSystem.NAME;
+    static final String NEAR = NearCache.NAME;
+
+    record Column(String name, Function<ReadStep, Object> value) {}
+
+    List<Column> columns() {
+        return List.of(
+                new Column("system", ReadStep::system),
+                new Column("read_path", r -> readPath(r.system())),
+                new Column("entries", ReadStep::entries),
+                new Column("threads", ReadStep::threads),
+                new Column("seconds", ReadStep::seconds),
+                new Column("reads", ReadStep::reads),
+                new Column("reads_per_s", ReadStep::readsPerSecond),
+                new Column("vs_select", this::vsSelect),
+                new Column("p50_us", r -> ReadStep.micros(r.p50Nanos())),
+                new Column("p90_us", r -> ReadStep.micros(r.p90Nanos())),
+                new Column("p99_us", r -> ReadStep.micros(r.p99Nanos())),
+                new Column("p999_us", r -> ReadStep.micros(r.p999Nanos())),
+                new Column("max_us", r -> ReadStep.micros(r.maxNanos())),
+                new Column("mean_us", r -> r.meanNanos() / 1000.0),
+                new Column("missing", ReadStep::missing),
+                new Column("served_count", r -> r.served() < 0 ? null : r.served()),
+                new Column("errors", ReadStep::errors),
+                new Column("first_error", ReadStep::firstError),
+                new Column("load_average_at_end", ReadStep::loadAtEnd),
+                new Column("value_bytes", r -> scenario.valueBytes()),
+                new Column("durable", r -> environment.durable()));
+    }
+
+    static String readPath(String system) {
+        return switch (system) {
+            case NEAR -> "near-cache hit";
+            case MISS -> "miss served from PostgreSQL";
+            case SELECT -> "direct primary-key SELECT";
+            default -> system;
+        };
+    }
+
+    ReadStep get(String system, int entries, int threads) {
+        for (ReadStep s : steps) {
+            if (s.system().equals(system) && s.entries() == entries && s.threads() == threads) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** Reads per second over the direct SELECT's at the same size and threads; NaN for the SELECT. */
+    double vsSelect(ReadStep r) {
+        ReadStep ref = get(SELECT, r.entries(), r.threads());
+        return r.system().equals(SELECT) || ref == null
+                ? Double.NaN
+                : Rates.ratio(r.readsPerSecond(), ref.readsPerSecond());
+    }
+
+    boolean balanced() {
+        return loads.stream().allMatch(LoadResult::balanced) && steps.stream().allMatch(ReadStep::ok);
+    }
+
+    List<String> verdicts() {
+        List<String> out = new ArrayList<>();
+        for (int t : scenario.threads()) {
+            ReadStep near = get(NEAR, scenario.entries(), t);
+            out.add(
+                    near == null
+                            ? String.format(Locale.ROOT, "x%d: near-cache hit p50 < 1 us: %s", t, nearCacheNote)
+                            : verdict(t, "near-cache hit", near, CacheReadScenario.NEAR_HIT_P50_TARGET_MICROS));
+            ReadStep miss = get(MISS, scenario.entries(), t);
+            out.add(verdict(t, "miss served from PostgreSQL", miss, CacheReadScenario.MISS_P50_TARGET_MICROS));
+        }
+        if (!scenario.sizes().isEmpty()) {
+            int t = scenario.scaleThreads();
+            List<String> below = new ArrayList<>();
+            boolean all = true;
+            for (int size : scenario.sizes()) {
+                ReadStep m = get(MISS, size, t);
+                double r = m == null ? Double.NaN : vsSelect(m);
+                all &= !Double.isNaN(r);
+                if (!(r > 1)) {
+                    below.add(String.format(Locale.ROOT, "%,d (%s)", size, Numbers.ratio(r)));
+                }
+            }
+            out.add(String.format(
+                    Locale.ROOT,
+                    "ShardQ's get above the direct SELECT at every size (x%d, reads/s): %s",
+                    t,
+                    !all ? "NOT MEASURED at every size" : below.isEmpty() ? "met" : "NOT MET at " + below));
+            ReadStep small = get(MISS, scenario.sizes().get(0), t);
+            ReadStep large = get(MISS, scenario.sizes().get(scenario.sizes().size() - 1), t);
+            if (small != null && large != null && small != large) {
+                out.add(String.format(
+                        Locale.ROOT,
+                        "flat curve: ShardQ's reads/s at %,d entries / at %,d: %s",
+                        large.entries(),
+                        small.entries(),
+                        Numbers.ratio(Rates.ratio(large.readsPerSecond(), small.readsPerSecond()))));
+            }
+        }
+        out.add(
+                balanced()
+                        ? "balance: every load stored exactly the entries requested; every read found its entry"
+                        : "balance: NOT BALANCED: a load stored other than the entries requested, or a read found nothing"
+                                + " or failed");
+        return out;
+    }
+
+    private static String verdict(int threads, String what, ReadStep s, double targetMicros) {
+        if (s == null || s.reads() == 0) {
+            return String.format(Locale.ROOT, "x%d: %s p50 < %s us: NOT MEASURED", threads, what, fmt(targetMicros));
+        }
+        double p50 = ReadStep.micros(s.p50Nanos());
+        return String.format(
+                Locale.ROOT,
+                "x%d: %s p50 %s us (p99 %s us), target < %s us: %s",
+                threads,
+                what,
+                Numbers.decimal(p50, 1),
+                Numbers.decimal(ReadStep.micros(s.p99Nanos()), 1),
+                fmt(targetMicros),
+                p50 < targetMicros ? "met" : "NOT MET");
+    }
+
+    private static String fmt(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+    }
+
+    String text() {
+        StringBuilder sb =
+                new StringBuilder(TextReport.header(environment, "cache-read", scenario.facts())).append('\n');
+        TextTable lat = new TextTable(
+                "threads",
+                "<read path",
+                "<system",
+                "reads/s",
+                "vs select",
+                "p50 us",
+                "p90 us",
+                "p99 us",
+                "p99.9 us",
+                "missing",
+                "errors",
+                "<load at end");
+        for (int t : scenario.threads()) {
+            if (get(NEAR, scenario.entries(), t) == null) {
+                lat.row(
+                        Integer.toString(t),
+                        readPath(NEAR),
+                        NEAR,
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "not available");
+            }
+            for (ReadStep r : steps) {
+                if (r.entries() == scenario.entries() && r.threads() == t) {
+                    lat.row(
+                            Integer.toString(t),
+                            readPath(r.system()),
+                            r.system(),
+                            Numbers.rate(r.readsPerSecond()),
+                            Numbers.ratio(vsSelect(r)),
+                            Numbers.decimal(ReadStep.micros(r.p50Nanos()), 1),
+                            Numbers.decimal(ReadStep.micros(r.p90Nanos()), 1),
+                            Numbers.decimal(ReadStep.micros(r.p99Nanos()), 1),
+                            Numbers.decimal(ReadStep.micros(r.p999Nanos()), 1),
+                            Numbers.count(r.missing()),
+                            Numbers.count(r.errors()),
+                            r.loadAtEnd());
+                }
+            }
+        }
+        sb.append(String.format(
+                        Locale.ROOT, "One read at %,d entries, measured window (seed 001)%n", scenario.entries()))
+                .append(lat.render());
+        if (nearCacheNote != null) {
+            sb.append("  near-cache hit: ").append(nearCacheNote).append('\n');
+        }
+        if (!scenario.sizes().isEmpty()) {
+            TextTable scale =
+                    new TextTable("entries", "<system", "reads/s", "vs select", "p50 us", "p99 us", "<load at end");
+            for (int size : scenario.sizes()) {
+                for (ReadStep r : steps) {
+                    if (r.entries() == size && r.threads() == scenario.scaleThreads()) {
+                        scale.row(
+                                Numbers.count(size),
+                                r.system(),
+                                Numbers.rate(r.readsPerSecond()),
+                                Numbers.ratio(vsSelect(r)),
+                                Numbers.decimal(ReadStep.micros(r.p50Nanos()), 1),
+                                Numbers.decimal(ReadStep.micros(r.p99Nanos()), 1),
+                                r.loadAtEnd());
+                    }
+                }
+            }
+            sb.append('\n')
+                    .append(String.format(
+                            Locale.ROOT,
+                            "Reads per second against the number of entries, %d thread(s) (seed 000)%n",
+                            scenario.scaleThreads()))
+                    .append(scale.render());
+        }
+        TextTable load = new TextTable("<system", "from", "to", "seconds", "entries/s", "stored");
+        for (LoadResult l : loads) {
+            load.row(
+                    l.system(),
+                    Numbers.count(l.from()),
+                    Numbers.count(l.to()),
+                    Numbers.decimal(l.seconds(), 1),
+                    Numbers.rate(l.entriesPerSecond()),
+                    Numbers.count(l.stored()) + (l.balanced() ? "" : " (NOT " + l.to() + ")"));
+        }
+        sb.append('\n')
+                .append("Loading (batches of ")
+                .append(KvReadSystem.LOAD_BATCH)
+                .append(", ")
+                .append(CacheReadRunner.LOAD_THREADS)
+                .append(" threads)\n")
+                .append(load.render());
+        sb.append('\n').append("Issue 11's targets\n");
+        verdicts().forEach(v -> sb.append("  ").append(v).append('\n'));
+        for (LoadResult l : loads) {
+            if (l.firstError() != null) {
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "%nload %s: %,d failed batches; first: %s",
+                        l.system(),
+                        l.errors(),
+                        l.firstError()));
+            }
+        }
+        for (ReadStep r : steps) {
+            if (r.firstError() != null) {
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "%n%s at %,d x%d: %,d failed reads; first: %s",
+                        r.system(),
+                        r.entries(),
+                        r.threads(),
+                        r.errors(),
+                        r.firstError()));
+            }
+        }
+        sb.append('\n').append(NOTES);
+        return sb.toString();
+    }
+
+    private static final String NOTES =
+            """
+
+            near-cache hit      KvCache#get answered from the instance's memory (near cache on, key read before)
+            miss from PG        KvCache#get answered by PostgreSQL (no near cache): a pooled connection, kv_select_one
+            direct SELECT       select v from a plain table where k = ?, a pooled connection per read
+            latency             System.nanoTime() around the one call; the key is made before it
+            reads/s             reads in the window / its length, all threads together
+            vs select           reads/s over the direct SELECT's at the same entries and threads
+            missing             reads that found nothing although every key read was loaded (must be 0)
+            """;
+
+    String csv() {
+        StringBuilder sb = new StringBuilder();
+        CsvReport.line(sb, columns().stream().map(Column::name).toArray());
+        for (ReadStep r : steps) {
+            CsvReport.line(sb, columns().stream().map(c -> c.value().apply(r)).toArray());
+        }
+        return sb.toString();
+    }
+
+    String json() {
+        StringBuilder sb = new StringBuilder("{\n");
+        JsonReport.field(sb, 1, "unsafe", !environment.durable(), true);
+        JsonReport.field(
+                sb, 1, "banner", environment.unsafeBanner().isEmpty() ? null : environment.unsafeBanner(), true);
+        sb.append("  \"environment\": {\n");
+        for (String[] f : environment.facts()) {
+            JsonReport.field(sb, 2, f[0], f[1], true);
+        }
+        JsonReport.field(sb, 2, "durable", environment.durable(), false);
+        sb.append("  },\n  \"scenario\": {\n");
+        JsonReport.field(sb, 2, "name", "cache-read", true);
+        sb.append("    \"threads\": ").append(scenario.threads()).append(",\n");
+        JsonReport.field(sb, 2, "entries", scenario.entries(), true);
+        sb.append("    \"sizes\": ").append(scenario.sizes()).append(",\n");
+        JsonReport.field(sb, 2, "scale_threads", scenario.scaleThreads(), true);
+        JsonReport.field(sb, 2, "value_bytes", scenario.valueBytes(), true);
+        JsonReport.field(sb, 2, "warmup_s", scenario.warmup().toMillis() / 1000.0, true);
+        JsonReport.field(sb, 2, "duration_s", scenario.duration().toMillis() / 1000.0, true);
+        JsonReport.field(sb, 2, "load_average_at_start", scenario.loadAtStart(), false);
+        sb.append("  },\n  \"near_cache\": {\n");
+        JsonReport.field(sb, 2, "available", nearCacheNote == null, true);
+        JsonReport.field(sb, 2, "note", nearCacheNote, false);
+        sb.append("  },\n  \"results\": [");
+        List<Column> cols = columns();
+        for (int r = 0; r < steps.size(); r++) {
+            sb.append(r > 0 ? ",\n    {" : "\n    {");
+            for (int c = 0; c < cols.size(); c++) {
+                sb.append(c > 0 ? ", " : "")
+                        .append(JsonReport.value(cols.get(c).name()))
+                        .append(": ")
+                        .append(JsonReport.value(cols.get(c).value().apply(steps.get(r))));
+            }
+            sb.append('}');
+        }
+        sb.append(steps.isEmpty() ? "],\n" : "\n  ],\n");
+        sb.append("  \"loads\": [");
+        for (int i = 0; i < loads.size(); i++) {
+            LoadResult l = loads.get(i);
+            sb.append(i > 0 ? ",\n    " : "\n    ")
+                    .append("{\"system\": ")
+                    .append(JsonReport.value(l.system()))
+                    .append(", \"from\": ")
+                    .append(l.from())
+                    .append(", \"to\": ")
+                    .append(l.to())
+                    .append(", \"seconds\": ")
+                    .append(JsonReport.value(l.seconds()))
+                    .append(", \"entries_per_s\": ")
+                    .append(JsonReport.value(l.entriesPerSecond()))
+                    .append(", \"stored\": ")
+                    .append(l.stored())
+                    .append(", \"balanced\": ")
+                    .append(l.balanced())
+                    .append(", \"errors\": ")
+                    .append(l.errors())
+                    .append('}');
+        }
+        sb.append(loads.isEmpty() ? "],\n" : "\n  ],\n");
+        JsonReport.field(sb, 1, "balanced", balanced(), true);
+        sb.append("  \"targets\": [");
+        List<String> v = verdicts();
+        for (int i = 0; i < v.size(); i++) {
+            sb.append(i > 0 ? ", " : "").append(JsonReport.value(v.get(i)));
+        }
+        return sb.append("]\n}\n").toString();
+    }
+
+    List<Path> writeTo(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Path json = dir.resolve("results.json");
+        Path csv = dir.resolve("results.csv");
+        Path html = dir.resolve("results.html");
+        Files.writeString(json, json(), StandardCharsets.UTF_8);
+        Files.writeString(csv, csv(), StandardCharsets.UTF_8);
+        Files.writeString(html, CacheReadHtmlReport.render(this), StandardCharsets.UTF_8);
+        return List.of(json, csv, html);
+    }
+}

@@ -1,0 +1,128 @@
+package io.shardq.perf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.testing.PgTest;
+import io.shardq.broker.testing.TestDatabase;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code perf cache-read} with tiny sizes on a real database: latency rows per path and threads,
+ * reads/s by size with its chart, the near cache reported as not available (this build has none),
+ * and the balance check failing the run when a load loses an entry. Never asserts on speed.
+ */
+@PgTest
+class CacheReadCommandTest {
+    private final StringWriter out = new StringWriter();
+
+    private static Progress quiet() {
+        return new Progress(new PrintWriter(new StringWriter(), true), false, Duration.ZERO);
+    }
+
+    private static CacheReadScenario scenario(List<String> systems) {
+        return new CacheReadScenario(
+                List.of(1, 2),
+                300,
+                List.of(100, 300),
+                1,
+                64,
+                Duration.ofMillis(100),
+                Duration.ofMillis(300),
+                systems,
+                "0.00 0.00 0.00");
+    }
+
+    @Test
+    void read_measuresEachPathAndSize_andSaysTheNearCacheIsNotAvailable(TestDatabase db, @TempDir Path dir)
+            throws Exception {
+        Environment env = new ServerProbe(db.dataSource()).environment("test", false);
+        CacheReadReport report = CacheReadCommand.run(
+                db.dataSource(),
+                db::brokerConfig,
+                env,
+                CacheReadCommandTest::scenario,
+                quiet(),
+                new PrintWriter(out, true));
+
+        assertThat(report.scenario().systems()).containsExactly("shardq", "select");
+        assertThat(report.steps())
+                .extracting(s -> s.system() + "@" + s.entries() + "x" + s.threads())
+                .containsExactly(
+                        "shardq@100x1", "select@100x1", "shardq@300x1", "select@300x1", "shardq@300x2", "select@300x2");
+        assertThat(report.steps()).allSatisfy(s -> {
+            assertThat(s.reads()).isPositive();
+            assertThat(s.missing()).isZero();
+            assertThat(s.errors()).isZero();
+            assertThat(s.p50Nanos()).isPositive();
+        });
+        // every read of the cache was a hit counted by the cache itself, read from PostgreSQL
+        ReadStep miss = report.get("shardq", 300, 1);
+        assertThat(miss.served()).isGreaterThanOrEqualTo(miss.reads());
+        assertThat(report.loads()).allSatisfy(l -> assertThat(l.balanced()).isTrue());
+        assertThat(report.loads()).extracting(LoadResult::to).containsExactly(100L, 100L, 300L, 300L);
+        assertThat(report.nearCacheNote()).startsWith("not available");
+        assertThat(CacheReadCommand.exitCode(report)).isZero();
+        assertThat(out.toString())
+                .startsWith("ShardQ benchmark: cache-read")
+                .contains("near-cache hit")
+                .contains("not available")
+                .contains("miss served from PostgreSQL")
+                .contains("direct primary-key SELECT")
+                .contains("x1: near-cache hit p50 < 1 us: not available")
+                .contains("x2: miss served from PostgreSQL p50 ")
+                .contains("ShardQ's get above the direct SELECT at every size (x1, reads/s): ")
+                .contains("flat curve: ShardQ's reads/s at 300 entries / at 100: ")
+                .doesNotContain("NOT BALANCED");
+
+        report.writeTo(dir);
+        String json = Files.readString(dir.resolve("results.json"));
+        assertThat(MiniJson.parse(json)).isNotNull();
+        assertThat(json)
+                .contains("\"name\": \"cache-read\"")
+                .contains("\"near_cache\": {")
+                .contains("\"available\": false")
+                .contains("\"read_path\": \"miss served from PostgreSQL\"")
+                .contains("\"read_path\": \"direct primary-key SELECT\"")
+                .contains("\"p50_us\": ")
+                .contains("\"p99_us\": ")
+                .contains("\"reads_per_s\": ")
+                .contains("\"vs_select\": ")
+                .contains("\"loads\": [")
+                .contains("\"balanced\": true");
+        assertThat(Files.readString(dir.resolve("results.csv"))).startsWith("system,read_path,entries,threads");
+        assertThat(Files.readString(dir.resolve("results.html")))
+                .contains("<svg")
+                .contains("Lookups per second by cache size")
+                .contains("p50 of one read");
+    }
+
+    @Test
+    void aLostEntry_failsTheBalanceCheck_andTheRun(TestDatabase db) throws Exception {
+        Environment env = new ServerProbe(db.dataSource()).environment("test", false);
+        try (Broker broker = Broker.start(db.brokerConfig().build())) {
+            ReadSystem lossy = new KvReadSystem(broker) {
+                @Override
+                public void load(List<String> keys, List<byte[]> values) {
+                    super.load(keys.subList(1, keys.size()), values.subList(1, values.size()));
+                }
+            };
+            CacheReadScenario sc = new CacheReadScenario(
+                    List.of(1), 50, List.of(), 1, 64, Duration.ZERO, Duration.ofMillis(200), List.of("shardq"), "-");
+            CacheReadReport report = CacheReadCommand.run(
+                    env, sc, List.of(lossy), NearCache.UNAVAILABLE, quiet(), new PrintWriter(out, true));
+
+            assertThat(report.loads().get(0).stored()).isEqualTo(49);
+            assertThat(report.get("shardq", 50, 1).missing()).isPositive();
+            assertThat(CacheReadCommand.exitCode(report)).isEqualTo(1);
+            assertThat(out.toString()).contains("49 (NOT 50)").contains("balance: NOT BALANCED");
+        }
+    }
+}
