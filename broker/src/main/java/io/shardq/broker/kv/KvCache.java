@@ -307,9 +307,15 @@ public final class KvCache<K, V> {
         long now = caches.clock().millis();
         int removed = run(d, "removing entries", all.size() > maxBatchSize, c -> {
             int n = 0;
-            try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_delete_many", d.id()))) {
+            boolean one = all.size() == 1;
+            try (PreparedStatement ps =
+                    c.prepareStatement(Queries.withKv(one ? "kv_delete_one" : "kv_delete_many", d.id()))) {
                 for (int from = 0; from < all.size(); from += maxBatchSize) {
-                    ps.setArray(1, c.createArrayOf("bytea", bytes(chunk(all, from))));
+                    if (one) {
+                        ps.setBytes(1, all.get(0).bytes());
+                    } else {
+                        ps.setArray(1, c.createArrayOf("bytea", bytes(chunk(all, from))));
+                    }
                     ps.setLong(2, now);
                     try (ResultSet rs = ps.executeQuery()) {
                         while (rs.next()) {

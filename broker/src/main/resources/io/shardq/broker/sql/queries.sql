@@ -471,6 +471,11 @@ SELECT count(pg_advisory_xact_lock(?, h)), min(set_config('plan_cache_mode', 'fo
 DELETE FROM /* TEMPLATE: kv */ WHERE k = ANY(?)
 RETURNING k, expires_at IS NULL OR expires_at > shardq.kv_ts(?)
 
+-- name: kv_delete_one
+-- (remove of one key) "k = ?": a generic plan, where "= ANY(?)" is re-planned per call.
+DELETE FROM /* TEMPLATE: kv */ WHERE k = ?
+RETURNING k, expires_at IS NULL OR expires_at > shardq.kv_ts(?)
+
 -- name: kv_delete_expired
 -- (put if absent) The keys' expired rows, which do not count as present.
 DELETE FROM /* TEMPLATE: kv */ WHERE k = ANY(?) AND expires_at <= shardq.kv_ts(?)
