@@ -197,6 +197,11 @@ public final class KvCache<K, V> {
         return caches.definition(name).id();
     }
 
+    /** Test hook: this instance's near caches. */
+    NearCaches nearCaches() {
+        return caches.near();
+    }
+
     /** Test hook: this cache's near cache in this instance (null when off). */
     NearCache nearCache() {
         return caches.near().of(caches.definition(name).id());
