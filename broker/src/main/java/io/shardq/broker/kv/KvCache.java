@@ -292,35 +292,196 @@ public final class KvCache<K, V> {
      * value stored with the default TTL unless another writer stored one first (then that one is
      * returned). A null from the loader is returned and not stored; an exception from it is
      * passed on and nothing is stored, so the next call tries again.
+     *
+     * <p><b>Single-flight.</b> Outside a transaction, concurrent callers of a missing key share one
+     * loader call: in this JVM they wait on the first caller's load; across instances the loading
+     * one holds a session-level advisory lock on (cache, key hash) and the others wait for it
+     * (up to {@code shardq.kv.load-timeout-ms}), then read what it stored, or get its error as a
+     * {@link KvLoadException}. A loader that runs longer than the load timeout is a failure: its
+     * value is not stored. In a bound view every caller that misses loads (no single-flight).
      */
     public V get(K key, Function<? super K, ? extends V> loader) {
         V v = get(key);
         return v != null ? v : load(key, loader);
     }
 
-    /**
-     * The miss path of {@link #get(Object, Function)}. Step 2 of issue 11 makes this single-flight
-     * (one loader call per key across threads and instances); for now every caller that misses
-     * loads, and {@code putIfAbsent} keeps the first value stored.
-     */
     private V load(K key, Function<? super K, ? extends V> loader) {
+        if (!binding.autocommit()) {
+            KvDefinition d = caches.definition(name);
+            V loaded;
+            try {
+                loaded = callLoader(key, loader, Long.MAX_VALUE, null);
+            } catch (SQLException e) {
+                throw translate(e, "loading a key of", d); // not thrown: nothing is recorded
+            }
+            if (loaded == null || putIfAbsent(key, loaded)) {
+                return loaded;
+            }
+            byte[] stored = selectOne(d, key(d, key));
+            return stored == null ? loaded : decode(stored);
+        }
+        KvDefinition d = caches.definition(name);
+        ByteKey k = key(d, key);
+        long timeout = caches.loadTimeoutMs();
+        // a waiter's backstop: the leader waits for the lock, then runs the loader, each bounded
+        byte[] v = caches.loads(d.id()).load(name, k, () -> loadAcross(d, k, key, loader), 2 * timeout + 1000);
+        return v == null ? null : decode(v);
+    }
+
+    /**
+     * The leader's load, on one pooled connection: take the key's load lock, or wait for the
+     * instance holding it and read what it stored (or the failure it recorded); with the lock,
+     * read the key again (another instance may have just stored it), else call the loader, store
+     * its value (autocommit, on this connection), and unlock.
+     */
+    private byte[] loadAcross(KvDefinition d, ByteKey k, K key, Function<? super K, ? extends V> loader) {
+        long timeout = caches.loadTimeoutMs();
+        try (Connection c = caches.dataSource().getConnection()) {
+            while (true) {
+                boolean got;
+                java.sql.Timestamp tried;
+                try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_load_try_lock"))) {
+                    ps.setInt(1, d.id());
+                    ps.setInt(2, k.hash());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        got = rs.getBoolean(1);
+                        tried = rs.getTimestamp(2);
+                    }
+                }
+                if (got) {
+                    try {
+                        return loadLocked(c, d, k, key, loader, timeout);
+                    } finally {
+                        loadLock(c, d, k, "kv_load_unlock");
+                    }
+                }
+                waitForLoad(c, d, k, timeout);
+                Stored s = selectOne(c, d, k);
+                if (s != null) {
+                    return s.value();
+                }
+                try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_load_failure_select"))) {
+                    ps.setInt(1, d.id());
+                    ps.setInt(2, k.hash());
+                    ps.setBytes(3, k.bytes());
+                    ps.setTimestamp(4, tried);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (rs.next()) {
+                            throw new KvLoadException(name, k.hash(), rs.getString(1), false);
+                        }
+                    }
+                }
+                // the holder's loader gave null, or it held the lock for something else: try again
+            }
+        } catch (SQLException e) {
+            throw translate(e, "loading a key of", d);
+        }
+    }
+
+    private byte[] loadLocked(
+            Connection c, KvDefinition d, ByteKey k, K key, Function<? super K, ? extends V> loader, long timeout)
+            throws SQLException {
+        Stored s = selectOne(c, d, k);
+        if (s != null) {
+            return s.value();
+        }
+        V loaded = callLoader(key, loader, timeout, error -> recordFailure(c, d, k, error));
+        if (loaded == null) {
+            return null;
+        }
+        KvCache<K, V> lent = new KvCache<>(caches, name, keys, values, new Binding(null, null, c), maxBatchSize);
+        if (!lent.putIfAbsent(key, loaded)) {
+            Stored other = selectOne(c, d, k);
+            if (other != null) {
+                return other.value();
+            }
+        }
+        return value(d, loaded);
+    }
+
+    private interface FailureRecorder {
+        void record(String error) throws SQLException;
+    }
+
+    /** Calls the loader, counting it; a failure or overrun is recorded (when asked) and thrown. */
+    private V callLoader(K key, Function<? super K, ? extends V> loader, long timeoutMs, FailureRecorder failed)
+            throws SQLException {
         long started = System.nanoTime();
         V loaded;
         try {
             loaded = loader.apply(key);
         } catch (RuntimeException | Error e) {
             counters.loadFailures.increment();
+            if (failed != null) {
+                failed.record(String.valueOf(e.getMessage() != null ? e.getMessage() : e));
+            }
             throw e;
         } finally {
             counters.loads.increment();
             counters.loadNanos.add(System.nanoTime() - started);
         }
-        if (loaded == null || putIfAbsent(key, loaded)) {
-            return loaded;
+        long tookMs = (System.nanoTime() - started) / 1_000_000;
+        if (tookMs > timeoutMs) {
+            counters.loadFailures.increment();
+            String why = "the loader took " + tookMs + " ms, more than the load timeout of " + timeoutMs
+                    + " ms (shardq.kv.load-timeout-ms); its value was not stored";
+            if (failed != null) {
+                failed.record(why);
+            }
+            throw new KvLoadException(name, key(caches.definition(name), key).hash(), why, true);
         }
-        KvDefinition d = caches.definition(name);
-        byte[] stored = selectOne(d, key(d, key));
-        return stored == null ? loaded : decode(stored);
+        return loaded;
+    }
+
+    private void recordFailure(Connection c, KvDefinition d, ByteKey k, String error) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_load_failure_upsert"))) {
+            ps.setInt(1, d.id());
+            ps.setInt(2, k.hash());
+            ps.setBytes(3, k.bytes());
+            ps.setString(4, error);
+            ps.executeUpdate();
+        }
+    }
+
+    /** Waits for the holder of the key's load lock to release it, up to the load timeout. */
+    private void waitForLoad(Connection c, KvDefinition d, ByteKey k, long timeout) throws SQLException {
+        setLockTimeout(c, timeout + "ms");
+        try {
+            loadLock(c, d, k, "kv_load_lock");
+            loadLock(c, d, k, "kv_load_unlock");
+        } catch (SQLException e) {
+            if ("55P03".equals(e.getSQLState())) {
+                throw new KvLoadException(
+                        name,
+                        k.hash(),
+                        "waited " + timeout + " ms (shardq.kv.load-timeout-ms) for another instance's load of the key",
+                        true);
+            }
+            throw e;
+        } finally {
+            setLockTimeout(c, "0");
+        }
+    }
+
+    private static void setLockTimeout(Connection c, String value) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_load_lock_timeout"))) {
+            ps.setString(1, value);
+            ps.executeQuery().close();
+        }
+    }
+
+    private static void loadLock(Connection c, KvDefinition d, ByteKey k, String query) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(query))) {
+            ps.setInt(1, d.id());
+            ps.setInt(2, k.hash());
+            ps.executeQuery().close();
+        }
+    }
+
+    /** Test hook: this cache's loads in flight in this instance. */
+    KvLoads loads() {
+        return caches.loads(caches.definition(name).id());
     }
 
     // ---------------------------------------------------------------- writes

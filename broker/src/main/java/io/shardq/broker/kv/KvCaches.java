@@ -50,6 +50,7 @@ public final class KvCaches {
 
     private volatile NearCaches near = new NearCaches(0, () -> false);
     private volatile long loadTimeoutMs = 30_000;
+    private final Map<Integer, KvLoads> loads = new ConcurrentHashMap<>();
 
     /**
      * @param clock the clock that decides expiry (tests set it)
@@ -88,6 +89,11 @@ public final class KvCaches {
 
     long loadTimeoutMs() {
         return loadTimeoutMs;
+    }
+
+    /** The loads in flight of cache {@code id} in this instance. */
+    KvLoads loads(int id) {
+        return loads.computeIfAbsent(id, i -> new KvLoads());
     }
 
     DataSource dataSource() {
