@@ -201,8 +201,9 @@ public final class Broker implements AutoCloseable {
                 prefix + "-kv-maintenance-1");
         kvLeader[0] = kvMaintainer;
         this.kvToucher = new KvToucher(kvCaches, touchInterval, prefix + "-kv-toucher-1");
-        NearCaches nearCaches =
-                new NearCaches(Math.max(0, config.getInt(BrokerProperty.KV_NEAR_MAX_BYTES)), this::otherInstancesAlive);
+        NearCaches nearCaches = new NearCaches(
+                        Math.max(0, config.getInt(BrokerProperty.KV_NEAR_MAX_BYTES)), this::otherInstancesAlive)
+                .fillsAfter(3 * beat);
         kvCaches.near(nearCaches).loadTimeoutMs(config.getInt(BrokerProperty.KV_LOAD_TIMEOUT_MS));
         admin.caches(kvCaches);
         this.catalogWatcher =

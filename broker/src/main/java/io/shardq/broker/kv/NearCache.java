@@ -41,7 +41,11 @@ final class NearCache {
     /** Test hook: runs between a fill's database read and its install. */
     volatile Runnable beforeFill;
 
-    NearCache(long maxBytes) {
+    private final java.util.function.BooleanSupplier filling;
+
+    /** @param filling false while fills must be refused (see {@link NearCaches#fillsAfter}) */
+    NearCache(long maxBytes, java.util.function.BooleanSupplier filling) {
+        this.filling = filling;
         this.entries = Caffeine.newBuilder()
                 .maximumWeight(maxBytes)
                 .weigher((Long h, Entry e) -> e.key().length + e.value().length + OVERHEAD)
@@ -84,7 +88,7 @@ final class NearCache {
     /** Installs what a read found, unless an invalidation came since {@code e0} was read (class comment). */
     void fill(ByteKey key, byte[] value, long expiresAt, long e0) {
         long h = hash64(key.bytes());
-        if (unsettled.contains(h)) {
+        if (unsettled.contains(h) || !filling.getAsBoolean()) {
             return;
         }
         Runnable hook = beforeFill;

@@ -41,6 +41,8 @@ public final class NearCaches {
     private final Map<BrokerSession, Map<Integer, Set<Long>>> sessions = new ConcurrentHashMap<>();
     /** Measurement hook (KvNotifyCostTest): false sends no NOTIFY at all. */
     volatile boolean notifying = true;
+    /** No fill before this (System.nanoTime): until the other instances count this one as alive. */
+    private volatile long fillsFromNanos = System.nanoTime();
 
     /**
      * @param maxBytes weight bound of each cache's near cache; 0 turns near caches off
@@ -51,9 +53,23 @@ public final class NearCaches {
         this.othersAlive = othersAlive;
     }
 
+    /**
+     * No near cache fills for {@code graceMs} from now. Another instance skips the NOTIFY while it
+     * counts no other instance alive, and it counts at its heartbeat: a fill before every instance
+     * has counted this one could install a value whose invalidation is never sent. The broker
+     * passes three heartbeat intervals.
+     */
+    public NearCaches fillsAfter(long graceMs) {
+        this.fillsFromNanos = System.nanoTime() + graceMs * 1_000_000;
+        return this;
+    }
+
     /** The near cache of {@code cacheId}, or null when near caches are off. */
     NearCache of(int cacheId) {
-        return maxBytes == 0 ? null : byId.computeIfAbsent(cacheId, id -> new NearCache(maxBytes));
+        return maxBytes == 0
+                ? null
+                : byId.computeIfAbsent(
+                        cacheId, id -> new NearCache(maxBytes, () -> System.nanoTime() - fillsFromNanos >= 0));
     }
 
     boolean mustNotify(boolean applicationConnection) {
