@@ -203,6 +203,24 @@ class KvNearCacheTest {
     }
 
     @Test
+    void sessionOnApplicationConnection_isReadBackAfterTheApplicationCommits() throws Exception {
+        onA.put("k", "v1");
+        filled(onA, "k", "v1");
+        filled(onB, "k", "v1");
+        try (Connection c = db.connect()) {
+            c.setAutoCommit(false);
+            try (BrokerSession s = a.openSession(c)) {
+                onA.in(s).put("k", "v2");
+                s.commit(); // the NOTIFY is queued in the application's transaction, not yet committed
+                assertThat(onA.get("k")).isEqualTo("v1"); // from the database, and not filled
+                c.commit();
+                assertThat(onA.get("k")).isEqualTo("v2");
+            }
+        }
+        await().atMost(DEADLINE).until(() -> "v2".equals(onB.get("k")));
+    }
+
+    @Test
     void invalidate_isLocal() throws Exception {
         onA.put("k", "v1");
         filled(onA, "k", "v1");
