@@ -18,6 +18,7 @@ import io.shardq.broker.kv.KvCache;
 import io.shardq.broker.kv.KvCaches;
 import io.shardq.broker.kv.KvMaintainer;
 import io.shardq.broker.kv.KvToucher;
+import io.shardq.broker.kv.NearCaches;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
 import io.shardq.broker.shard.BrokerSession;
@@ -201,6 +202,10 @@ public final class Broker implements AutoCloseable {
                 prefix + "-kv-maintenance-1");
         kvLeader[0] = kvMaintainer;
         this.kvToucher = new KvToucher(kvCaches, touchInterval, prefix + "-kv-toucher-1");
+        NearCaches nearCaches = new NearCaches(
+                        Math.max(0, config.getInt(BrokerProperty.KV_NEAR_MAX_BYTES)), this::otherInstancesAlive)
+                .fillsAfter(3 * beat);
+        kvCaches.near(nearCaches).loadTimeoutMs(config.getInt(BrokerProperty.KV_LOAD_TIMEOUT_MS));
         admin.caches(kvCaches);
         this.catalogWatcher =
                 new CatalogWatcher(catalog, new CatalogChanges(), fallback, System::nanoTime, prefix + "-catalog-1");
@@ -208,7 +213,9 @@ public final class Broker implements AutoCloseable {
                 .listen(CatalogWatcher.CHANNEL, catalogWatcher::onNotify)
                 .listen(SliceMaintainer.CHANNEL, maintainer::onNotify)
                 .listen(Elector.CHANNEL, elector::onResigned)
-                .onListening(catalogWatcher::onListening);
+                .listen(NearCaches.CHANNEL, nearCaches::onNotify)
+                .onListening(catalogWatcher::onListening)
+                .onListening(nearCaches::onListening);
         heartbeat.start();
         catalogWatcher.start();
         waker.start();

@@ -173,7 +173,19 @@ public enum BrokerProperty {
             "SHARDQ_KV_MAINTENANCE_MS",
             "10000",
             "how often the maintenance leader creates key/value cache partitions ahead, drops expired ones "
-                    + "and evicts entries beyond a cache's bounds");
+                    + "and evicts entries beyond a cache's bounds"),
+    KV_NEAR_MAX_BYTES(
+            "shardq.kv.near-max-bytes",
+            "SHARDQ_KV_NEAR_MAX_BYTES",
+            "33554432",
+            "bound, in key and value bytes, of this instance's near cache of each key/value cache (an in-process "
+                    + "copy invalidated at commit); 0 turns near caches off"),
+    KV_LOAD_TIMEOUT_MS(
+            "shardq.kv.load-timeout-ms",
+            "SHARDQ_KV_LOAD_TIMEOUT_MS",
+            "30000",
+            "how long a read-through get waits for another thread's or instance's load of the same key, and how "
+                    + "long a loader may run before its result is refused and every waiter gets a timeout error");
 
     private final String key;
     private final String envName;

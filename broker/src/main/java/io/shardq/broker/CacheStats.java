@@ -15,6 +15,8 @@ package io.shardq.broker;
  * @param entries live entries now (-1 when not read)
  * @param bytes their key and value bytes (-1 when not read)
  * @param expiredUnreclaimed expired entries whose storage is not reclaimed yet (-1 when not read)
+ * @param nearHits keyed reads outside a transaction served by this instance's near cache (also hits)
+ * @param nearMisses keyed reads outside a transaction the near cache could not serve
  */
 public record CacheStats(
         String name,
@@ -29,7 +31,48 @@ public record CacheStats(
         long expirations,
         long entries,
         long bytes,
-        long expiredUnreclaimed) {
+        long expiredUnreclaimed,
+        long nearHits,
+        long nearMisses) {
+    /** Without near-cache figures (none read). */
+    public CacheStats(
+            String name,
+            long hits,
+            long misses,
+            long loads,
+            long loadFailures,
+            long loadNanos,
+            long puts,
+            long removals,
+            long evictions,
+            long expirations,
+            long entries,
+            long bytes,
+            long expiredUnreclaimed) {
+        this(
+                name,
+                hits,
+                misses,
+                loads,
+                loadFailures,
+                loadNanos,
+                puts,
+                removals,
+                evictions,
+                expirations,
+                entries,
+                bytes,
+                expiredUnreclaimed,
+                0,
+                0);
+    }
+
+    /** Near-cache hits over near-cache lookups, 0 when there were none. */
+    public double nearHitRatio() {
+        long reads = nearHits + nearMisses;
+        return reads == 0 ? 0 : (double) nearHits / reads;
+    }
+
     /** Hits over keyed reads, 0 when there were none. */
     public double hitRatio() {
         long reads = hits + misses;

@@ -53,9 +53,13 @@ public final class KvCache<K, V> {
     static final int MODE_IF_ABSENT = 1;
     static final int MODE_REPLACE = 2;
 
-    /** Where operations run: on their own, or in a session's or connection's transaction. */
-    record Binding(BrokerSession session, Connection connection) {
-        static final Binding AUTOCOMMIT = new Binding(null, null);
+    /**
+     * Where operations run: on their own, or in a session's or connection's transaction. {@code
+     * lent}: on their own, but on this pooled connection rather than one borrowed per operation
+     * (the single-flight loader's, which holds the load lock).
+     */
+    record Binding(BrokerSession session, Connection connection, Connection lent) {
+        static final Binding AUTOCOMMIT = new Binding(null, null, null);
 
         boolean autocommit() {
             return session == null && connection == null;
@@ -108,7 +112,7 @@ public final class KvCache<K, V> {
                     ErrorKind.ILLEGAL_STATE,
                     "cache \"" + name + "\" can join only a transacted session (this one is " + session.mode() + ")");
         }
-        return new KvCache<>(caches, name, keys, values, new Binding(session, null), maxBatchSize);
+        return new KvCache<>(caches, name, keys, values, new Binding(session, null, null), maxBatchSize);
     }
 
     /**
@@ -118,16 +122,36 @@ public final class KvCache<K, V> {
      */
     public KvCache<K, V> on(Connection connection) {
         return new KvCache<>(
-                caches, name, keys, values, new Binding(null, Objects.requireNonNull(connection)), maxBatchSize);
+                caches, name, keys, values, new Binding(null, Objects.requireNonNull(connection), null), maxBatchSize);
     }
 
     // ---------------------------------------------------------------- reads
 
-    /** The live value of {@code key}, or null. */
+    /**
+     * The live value of {@code key}, or null. Outside a transaction, from this instance's near cache
+     * when it holds the key (see {@link #invalidate}); in a bound view, always from the database.
+     */
     public V get(K key) {
         KvDefinition d = caches.definition(name);
         ByteKey k = key(d, key);
-        byte[] v = selectOne(d, k);
+        NearCache near = near(d);
+        byte[] v;
+        if (near == null) {
+            v = selectOne(d, k);
+        } else {
+            v = near.get(k, caches.clock().millis());
+            if (v != null) {
+                counters.nearHits.increment();
+            } else {
+                counters.nearMisses.increment();
+                long e0 = near.epoch();
+                Stored s = run(d, "reading", false, c -> selectOne(c, d, k));
+                if (s != null) {
+                    near.fill(k, s.value(), s.expiresAt(), e0);
+                    v = s.value();
+                }
+            }
+        }
         if (v == null) {
             counters.misses.increment();
             return null;
@@ -139,18 +163,48 @@ public final class KvCache<K, V> {
         return decode(v);
     }
 
+    /** A stored value and its expiry (epoch ms; {@code Long.MAX_VALUE}: none). */
+    record Stored(byte[] value, long expiresAt) {}
+
     /** One key's stored value, or null ({@code kv_select_one}: a generic plan, no planning per call). */
     private byte[] selectOne(KvDefinition d, ByteKey k) {
-        long now = caches.clock().millis();
-        return run(d, "reading", false, c -> {
-            try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_select_one", d.id()))) {
-                ps.setBytes(1, k.bytes());
-                ps.setLong(2, now);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? rs.getBytes(1) : null;
-                }
+        Stored s = run(d, "reading", false, c -> selectOne(c, d, k));
+        return s == null ? null : s.value();
+    }
+
+    private Stored selectOne(Connection c, KvDefinition d, ByteKey k) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_select_one", d.id()))) {
+            ps.setBytes(1, k.bytes());
+            ps.setLong(2, caches.clock().millis());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new Stored(rs.getBytes(1), expiresAt(rs, 2)) : null;
             }
-        });
+        }
+    }
+
+    private static long expiresAt(ResultSet rs, int column) throws SQLException {
+        long ms = rs.getLong(column);
+        return rs.wasNull() ? Long.MAX_VALUE : ms;
+    }
+
+    /** This view's near cache: null in a bound view (it may see its own uncommitted writes) or when off. */
+    private NearCache near(KvDefinition d) {
+        return binding.autocommit() && binding.lent() == null ? caches.near().of(d.id()) : null;
+    }
+
+    /** Test hook: the cache's id (its entry table is {@code shardq."kv_<id>"}). */
+    int cacheId() {
+        return caches.definition(name).id();
+    }
+
+    /** Test hook: this instance's near caches. */
+    NearCaches nearCaches() {
+        return caches.near();
+    }
+
+    /** Test hook: this cache's near cache in this instance (null when off). */
+    NearCache nearCache() {
+        return caches.near().of(caches.definition(name).id());
     }
 
     /** The live entries among {@code keys} (absent keys are left out), one statement per chunk. */
@@ -164,16 +218,37 @@ public final class KvCache<K, V> {
             return new LinkedHashMap<>();
         }
         long now = caches.clock().millis();
-        List<ByteKey> all = new ArrayList<>(wanted.keySet());
         Map<ByteKey, byte[]> found = new LinkedHashMap<>();
+        NearCache near = near(d);
+        List<ByteKey> all = new ArrayList<>();
+        for (ByteKey k : wanted.keySet()) {
+            byte[] v = near == null ? null : near.get(k, now);
+            if (v != null) {
+                found.put(k, v);
+            } else {
+                all.add(k);
+            }
+        }
+        if (near != null) {
+            counters.nearHits.add(found.size());
+            counters.nearMisses.add(all.size());
+        }
+        long e0 = near == null ? 0 : near.epoch();
         run(d, "reading", false, c -> {
+            if (all.isEmpty()) {
+                return null; // every key from the near cache
+            }
             try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_select_many", d.id()))) {
                 for (int from = 0; from < all.size(); from += maxBatchSize) {
                     ps.setArray(1, c.createArrayOf("bytea", bytes(chunk(all, from))));
                     ps.setLong(2, now);
                     try (ResultSet rs = ps.executeQuery()) {
                         while (rs.next()) {
-                            found.put(ByteKey.of(rs.getBytes(1)), rs.getBytes(2));
+                            ByteKey k = ByteKey.of(rs.getBytes(1));
+                            found.put(k, rs.getBytes(2));
+                            if (near != null) {
+                                near.fill(k, rs.getBytes(2), expiresAt(rs, 3), e0);
+                            }
                         }
                     }
                 }
@@ -217,35 +292,196 @@ public final class KvCache<K, V> {
      * value stored with the default TTL unless another writer stored one first (then that one is
      * returned). A null from the loader is returned and not stored; an exception from it is
      * passed on and nothing is stored, so the next call tries again.
+     *
+     * <p><b>Single-flight.</b> Outside a transaction, concurrent callers of a missing key share one
+     * loader call: in this JVM they wait on the first caller's load; across instances the loading
+     * one holds a session-level advisory lock on (cache, key hash) and the others wait for it
+     * (up to {@code shardq.kv.load-timeout-ms}), then read what it stored, or get its error as a
+     * {@link KvLoadException}. A loader that runs longer than the load timeout is a failure: its
+     * value is not stored. In a bound view every caller that misses loads (no single-flight).
      */
     public V get(K key, Function<? super K, ? extends V> loader) {
         V v = get(key);
         return v != null ? v : load(key, loader);
     }
 
-    /**
-     * The miss path of {@link #get(Object, Function)}. Step 2 of issue 11 makes this single-flight
-     * (one loader call per key across threads and instances); for now every caller that misses
-     * loads, and {@code putIfAbsent} keeps the first value stored.
-     */
     private V load(K key, Function<? super K, ? extends V> loader) {
+        if (!binding.autocommit()) {
+            KvDefinition d = caches.definition(name);
+            V loaded;
+            try {
+                loaded = callLoader(key, loader, Long.MAX_VALUE, null);
+            } catch (SQLException e) {
+                throw translate(e, "loading a key of", d); // not thrown: nothing is recorded
+            }
+            if (loaded == null || putIfAbsent(key, loaded)) {
+                return loaded;
+            }
+            byte[] stored = selectOne(d, key(d, key));
+            return stored == null ? loaded : decode(stored);
+        }
+        KvDefinition d = caches.definition(name);
+        ByteKey k = key(d, key);
+        long timeout = caches.loadTimeoutMs();
+        // a waiter's backstop: the leader waits for the lock, then runs the loader, each bounded
+        byte[] v = caches.loads(d.id()).load(name, k, () -> loadAcross(d, k, key, loader), 2 * timeout + 1000);
+        return v == null ? null : decode(v);
+    }
+
+    /**
+     * The leader's load, on one pooled connection: take the key's load lock, or wait for the
+     * instance holding it and read what it stored (or the failure it recorded); with the lock,
+     * read the key again (another instance may have just stored it), else call the loader, store
+     * its value (autocommit, on this connection), and unlock.
+     */
+    private byte[] loadAcross(KvDefinition d, ByteKey k, K key, Function<? super K, ? extends V> loader) {
+        long timeout = caches.loadTimeoutMs();
+        try (Connection c = caches.dataSource().getConnection()) {
+            while (true) {
+                boolean got;
+                java.sql.Timestamp tried;
+                try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_load_try_lock"))) {
+                    ps.setInt(1, d.id());
+                    ps.setInt(2, k.hash());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        got = rs.getBoolean(1);
+                        tried = rs.getTimestamp(2);
+                    }
+                }
+                if (got) {
+                    try {
+                        return loadLocked(c, d, k, key, loader, timeout);
+                    } finally {
+                        loadLock(c, d, k, "kv_load_unlock");
+                    }
+                }
+                waitForLoad(c, d, k, timeout);
+                Stored s = selectOne(c, d, k);
+                if (s != null) {
+                    return s.value();
+                }
+                try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_load_failure_select"))) {
+                    ps.setInt(1, d.id());
+                    ps.setInt(2, k.hash());
+                    ps.setBytes(3, k.bytes());
+                    ps.setTimestamp(4, tried);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (rs.next()) {
+                            throw new KvLoadException(name, k.hash(), rs.getString(1), false);
+                        }
+                    }
+                }
+                // the holder's loader gave null, or it held the lock for something else: try again
+            }
+        } catch (SQLException e) {
+            throw translate(e, "loading a key of", d);
+        }
+    }
+
+    private byte[] loadLocked(
+            Connection c, KvDefinition d, ByteKey k, K key, Function<? super K, ? extends V> loader, long timeout)
+            throws SQLException {
+        Stored s = selectOne(c, d, k);
+        if (s != null) {
+            return s.value();
+        }
+        V loaded = callLoader(key, loader, timeout, error -> recordFailure(c, d, k, error));
+        if (loaded == null) {
+            return null;
+        }
+        KvCache<K, V> lent = new KvCache<>(caches, name, keys, values, new Binding(null, null, c), maxBatchSize);
+        if (!lent.putIfAbsent(key, loaded)) {
+            Stored other = selectOne(c, d, k);
+            if (other != null) {
+                return other.value();
+            }
+        }
+        return value(d, loaded);
+    }
+
+    private interface FailureRecorder {
+        void record(String error) throws SQLException;
+    }
+
+    /** Calls the loader, counting it; a failure or overrun is recorded (when asked) and thrown. */
+    private V callLoader(K key, Function<? super K, ? extends V> loader, long timeoutMs, FailureRecorder failed)
+            throws SQLException {
         long started = System.nanoTime();
         V loaded;
         try {
             loaded = loader.apply(key);
         } catch (RuntimeException | Error e) {
             counters.loadFailures.increment();
+            if (failed != null) {
+                failed.record(String.valueOf(e.getMessage() != null ? e.getMessage() : e));
+            }
             throw e;
         } finally {
             counters.loads.increment();
             counters.loadNanos.add(System.nanoTime() - started);
         }
-        if (loaded == null || putIfAbsent(key, loaded)) {
-            return loaded;
+        long tookMs = (System.nanoTime() - started) / 1_000_000;
+        if (tookMs > timeoutMs) {
+            counters.loadFailures.increment();
+            String why = "the loader took " + tookMs + " ms, more than the load timeout of " + timeoutMs
+                    + " ms (shardq.kv.load-timeout-ms); its value was not stored";
+            if (failed != null) {
+                failed.record(why);
+            }
+            throw new KvLoadException(name, key(caches.definition(name), key).hash(), why, true);
         }
-        KvDefinition d = caches.definition(name);
-        byte[] stored = selectOne(d, key(d, key));
-        return stored == null ? loaded : decode(stored);
+        return loaded;
+    }
+
+    private void recordFailure(Connection c, KvDefinition d, ByteKey k, String error) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_load_failure_upsert"))) {
+            ps.setInt(1, d.id());
+            ps.setInt(2, k.hash());
+            ps.setBytes(3, k.bytes());
+            ps.setString(4, error);
+            ps.executeUpdate();
+        }
+    }
+
+    /** Waits for the holder of the key's load lock to release it, up to the load timeout. */
+    private void waitForLoad(Connection c, KvDefinition d, ByteKey k, long timeout) throws SQLException {
+        setLockTimeout(c, timeout + "ms");
+        try {
+            loadLock(c, d, k, "kv_load_lock");
+            loadLock(c, d, k, "kv_load_unlock");
+        } catch (SQLException e) {
+            if ("55P03".equals(e.getSQLState())) {
+                throw new KvLoadException(
+                        name,
+                        k.hash(),
+                        "waited " + timeout + " ms (shardq.kv.load-timeout-ms) for another instance's load of the key",
+                        true);
+            }
+            throw e;
+        } finally {
+            setLockTimeout(c, "0");
+        }
+    }
+
+    private static void setLockTimeout(Connection c, String value) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_load_lock_timeout"))) {
+            ps.setString(1, value);
+            ps.executeQuery().close();
+        }
+    }
+
+    private static void loadLock(Connection c, KvDefinition d, ByteKey k, String query) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(query))) {
+            ps.setInt(1, d.id());
+            ps.setInt(2, k.hash());
+            ps.executeQuery().close();
+        }
+    }
+
+    /** Test hook: this cache's loads in flight in this instance. */
+    KvLoads loads() {
+        return caches.loads(caches.definition(name).id());
     }
 
     // ---------------------------------------------------------------- writes
@@ -305,7 +541,7 @@ public final class KvCache<K, V> {
         }
         List<ByteKey> all = new ArrayList<>(distinct);
         long now = caches.clock().millis();
-        int removed = run(d, "removing entries", all.size() > maxBatchSize, c -> {
+        int removed = writing(d, "removing entries", all.size() > maxBatchSize, hashes(all), c -> {
             int n = 0;
             boolean one = all.size() == 1;
             try (PreparedStatement ps =
@@ -333,7 +569,7 @@ public final class KvCache<K, V> {
     /** Removes every entry: a TRUNCATE of the cache's partitions (transactional in a bound view). */
     public void clear() {
         KvDefinition d = caches.definition(name);
-        run(d, "clearing", false, c -> {
+        writing(d, "clearing", false, null, c -> {
             try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_clear"))) {
                 ps.setInt(1, d.id());
                 ps.executeQuery().close();
@@ -342,13 +578,21 @@ public final class KvCache<K, V> {
         });
     }
 
-    /** Drops {@code key} from this instance's near cache. Step 1 has no near cache: nothing to do. */
+    /**
+     * Drops {@code key} from this instance's near cache; the next read goes to the database. Local
+     * only, as in JCache and Caffeine: other instances' near caches and the stored entry are left
+     * as they are (writes invalidate everywhere by themselves).
+     */
     public void invalidate(K key) {
-        Objects.requireNonNull(key, "key");
+        KvDefinition d = caches.definition(name);
+        caches.near()
+                .invalidate(d.id(), new long[] {NearCache.hash64(key(d, key).bytes())});
     }
 
-    /** Drops every entry of this instance's near cache (none in step 1). */
-    public void invalidateAll() {}
+    /** Drops every entry of this cache from this instance's near cache (local only, as {@link #invalidate}). */
+    public void invalidateAll() {
+        caches.near().invalidate(caches.definition(name).id(), null);
+    }
 
     /** This instance's counters and the catalog's figures for this cache. */
     public io.shardq.broker.CacheStats stats() {
@@ -373,7 +617,7 @@ public final class KvCache<K, V> {
         List<Row> sorted = new ArrayList<>(rows.values());
         sorted.sort(Comparator.comparingInt(r -> r.key().hash()));
         Long bucket = expires == null ? 0L : d.bucket(expires);
-        int written = run(d, "writing", true, c -> {
+        int written = writing(d, "writing", true, hashes(rows.keySet()), c -> {
             int n = 0;
             for (int from = 0; from < sorted.size(); from += maxBatchSize) {
                 n += writeChunk(
@@ -581,6 +825,55 @@ public final class KvCache<K, V> {
         R run(Connection c) throws SQLException;
     }
 
+    private static long[] hashes(Collection<ByteKey> keys) {
+        long[] out = new long[keys.size()];
+        int i = 0;
+        for (ByteKey k : keys) {
+            out[i++] = NearCache.hash64(k.bytes());
+        }
+        return out;
+    }
+
+    /**
+     * Runs a write of the keys {@code hashes} (null: the whole cache) and invalidates near caches
+     * (see {@link NearCaches}). On its own: the NOTIFY is the transaction's last statement, then
+     * this instance's entries go after the commit. In a session: one NOTIFY per cache before the
+     * session commits, local entries after. On an application's connection (which this instance
+     * cannot see commit): the NOTIFY follows the write in the application's transaction, always,
+     * and the keys are not filled here until it arrives.
+     */
+    private <R> R writing(KvDefinition d, String what, boolean atomic, long[] hashes, Work<R> work) {
+        NearCaches near = caches.near();
+        if (binding.autocommit()) {
+            boolean notify = near.mustNotify(false);
+            try {
+                return run(d, what, atomic || notify, c -> {
+                    R r = work.run(c);
+                    if (notify) {
+                        near.send(c, d.id(), hashes);
+                    }
+                    return r;
+                });
+            } finally {
+                near.invalidate(d.id(), hashes); // after the commit (or a failure: dropping is harmless)
+            }
+        }
+        BrokerSession session = binding.session();
+        if (session != null) {
+            R r = run(d, what, atomic, work);
+            near.written(session, session.onApplicationConnection(), d.id(), hashes);
+            return r;
+        }
+        near.unsettle(d.id(), hashes);
+        return run(d, what, atomic, c -> {
+            R r = work.run(c);
+            if (near.mustNotify(true)) {
+                near.send(c, d.id(), hashes);
+            }
+            return r;
+        });
+    }
+
     /**
      * Runs {@code work} where this view's operations run. Unbound, on a pooled connection: in
      * autocommit, or in one transaction when {@code atomic} (a batch of several chunks).
@@ -594,27 +887,39 @@ public final class KvCache<K, V> {
                 throw translate(e, what, d);
             }
         }
-        try (Connection c = caches.dataSource().getConnection()) {
-            if (!atomic) {
-                return work.run(c);
-            }
-            c.setAutoCommit(false);
+        if (binding.lent() != null) {
             try {
-                R r = work.run(c);
-                c.commit();
-                return r;
-            } catch (SQLException | RuntimeException e) {
-                try {
-                    c.rollback();
-                } catch (SQLException ignored) {
-                    // a broken connection: the pool discards it
-                }
-                throw e;
-            } finally {
-                c.setAutoCommit(true);
+                return runOn(binding.lent(), atomic, work);
+            } catch (SQLException e) {
+                throw translate(e, what, d);
             }
+        }
+        try (Connection c = caches.dataSource().getConnection()) {
+            return runOn(c, atomic, work);
         } catch (SQLException e) {
             throw translate(e, what, d);
+        }
+    }
+
+    /** On a connection in autocommit mode: the work on its own, or in one transaction when {@code atomic}. */
+    private static <R> R runOn(Connection c, boolean atomic, Work<R> work) throws SQLException {
+        if (!atomic) {
+            return work.run(c);
+        }
+        c.setAutoCommit(false);
+        try {
+            R r = work.run(c);
+            c.commit();
+            return r;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback();
+            } catch (SQLException ignored) {
+                // a broken connection: the pool discards it
+            }
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
         }
     }
 

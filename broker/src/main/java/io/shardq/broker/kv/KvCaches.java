@@ -48,6 +48,10 @@ public final class KvCaches {
 
     private record Loaded(KvDefinition definition, long atNanos) {}
 
+    private volatile NearCaches near = new NearCaches(0, () -> false);
+    private volatile long loadTimeoutMs = 30_000;
+    private final Map<Integer, KvLoads> loads = new ConcurrentHashMap<>();
+
     /**
      * @param clock the clock that decides expiry (tests set it)
      * @param partitionMissing told when a write found no partition for its bucket (wakes the leader)
@@ -65,6 +69,31 @@ public final class KvCaches {
     public <K, V> KvCache<K, V> open(String name, Codec<K> keys, Codec<V> values) {
         definition(Names.checkCache(name));
         return new KvCache<>(this, name, keys, values, KvCache.Binding.AUTOCOMMIT, defaultBatch);
+    }
+
+    /** Sets the near caches (the broker wires their NOTIFY handler to its LISTEN connection). */
+    public KvCaches near(NearCaches near) {
+        this.near = near;
+        return this;
+    }
+
+    NearCaches near() {
+        return near;
+    }
+
+    /** Sets how long a read-through load may take and be waited for. */
+    public KvCaches loadTimeoutMs(long ms) {
+        this.loadTimeoutMs = Math.max(1, ms);
+        return this;
+    }
+
+    long loadTimeoutMs() {
+        return loadTimeoutMs;
+    }
+
+    /** The loads in flight of cache {@code id} in this instance. */
+    KvLoads loads(int id) {
+        return loads.computeIfAbsent(id, i -> new KvLoads());
     }
 
     DataSource dataSource() {

@@ -11,6 +11,8 @@ public final class KvCounters {
     final LongAdder loadNanos = new LongAdder();
     final LongAdder puts = new LongAdder();
     final LongAdder removals = new LongAdder();
+    final LongAdder nearHits = new LongAdder();
+    final LongAdder nearMisses = new LongAdder();
 
     /** The counters with the catalog's figures ({@code -1} where not read). */
     public io.shardq.broker.CacheStats snapshot(
@@ -28,6 +30,8 @@ public final class KvCounters {
                 expirations,
                 entries,
                 bytes,
-                expiredUnreclaimed);
+                expiredUnreclaimed,
+                nearHits.sum(),
+                nearMisses.sum());
     }
 }

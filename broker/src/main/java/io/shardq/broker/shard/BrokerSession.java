@@ -134,6 +134,11 @@ public final class BrokerSession implements AutoCloseable {
         this.external = external;
     }
 
+    /** True when this session runs on an application's connection, which the application commits. */
+    public boolean onApplicationConnection() {
+        return external != null;
+    }
+
     public Mode mode() {
         return mode;
     }
@@ -662,8 +667,30 @@ public final class BrokerSession implements AutoCloseable {
         onRollback.add(action);
     }
 
+    /** An action that runs in the transaction, on its connection, just before COMMIT. */
+    @FunctionalInterface
+    public interface BeforeCommit {
+        void run(Connection c) throws SQLException;
+    }
+
+    /** Run once inside the current transaction, just before it commits (see {@link #beforeCommit}). */
+    private final List<BeforeCommit> beforeCommit = new ArrayList<>();
+
+    /**
+     * Runs {@code action} once, inside the current transaction on its connection, as the last work
+     * before COMMIT (for a session on an application's connection: when {@code commit()} is called,
+     * before the application commits). A failure fails the commit. Forgotten after the transaction
+     * ends. For statements that must commit with the transaction and only once per transaction,
+     * such as a NOTIFY that coalesces its writes.
+     */
+    public void beforeCommit(BeforeCommit action) {
+        checkOpen();
+        beforeCommit.add(action);
+    }
+
     /** Runs and forgets the actions of the transaction that ended. */
     private void completed(boolean committed) {
+        beforeCommit.clear();
         if (onCommit.isEmpty() && onRollback.isEmpty()) {
             return;
         }
@@ -748,8 +775,12 @@ public final class BrokerSession implements AutoCloseable {
             }
         }
         List<Claim> moving = consumption ? planCursorMoves() : List.of();
-        boolean dbWork = !toWrite.isEmpty() || !written.isEmpty() || !moving.isEmpty() || txConnection != null;
-        boolean own = txConnection == null && external == null && written.isEmpty();
+        boolean dbWork = !toWrite.isEmpty()
+                || !written.isEmpty()
+                || !moving.isEmpty()
+                || txConnection != null
+                || !beforeCommit.isEmpty();
+        boolean own = txConnection == null && external == null && written.isEmpty() && beforeCommit.isEmpty();
         boolean onlyOneBatch = own && toWrite.size() == 1 && moving.isEmpty();
         // one claim's commit is one statement (cursor_commit_move, or the log insert)
         boolean onlyOneMove = own && toWrite.isEmpty() && moving.size() == 1;
@@ -812,6 +843,9 @@ public final class BrokerSession implements AutoCloseable {
                 committing = c.getAutoCommit(); // one statement: it commits itself
                 for (Claim cl : moving) {
                     advanceCursor(c, cl, me);
+                }
+                for (BeforeCommit action : beforeCommit) {
+                    action.run(c);
                 }
                 if (external == null && !c.getAutoCommit()) {
                     committing = true;

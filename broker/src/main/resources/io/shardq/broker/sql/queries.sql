@@ -437,14 +437,15 @@ SELECT id, name, durable, default_ttl_ms, max_ttl_ms, max_entries, max_bytes, bu
 
 -- name: kv_select_many
 -- One probe of each partition's primary key per key: no scan at any size.
-SELECT k, v FROM /* TEMPLATE: kv */
+-- The expiry (epoch ms, null: none) is for the near cache, which must not serve an entry after it.
+SELECT k, v, (extract(epoch FROM expires_at) * 1000)::bigint FROM /* TEMPLATE: kv */
  WHERE k = ANY(?) AND (expires_at IS NULL OR expires_at > shardq.kv_ts(?))
 
 -- name: kv_select_one
 -- One key: with "k = ?" PostgreSQL settles on a generic plan after five runs (no planning per call,
 -- measured 0.01 ms instead of 0.33 ms over 20 partitions); with "k = ANY(?)" it keeps re-planning,
 -- since its custom plans look cheaper than the generic one for an array of unknown length.
-SELECT v FROM /* TEMPLATE: kv */
+SELECT v, (extract(epoch FROM expires_at) * 1000)::bigint FROM /* TEMPLATE: kv */
  WHERE k = ? AND (expires_at IS NULL OR expires_at > shardq.kv_ts(?))
 
 -- name: kv_select_exists
@@ -492,6 +493,33 @@ INSERT INTO /* TEMPLATE: kv */ (k, v, expires_at, bucket, touched_at, size)
 SELECT u.k, u.v, shardq.kv_ts(u.e), u.b, shardq.kv_ts(?), octet_length(u.k) + octet_length(u.v)
   FROM unnest(?::bytea[], ?::bytea[], ?::bigint[], ?::bigint[]) AS u (k, v, e, b)
  WHERE NOT EXISTS (SELECT 1 FROM /* TEMPLATE: kv */ x WHERE x.k = u.k)
+
+-- name: kv_load_try_lock
+-- A read-through load's session-level lock on (cache, key hash), in a key space of its own (the
+-- writers' transaction locks are (cache id, hash)), and when the try was made: a failure the
+-- holder records later is at or after it.
+SELECT pg_try_advisory_lock(hashtext('shardq.kv_load') # ?, ?), clock_timestamp()
+
+-- name: kv_load_lock
+-- Waits for the holder's load to end; bounded by lock_timeout (kv_load_lock_timeout).
+SELECT pg_advisory_lock(hashtext('shardq.kv_load') # ?, ?)
+
+-- name: kv_load_unlock
+SELECT pg_advisory_unlock(hashtext('shardq.kv_load') # ?, ?)
+
+-- name: kv_load_lock_timeout
+-- Session-level, on a pooled connection: set before the wait, set back to '0' after it.
+SELECT set_config('lock_timeout', ?, false)
+
+-- name: kv_load_failure_upsert
+INSERT INTO shardq.kv_load_failure (cache_id, key_hash, k, attempt_at, error)
+VALUES (?, ?, ?, clock_timestamp(), ?)
+ON CONFLICT (cache_id, key_hash)
+DO UPDATE SET k = excluded.k, attempt_at = excluded.attempt_at, error = excluded.error
+
+-- name: kv_load_failure_select
+SELECT error FROM shardq.kv_load_failure
+ WHERE cache_id = ? AND key_hash = ? AND k = ? AND attempt_at >= ?
 
 -- name: kv_clear
 SELECT shardq.kv_clear(?)
