@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -137,17 +136,30 @@ final class CacheReadCommand implements Callable<Integer> {
             throws Exception {
         CacheReadScenario probe = scenarioFor.apply(List.of());
         int maxThreads = Math.max(Collections.max(probe.threads()), probe.scaleThreads());
-        BrokerConfig config =
-                brokerConfig.get().set(BrokerProperty.POOL_SIZE, maxThreads + 4).build();
-        try (Broker broker = Broker.start(config)) {
+        // two instances on one database: the miss path's without a near cache, the near cache's
+        // with room for every entry of the largest size (about 300 bytes each with its key)
+        long largest = Math.max(
+                probe.entries(),
+                probe.sizes().stream().mapToLong(Integer::longValue).max().orElse(0));
+        BrokerConfig config = brokerConfig
+                .get()
+                .set(BrokerProperty.POOL_SIZE, maxThreads + 4)
+                .set(BrokerProperty.KV_NEAR_MAX_BYTES, 0)
+                .build();
+        BrokerConfig nearConfig = brokerConfig
+                .get()
+                .set(BrokerProperty.POOL_SIZE, maxThreads + 4)
+                .set(BrokerProperty.KV_NEAR_MAX_BYTES, Math.min(Integer.MAX_VALUE, Math.max(64L << 20, largest * 1024)))
+                .build();
+        try (Broker broker = Broker.start(config);
+                Broker nearBroker = Broker.start(nearConfig)) {
             List<ReadSystem> systems = new ArrayList<>();
-            Optional<ReadSystem> near = NearCache.system(broker);
-            near.ifPresent(systems::add);
-            systems.add(new KvReadSystem(broker));
+            systems.add(new KvReadSystem(broker)); // first: it makes and loads the cache
+            systems.add(new NearCache(nearBroker));
             systems.add(new SelectReadSystem(ds));
             CacheReadScenario scenario =
                     scenarioFor.apply(systems.stream().map(ReadSystem::name).toList());
-            return run(env, scenario, systems, near.isPresent() ? null : NearCache.UNAVAILABLE, progress, stdout);
+            return run(env, scenario, systems, null, progress, stdout);
         }
     }
 

@@ -10,9 +10,9 @@ import java.util.Map;
 
 /**
  * ShardQ's cache, every read served from PostgreSQL: {@code KvCache#get} of a String key (UTF-8)
- * and a byte[] value, unbound (a pooled connection per call, one {@code kv_select_one}). The
- * broker of this build has no near cache, so nothing is served from memory; once it has one, this
- * system must open its view with the near cache off, so it keeps measuring the miss path.
+ * and a byte[] value, unbound (a pooled connection per call, one {@code kv_select_one}), on an
+ * instance started with the near cache off ({@code shardq.kv.near-max-bytes=0}), so every read is
+ * the miss path; {@link NearCache} reads the same cache through an instance that has one.
  * Loaded with {@code putAll} of {@link #LOAD_BATCH} entries.
  */
 class KvReadSystem implements ReadSystem {
@@ -34,7 +34,7 @@ class KvReadSystem implements ReadSystem {
 
     @Override
     public String describe() {
-        return "KvCache#get, a miss served from PostgreSQL (durable cache, no near cache in this build)";
+        return "KvCache#get, a miss served from PostgreSQL (durable cache, this instance's near cache off)";
     }
 
     @Override

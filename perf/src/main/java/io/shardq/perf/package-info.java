@@ -66,8 +66,8 @@
  * io.shardq.perf.UpsertPutAllSystem}), once per run, and checks the count after each. {@code
  * CacheReadRunner} grows a {@link io.shardq.perf.ReadSystem} of each kind size by size and times
  * random reads: the cache's get from PostgreSQL ({@link io.shardq.perf.KvReadSystem}) against a
- * primary-key SELECT ({@link io.shardq.perf.SelectReadSystem}); the near cache's reads join as one
- * more {@code ReadSystem} from {@link io.shardq.perf.NearCache} once the broker has one (until
- * then the report says they are not available).
+ * primary-key SELECT ({@link io.shardq.perf.SelectReadSystem}), and the near cache's hits
+ * ({@link io.shardq.perf.NearCache}, a second instance with a near cache big enough for every
+ * entry, reading the same cache).
  */
 package io.shardq.perf;
