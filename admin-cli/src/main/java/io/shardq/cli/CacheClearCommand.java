@@ -2,8 +2,6 @@ package io.shardq.cli;
 
 import io.shardq.broker.Broker;
 import io.shardq.broker.CacheStats;
-import io.shardq.broker.ErrorKind;
-import io.shardq.broker.ShardQException;
 import io.shardq.broker.catalog.Names;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -43,14 +41,11 @@ final class CacheClearCommand implements Callable<Integer> {
         Names.checkCache(name);
         PrintWriter out = spec.commandLine().getOut();
         try (Broker broker = connection.startBroker("cache clear")) {
-            CacheCommand.require(broker.admin(), name);
-            CacheStats s = broker.admin().cacheStats(name);
-            if (s.entries() > 0 && !force) {
-                throw new ShardQException(
-                        ErrorKind.ILLEGAL_STATE,
-                        "cache " + name + " holds " + CacheCommand.entries(s.entries()) + " (" + Format.bytes(s.bytes())
-                                + "): clear it with --force (they are lost)");
-            }
+            CacheStats s = CacheCommand.emptyOrForced(
+                    broker.admin(),
+                    name,
+                    force,
+                    held -> "cache " + name + " holds " + held + ": clear it with --force (they are lost)");
             // counted just before: entries written between the count and the TRUNCATE go too
             CacheCommand.open(broker, name).clear();
             if (output.json) {

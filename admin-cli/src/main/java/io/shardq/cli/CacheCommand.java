@@ -62,6 +62,22 @@ final class CacheCommand implements Runnable {
     }
 
     /** The cache called {@code name}: a clear error when the name is malformed or unknown. */
+    /**
+     * The cache's statistics, after checking it exists; a cache holding live entries is refused
+     * unless {@code force}, with {@code refusal(entries and bytes)} as the message.
+     */
+    static CacheStats emptyOrForced(
+            Admin admin, String name, boolean force, java.util.function.Function<String, String> refusal) {
+        require(admin, name);
+        CacheStats s = admin.cacheStats(name);
+        if (s.entries() > 0 && !force) {
+            throw new ShardQException(
+                    ErrorKind.ILLEGAL_STATE,
+                    refusal.apply(entries(s.entries()) + " (" + Format.bytes(s.bytes()) + ")"));
+        }
+        return s;
+    }
+
     static CacheInfo require(Admin admin, String name) {
         Names.checkCache(name);
         try {

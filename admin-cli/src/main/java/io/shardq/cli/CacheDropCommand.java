@@ -3,8 +3,6 @@ package io.shardq.cli;
 import io.shardq.broker.Admin;
 import io.shardq.broker.Broker;
 import io.shardq.broker.CacheStats;
-import io.shardq.broker.ErrorKind;
-import io.shardq.broker.ShardQException;
 import io.shardq.broker.catalog.Names;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -45,14 +43,11 @@ final class CacheDropCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (Broker broker = connection.startBroker("cache drop")) {
             Admin admin = broker.admin();
-            CacheCommand.require(admin, name);
-            CacheStats s = admin.cacheStats(name);
-            if (s.entries() > 0 && !force) {
-                throw new ShardQException(
-                        ErrorKind.ILLEGAL_STATE,
-                        "cache " + name + " is not empty: " + CacheCommand.entries(s.entries()) + " ("
-                                + Format.bytes(s.bytes()) + "); drop it anyway with --force");
-            }
+            CacheStats s = CacheCommand.emptyOrForced(
+                    admin,
+                    name,
+                    force,
+                    held -> "cache " + name + " is not empty: " + held + "; drop it anyway with --force");
             admin.dropCache(name);
             if (output.json) {
                 Json.print(out, Json.object().put("dropped", name).put("entries", s.entries()));

@@ -152,17 +152,7 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
     }
 
     String json() {
-        StringBuilder sb = new StringBuilder("{\n");
-        JsonReport.field(sb, 1, "unsafe", !environment.durable(), true);
-        JsonReport.field(
-                sb, 1, "banner", environment.unsafeBanner().isEmpty() ? null : environment.unsafeBanner(), true);
-        sb.append("  \"environment\": {\n");
-        for (String[] f : environment.facts()) {
-            JsonReport.field(sb, 2, f[0], f[1], true);
-        }
-        JsonReport.field(sb, 2, "durable", environment.durable(), false);
-        sb.append("  },\n  \"scenario\": {\n");
-        JsonReport.field(sb, 2, "name", "cache-putall", true);
+        StringBuilder sb = JsonReport.opening(environment, "cache-putall");
         JsonReport.field(sb, 2, "threads", scenario.threads(), true);
         JsonReport.field(sb, 2, "entries", scenario.entries(), true);
         JsonReport.field(sb, 2, "batch", scenario.batch(), true);

@@ -299,17 +299,7 @@ record CacheReadReport(
     }
 
     String json() {
-        StringBuilder sb = new StringBuilder("{\n");
-        JsonReport.field(sb, 1, "unsafe", !environment.durable(), true);
-        JsonReport.field(
-                sb, 1, "banner", environment.unsafeBanner().isEmpty() ? null : environment.unsafeBanner(), true);
-        sb.append("  \"environment\": {\n");
-        for (String[] f : environment.facts()) {
-            JsonReport.field(sb, 2, f[0], f[1], true);
-        }
-        JsonReport.field(sb, 2, "durable", environment.durable(), false);
-        sb.append("  },\n  \"scenario\": {\n");
-        JsonReport.field(sb, 2, "name", "cache-read", true);
+        StringBuilder sb = JsonReport.opening(environment, "cache-read");
         sb.append("    \"threads\": ").append(scenario.threads()).append(",\n");
         JsonReport.field(sb, 2, "entries", scenario.entries(), true);
         sb.append("    \"sizes\": ").append(scenario.sizes()).append(",\n");

@@ -17,20 +17,27 @@ import java.util.List;
 final class JsonReport {
     private JsonReport() {}
 
-    static String render(RunReport report) {
-        Environment env = report.environment();
-        Scenario sc = report.scenario();
+    /**
+     * What every benchmark's results.json opens with: whether the run was unsafe, the environment's
+     * facts, then the scenario object opened with its name (the caller adds its fields).
+     */
+    static StringBuilder opening(Environment env, String scenario) {
         StringBuilder sb = new StringBuilder("{\n");
         field(sb, 1, "unsafe", !env.durable(), true);
         field(sb, 1, "banner", env.unsafeBanner().isEmpty() ? null : env.unsafeBanner(), true);
         sb.append("  \"environment\": {\n");
-        List<String[]> facts = env.facts();
-        for (int i = 0; i < facts.size(); i++) {
-            field(sb, 2, facts.get(i)[0], facts.get(i)[1], true);
+        for (String[] f : env.facts()) {
+            field(sb, 2, f[0], f[1], true);
         }
         field(sb, 2, "durable", env.durable(), false);
         sb.append("  },\n  \"scenario\": {\n");
-        field(sb, 2, "name", "queue", true);
+        field(sb, 2, "name", scenario, true);
+        return sb;
+    }
+
+    static String render(RunReport report) {
+        Scenario sc = report.scenario();
+        StringBuilder sb = opening(report.environment(), "queue");
         sb.append("    \"threads\": ").append(sc.threads()).append(",\n");
         sb.append("    \"systems\": [");
         for (int i = 0; i < sc.systems().size(); i++) {

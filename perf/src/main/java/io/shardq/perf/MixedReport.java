@@ -88,16 +88,7 @@ record MixedReport(Environment environment, MixedScenario scenario, List<StageRe
     String json() {
         Environment env = environment;
         Workload w = scenario.workload();
-        StringBuilder sb = new StringBuilder("{\n");
-        JsonReport.field(sb, 1, "unsafe", !env.durable(), true);
-        JsonReport.field(sb, 1, "banner", env.unsafeBanner().isEmpty() ? null : env.unsafeBanner(), true);
-        sb.append("  \"environment\": {\n");
-        for (String[] f : env.facts()) {
-            JsonReport.field(sb, 2, f[0], f[1], true);
-        }
-        JsonReport.field(sb, 2, "durable", env.durable(), false);
-        sb.append("  },\n  \"scenario\": {\n");
-        JsonReport.field(sb, 2, "name", "mixed", true);
+        StringBuilder sb = JsonReport.opening(env, "mixed");
         JsonReport.field(sb, 2, "workload", w.source(), true);
         sb.append("    \"templates\": [");
         for (int i = 0; i < w.templates().size(); i++) {

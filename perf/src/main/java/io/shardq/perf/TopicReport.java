@@ -256,17 +256,7 @@ record TopicReport(Environment environment, TopicScenario scenario, TopicCompari
     }
 
     String json() {
-        StringBuilder sb = new StringBuilder("{\n");
-        JsonReport.field(sb, 1, "unsafe", !environment.durable(), true);
-        JsonReport.field(
-                sb, 1, "banner", environment.unsafeBanner().isEmpty() ? null : environment.unsafeBanner(), true);
-        sb.append("  \"environment\": {\n");
-        for (String[] f : environment.facts()) {
-            JsonReport.field(sb, 2, f[0], f[1], true);
-        }
-        JsonReport.field(sb, 2, "durable", environment.durable(), false);
-        sb.append("  },\n  \"scenario\": {\n");
-        JsonReport.field(sb, 2, "name", "topic", true);
+        StringBuilder sb = JsonReport.opening(environment, "topic");
         sb.append("    \"publishers\": ").append(scenario.publishers()).append(",\n");
         JsonReport.field(sb, 2, "subscriptions", scenario.subscriptions(), true);
         JsonReport.field(sb, 2, "consumer_threads", scenario.consumerThreads(), true);
