@@ -617,7 +617,9 @@ public final class KvCache<K, V> {
         List<Row> sorted = new ArrayList<>(rows.values());
         sorted.sort(Comparator.comparingInt(r -> r.key().hash()));
         Long bucket = expires == null ? 0L : d.bucket(expires);
-        int written = writing(d, "writing", true, hashes(rows.keySet()), c -> {
+        // one chunk of puts is atomic by itself (one implicit transaction, see putChunk)
+        boolean atomic = mode != MODE_PUT || sorted.size() > maxBatchSize;
+        int written = writing(d, "writing", atomic, hashes(rows.keySet()), c -> {
             int n = 0;
             for (int from = 0; from < sorted.size(); from += maxBatchSize) {
                 n += writeChunk(
@@ -661,8 +663,11 @@ public final class KvCache<K, V> {
                 hashes.add(h);
             }
         }
-        try (PreparedStatement ps =
-                c.prepareStatement(Queries.get(ownTransaction ? "kv_lock_keys_generic" : "kv_lock_keys"))) {
+        String lock = Queries.get(ownTransaction ? "kv_lock_keys_generic" : "kv_lock_keys");
+        if (mode == MODE_PUT) {
+            return putChunk(c, lock, d, chunk, hashes, now, expires, bucket);
+        }
+        try (PreparedStatement ps = c.prepareStatement(lock)) {
             ps.setInt(1, d.id());
             ps.setArray(2, c.createArrayOf("integer", hashes.toArray()));
             ps.executeQuery().close();
@@ -716,6 +721,62 @@ public final class KvCache<K, V> {
             ps.setArray(4, c.createArrayOf("bigint", es));
             ps.setArray(5, c.createArrayOf("bigint", bs));
             return ps.executeUpdate();
+        }
+    }
+
+    /**
+     * A put's chunk as one round trip: the lock, the delete and the insert sent together (pgjdbc
+     * sends the statements of one prepared string with a single Sync). PostgreSQL still runs them
+     * one after another, each with a snapshot taken when it starts, so the delete sees what an
+     * earlier holder of the locks committed, as with three round trips; outside a transaction the
+     * three form one implicit transaction, committed at the Sync, so a lone putAll chunk is one
+     * round trip and one commit (it was four: lock, delete, insert, COMMIT).
+     */
+    private static int putChunk(
+            Connection c,
+            String lock,
+            KvDefinition d,
+            List<Row> chunk,
+            List<Integer> hashes,
+            long now,
+            Long expires,
+            Long bucket)
+            throws SQLException {
+        int n = chunk.size();
+        byte[][] ks = keys(chunk);
+        byte[][] vs = new byte[n][];
+        Long[] es = new Long[n];
+        Long[] bs = new Long[n];
+        for (int i = 0; i < n; i++) {
+            vs[i] = chunk.get(i).value();
+            es[i] = expires;
+            bs[i] = bucket;
+        }
+        String sql = lock + ";\n" + Queries.withKv("kv_delete_many", d.id()) + ";\n"
+                + Queries.withKv("kv_insert_many", d.id());
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setInt(1, d.id());
+            ps.setArray(2, c.createArrayOf("integer", hashes.toArray()));
+            ps.setArray(3, c.createArrayOf("bytea", ks));
+            ps.setLong(4, now);
+            ps.setLong(5, now);
+            ps.setArray(6, c.createArrayOf("bytea", ks));
+            ps.setArray(7, c.createArrayOf("bytea", vs));
+            ps.setArray(8, c.createArrayOf("bigint", es));
+            ps.setArray(9, c.createArrayOf("bigint", bs));
+            boolean resultSet = ps.execute();
+            int inserted = 0;
+            while (true) {
+                if (!resultSet) {
+                    int count = ps.getUpdateCount();
+                    if (count == -1) {
+                        break;
+                    }
+                    inserted = count; // the insert's, the last statement's
+                }
+                resultSet = ps.getMoreResults();
+            }
+            return inserted;
         }
     }
 
