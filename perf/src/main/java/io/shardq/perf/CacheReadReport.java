@@ -97,31 +97,9 @@ record CacheReadReport(
             out.add(verdict(t, "miss served from PostgreSQL", miss, CacheReadScenario.MISS_P50_TARGET_MICROS));
         }
         if (!scenario.sizes().isEmpty()) {
-            int t = scenario.scaleThreads();
-            List<String> below = new ArrayList<>();
-            boolean all = true;
-            for (int size : scenario.sizes()) {
-                ReadStep m = get(MISS, size, t);
-                double r = m == null ? Double.NaN : vsSelect(m);
-                all &= !Double.isNaN(r);
-                if (!(r > 1)) {
-                    below.add(String.format(Locale.ROOT, "%,d (%s)", size, Numbers.ratio(r)));
-                }
-            }
-            out.add(String.format(
-                    Locale.ROOT,
-                    "ShardQ's get above the direct SELECT at every size (x%d, reads/s): %s",
-                    t,
-                    !all ? "NOT MEASURED at every size" : below.isEmpty() ? "met" : "NOT MET at " + below));
-            ReadStep small = get(MISS, scenario.sizes().get(0), t);
-            ReadStep large = get(MISS, scenario.sizes().get(scenario.sizes().size() - 1), t);
-            if (small != null && large != null && small != large) {
-                out.add(String.format(
-                        Locale.ROOT,
-                        "flat curve: ShardQ's reads/s at %,d entries / at %,d: %s",
-                        large.entries(),
-                        small.entries(),
-                        Numbers.ratio(Rates.ratio(large.readsPerSecond(), small.readsPerSecond()))));
+            scaleVerdicts(out, MISS, "ShardQ's get from PostgreSQL");
+            if (get(NEAR, scenario.sizes().get(0), scenario.scaleThreads()) != null) {
+                scaleVerdicts(out, NEAR, "ShardQ's get with the near cache");
             }
         }
         out.add(
@@ -130,6 +108,38 @@ record CacheReadReport(
                         : "balance: NOT BALANCED: a load stored other than the entries requested, or a read found nothing"
                                 + " or failed");
         return out;
+    }
+
+    /** Seed 000: reads/s above the direct SELECT at every size, and the curve's flatness. */
+    private void scaleVerdicts(List<String> out, String system, String what) {
+        int t = scenario.scaleThreads();
+        List<String> below = new ArrayList<>();
+        boolean all = true;
+        for (int size : scenario.sizes()) {
+            ReadStep m = get(system, size, t);
+            double r = m == null ? Double.NaN : vsSelect(m);
+            all &= !Double.isNaN(r);
+            if (!(r > 1)) {
+                below.add(String.format(Locale.ROOT, "%,d (%s)", size, Numbers.ratio(r)));
+            }
+        }
+        out.add(String.format(
+                Locale.ROOT,
+                "%s above the direct SELECT at every size (x%d, reads/s): %s",
+                what,
+                t,
+                !all ? "NOT MEASURED at every size" : below.isEmpty() ? "met" : "NOT MET at " + below));
+        ReadStep small = get(system, scenario.sizes().get(0), t);
+        ReadStep large = get(system, scenario.sizes().get(scenario.sizes().size() - 1), t);
+        if (small != null && large != null && small != large) {
+            out.add(String.format(
+                    Locale.ROOT,
+                    "flat curve: %s, reads/s at %,d entries / at %,d: %s",
+                    what,
+                    large.entries(),
+                    small.entries(),
+                    Numbers.ratio(Rates.ratio(large.readsPerSecond(), small.readsPerSecond()))));
+        }
     }
 
     private static String verdict(int threads, String what, ReadStep s, double targetMicros) {

@@ -91,8 +91,9 @@ class CacheReadCommandTest {
                 .contains("x1: near-cache hit p50 ")
                 .doesNotContain("not available")
                 .contains("x2: miss served from PostgreSQL p50 ")
-                .contains("ShardQ's get above the direct SELECT at every size (x1, reads/s): ")
-                .contains("flat curve: ShardQ's reads/s at 300 entries / at 100: ")
+                .contains("ShardQ's get from PostgreSQL above the direct SELECT at every size (x1, reads/s): ")
+                .contains("flat curve: ShardQ's get from PostgreSQL, reads/s at 300 entries / at 100: ")
+                .contains("ShardQ's get with the near cache above the direct SELECT at every size (x1, reads/s): ")
                 .doesNotContain("NOT BALANCED");
 
         report.writeTo(dir);
