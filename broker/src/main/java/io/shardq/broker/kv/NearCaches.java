@@ -21,8 +21,10 @@ import org.slf4j.LoggerFactory;
  * statement before COMMIT (NOTIFY is transactional: delivered on commit only). Not API.
  *
  * <p>Payload: {@code <cache id>:<base64 of the keys' 64-bit hashes>}, at most {@link #MAX_HASHES}
- * hashes (under PostgreSQL's 8,000-byte payload limit), else {@code <cache id>:*}, the whole
- * cache. The NOTIFY is skipped when no other instance is alive, except for writes on an
+ * hashes each (under PostgreSQL's 8,000-byte payload limit); a transaction that wrote more keys
+ * sends several, all from one statement, up to {@link #MAX_NOTIFIES} (10,240 keys), and beyond
+ * that {@code <cache id>:*}, the whole cache. (One notification for more than 640 keys used to
+ * empty other instances' near caches at every bulk load.) The NOTIFY is skipped when no other instance is alive, except for writes on an
  * application's connection: this instance cannot see when the application commits, so it relies
  * on its own NOTIFY, received through its LISTEN connection like everyone else's.
  *
@@ -34,6 +36,8 @@ public final class NearCaches {
     public static final String CHANNEL = "shardq_kv";
     /** 640 hashes: 5,120 bytes, 6,828 in base64. */
     static final int MAX_HASHES = 640;
+    /** Notifications one transaction sends per cache before it invalidates the whole cache instead. */
+    static final int MAX_NOTIFIES = 16;
 
     private final long maxBytes;
     private final BooleanSupplier othersAlive;
@@ -93,22 +97,28 @@ public final class NearCaches {
 
     /** Sends the invalidation of {@code hashes} (null: the whole cache) in {@code c}'s transaction. */
     void send(Connection c, int cacheId, long[] hashes) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT count(pg_notify(?, p)) FROM unnest(?::text[]) AS p")) {
             ps.setString(1, CHANNEL);
-            ps.setString(2, payload(cacheId, hashes));
+            ps.setArray(2, c.createArrayOf("text", payloads(cacheId, hashes).toArray()));
             ps.executeQuery().close();
         }
     }
 
-    static String payload(int cacheId, long[] hashes) {
-        if (hashes == null || hashes.length > MAX_HASHES) {
-            return cacheId + ":*";
+    /** The notifications of one transaction's writes to a cache: at most {@link #MAX_NOTIFIES}. */
+    static java.util.List<String> payloads(int cacheId, long[] hashes) {
+        if (hashes == null || hashes.length > MAX_HASHES * MAX_NOTIFIES) {
+            return java.util.List.of(cacheId + ":*");
         }
-        ByteBuffer b = ByteBuffer.allocate(hashes.length * 8);
-        for (long h : hashes) {
-            b.putLong(h);
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (int from = 0; from < hashes.length; from += MAX_HASHES) {
+            int to = Math.min(hashes.length, from + MAX_HASHES);
+            ByteBuffer b = ByteBuffer.allocate((to - from) * 8);
+            for (int i = from; i < to; i++) {
+                b.putLong(hashes[i]);
+            }
+            out.add(cacheId + ":" + Base64.getEncoder().encodeToString(b.array()));
         }
-        return cacheId + ":" + Base64.getEncoder().encodeToString(b.array());
+        return out;
     }
 
     /**
@@ -144,7 +154,7 @@ public final class NearCaches {
         if (hashes == null || keys.contains(null)) {
             keys.clear();
             keys.add(null); // the whole cache
-        } else if (keys.size() <= MAX_HASHES) {
+        } else if (keys.size() <= MAX_HASHES * MAX_NOTIFIES) {
             for (long h : hashes) {
                 keys.add(h);
             }
@@ -152,7 +162,7 @@ public final class NearCaches {
     }
 
     private static long[] hashes(Set<Long> keys) {
-        if (keys.contains(null) || keys.size() > MAX_HASHES) {
+        if (keys.contains(null) || keys.size() > MAX_HASHES * MAX_NOTIFIES) {
             return null;
         }
         return keys.stream().mapToLong(Long::longValue).toArray();

@@ -120,13 +120,33 @@ class KvNearCacheTest {
     }
 
     @Test
+    void moreKeysThanOneNotificationHolds_areInvalidatedKeyByKey() throws Exception {
+        onA.put("other", "o1");
+        filled(onB, "other", "o1");
+        changeBehindTheCachesBack("other", "o2"); // no NOTIFY: only a whole-cache one would drop it
+        onA.put("key-0", "old");
+        filled(onB, "key-0", "old");
+        Map<String, String> many = new HashMap<>();
+        for (int i = 0; i < NearCaches.MAX_HASHES + 10; i++) {
+            many.put("key-" + i, "v" + i);
+        }
+        try (BrokerSession s = a.openSession(BrokerSession.Mode.TRANSACTED)) {
+            onA.in(s).putAll(many);
+            s.commit();
+        }
+        await().atMost(DEADLINE).until(() -> "v0".equals(onB.get("key-0")));
+        // the written keys went, in two notifications; the rest of the near cache stayed
+        assertThat(onB.get("other")).isEqualTo("o1");
+    }
+
+    @Test
     void manyKeysInOneTransaction_invalidateTheWholeCache() throws Exception {
         onA.put("other", "o1");
         filled(onB, "other", "o1");
         changeBehindTheCachesBack("other", "o2"); // no NOTIFY: only a whole-cache one can drop it
         assertThat(onB.get("other")).isEqualTo("o1");
         Map<String, String> many = new HashMap<>();
-        for (int i = 0; i < NearCaches.MAX_HASHES + 10; i++) {
+        for (int i = 0; i < NearCaches.MAX_HASHES * NearCaches.MAX_NOTIFIES + 10; i++) {
             many.put("key-" + i, "v" + i);
         }
         try (BrokerSession s = a.openSession(BrokerSession.Mode.TRANSACTED)) {
