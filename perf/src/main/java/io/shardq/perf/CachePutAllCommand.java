@@ -94,9 +94,7 @@ final class CachePutAllCommand implements Callable<Integer> {
             CachePutAllReport report =
                     run(db.dataSource(), BrokerConfig::builder, env, scenario, Progress.forTerminal(stdout), stdout);
             if (out != null) {
-                for (Path p : report.writeTo(out)) {
-                    stdout.println("wrote " + p.toAbsolutePath());
-                }
+                ReportFiles.announce(report.writeTo(out), stdout);
             }
             stdout.flush();
             return exitCode(report);

@@ -1,8 +1,6 @@
 package io.shardq.perf;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -259,13 +257,6 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
     }
 
     List<Path> writeTo(Path dir) throws IOException {
-        Files.createDirectories(dir);
-        Path json = dir.resolve("results.json");
-        Path csv = dir.resolve("results.csv");
-        Path html = dir.resolve("results.html");
-        Files.writeString(json, json(), StandardCharsets.UTF_8);
-        Files.writeString(csv, csv(), StandardCharsets.UTF_8);
-        Files.writeString(html, html(), StandardCharsets.UTF_8);
-        return List.of(json, csv, html);
+        return ReportFiles.write(dir, json(), csv(), html());
     }
 }

@@ -113,9 +113,7 @@ final class CacheReadCommand implements Callable<Integer> {
             CacheReadReport report = run(
                     db.dataSource(), BrokerConfig::builder, env, this::scenario, Progress.forTerminal(stdout), stdout);
             if (out != null) {
-                for (Path p : report.writeTo(out)) {
-                    stdout.println("wrote " + p.toAbsolutePath());
-                }
+                ReportFiles.announce(report.writeTo(out), stdout);
             }
             stdout.flush();
             return exitCode(report);

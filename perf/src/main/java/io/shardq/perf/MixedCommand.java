@@ -106,9 +106,7 @@ final class MixedCommand implements Callable<Integer> {
                 stdout.println(failure);
             }
             if (out != null) {
-                for (Path p : report.writeTo(out)) {
-                    stdout.println("wrote " + p.toAbsolutePath());
-                }
+                ReportFiles.announce(report.writeTo(out), stdout);
             }
             stdout.flush();
             boolean failed = results.stream().anyMatch(s -> s.all().counts().failed() > 0);

@@ -131,9 +131,7 @@ final class QueueCommand implements Callable<Integer> {
             stdout.println();
             stdout.print(TextReport.render(env, scenario, run));
             if (out != null) {
-                for (Path p : new RunReport(env, scenario, run).writeTo(out)) {
-                    stdout.println("wrote " + p.toAbsolutePath());
-                }
+                ReportFiles.announce(new RunReport(env, scenario, run).writeTo(out), stdout);
             }
             stdout.flush();
             return run.results().stream().anyMatch(r -> r.errors() > 0) ? 1 : 0;

@@ -1,8 +1,6 @@
 package io.shardq.perf;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Function;
@@ -56,14 +54,7 @@ record RunReport(Environment environment, Scenario scenario, Comparison run) {
 
     /** Writes results.json, results.csv and results.html into the directory, creating it. */
     List<Path> writeTo(Path dir) throws IOException {
-        Files.createDirectories(dir);
-        Path json = dir.resolve("results.json");
-        Path csv = dir.resolve("results.csv");
-        Path html = dir.resolve("results.html");
-        Files.writeString(json, JsonReport.render(this), StandardCharsets.UTF_8);
-        Files.writeString(csv, CsvReport.render(this), StandardCharsets.UTF_8);
-        Files.writeString(html, HtmlReport.render(this), StandardCharsets.UTF_8);
-        return List.of(json, csv, html);
+        return ReportFiles.write(dir, JsonReport.render(this), CsvReport.render(this), HtmlReport.render(this));
     }
 
     private static Column col(String name, Function<Row, Object> value) {

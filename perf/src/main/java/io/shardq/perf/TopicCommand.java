@@ -143,9 +143,7 @@ final class TopicCommand implements Callable<Integer> {
             Environment env = new ServerProbe(ds).environment(db.displayUrl(), db.isEmbedded());
             TopicReport report = run(ds, BrokerConfig::builder, env, scenario, Progress.forTerminal(stdout), stdout);
             if (out != null) {
-                for (Path p : report.writeTo(out)) {
-                    stdout.println("wrote " + p.toAbsolutePath());
-                }
+                ReportFiles.announce(report.writeTo(out), stdout);
             }
             stdout.flush();
             return exitCode(report);
