@@ -704,6 +704,17 @@ public final class KvCache<K, V> {
                 }
             }
         }
+        String insert = mode == MODE_IF_ABSENT ? "kv_insert_absent" : "kv_insert_many";
+        try (PreparedStatement ps = c.prepareStatement(Queries.withKv(insert, d.id()))) {
+            bindInsert(c, ps, 1, rows, now, expires, bucket);
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Binds kv_insert_many's (or kv_insert_absent's) five parameters from {@code first} on. */
+    private static void bindInsert(
+            Connection c, PreparedStatement ps, int first, List<Row> rows, long now, Long expires, Long bucket)
+            throws SQLException {
         int n = rows.size();
         byte[][] vs = new byte[n][];
         Long[] es = new Long[n];
@@ -713,15 +724,11 @@ public final class KvCache<K, V> {
             es[i] = expires;
             bs[i] = bucket;
         }
-        String insert = mode == MODE_IF_ABSENT ? "kv_insert_absent" : "kv_insert_many";
-        try (PreparedStatement ps = c.prepareStatement(Queries.withKv(insert, d.id()))) {
-            ps.setLong(1, now);
-            ps.setArray(2, c.createArrayOf("bytea", keys(rows)));
-            ps.setArray(3, c.createArrayOf("bytea", vs));
-            ps.setArray(4, c.createArrayOf("bigint", es));
-            ps.setArray(5, c.createArrayOf("bigint", bs));
-            return ps.executeUpdate();
-        }
+        ps.setLong(first, now);
+        ps.setArray(first + 1, c.createArrayOf("bytea", keys(rows)));
+        ps.setArray(first + 2, c.createArrayOf("bytea", vs));
+        ps.setArray(first + 3, c.createArrayOf("bigint", es));
+        ps.setArray(first + 4, c.createArrayOf("bigint", bs));
     }
 
     /**
@@ -742,28 +749,14 @@ public final class KvCache<K, V> {
             Long expires,
             Long bucket)
             throws SQLException {
-        int n = chunk.size();
-        byte[][] ks = keys(chunk);
-        byte[][] vs = new byte[n][];
-        Long[] es = new Long[n];
-        Long[] bs = new Long[n];
-        for (int i = 0; i < n; i++) {
-            vs[i] = chunk.get(i).value();
-            es[i] = expires;
-            bs[i] = bucket;
-        }
         String sql = lock + ";\n" + Queries.withKv("kv_delete_many", d.id()) + ";\n"
                 + Queries.withKv("kv_insert_many", d.id());
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setInt(1, d.id());
             ps.setArray(2, c.createArrayOf("integer", hashes.toArray()));
-            ps.setArray(3, c.createArrayOf("bytea", ks));
+            ps.setArray(3, c.createArrayOf("bytea", keys(chunk)));
             ps.setLong(4, now);
-            ps.setLong(5, now);
-            ps.setArray(6, c.createArrayOf("bytea", ks));
-            ps.setArray(7, c.createArrayOf("bytea", vs));
-            ps.setArray(8, c.createArrayOf("bigint", es));
-            ps.setArray(9, c.createArrayOf("bigint", bs));
+            bindInsert(c, ps, 5, chunk, now, expires, bucket);
             boolean resultSet = ps.execute();
             int inserted = 0;
             while (true) {
