@@ -18,6 +18,7 @@ import io.shardq.broker.kv.KvCache;
 import io.shardq.broker.kv.KvCaches;
 import io.shardq.broker.kv.KvMaintainer;
 import io.shardq.broker.kv.KvToucher;
+import io.shardq.broker.kv.KvWriteBehindFlusher;
 import io.shardq.broker.kv.NearCaches;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
@@ -85,6 +86,7 @@ public final class Broker implements AutoCloseable {
     private final KvCaches kvCaches;
     private final KvMaintainer kvMaintainer;
     private final KvToucher kvToucher;
+    private final KvWriteBehindFlusher kvFlusher;
     private volatile boolean closed;
 
     private Broker(BrokerConfig config, Clock clock) {
@@ -202,6 +204,12 @@ public final class Broker implements AutoCloseable {
                 prefix + "-kv-maintenance-1");
         kvLeader[0] = kvMaintainer;
         this.kvToucher = new KvToucher(kvCaches, touchInterval, prefix + "-kv-toucher-1");
+        this.kvFlusher = new KvWriteBehindFlusher(
+                kvCaches, config.getInt(BrokerProperty.KV_WRITE_BEHIND_FLUSH_MS), prefix + "-kv-flusher-1");
+        kvCaches.writeBehind(
+                config.getInt(BrokerProperty.KV_WRITE_BEHIND_MAX_PENDING),
+                config.getInt(BrokerProperty.KV_WRITE_BEHIND_BLOCK_MS),
+                kvFlusher::trigger);
         NearCaches nearCaches = new NearCaches(
                         Math.max(0, config.getInt(BrokerProperty.KV_NEAR_MAX_BYTES)), this::otherInstancesAlive)
                 .fillsAfter(3 * beat);
@@ -225,6 +233,7 @@ public final class Broker implements AutoCloseable {
         reaper.start();
         kvMaintainer.start();
         kvToucher.start();
+        kvFlusher.start();
         LOG.info("{} - ShardQ instance started on {}", instanceId, database.displayUrl());
     }
 
@@ -911,7 +920,9 @@ public final class Broker implements AutoCloseable {
             return;
         }
         closed = true;
-        // the elector first: it resigns, and a follower takes over while we finish
+        // accepted write-behind writes first, while everything they need still runs
+        kvFlusher.stop();
+        // the elector next: it resigns, and a follower takes over while we finish
         elector.stop();
         reaper.stop();
         kvMaintainer.stop();

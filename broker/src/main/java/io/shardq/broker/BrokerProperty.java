@@ -180,6 +180,23 @@ public enum BrokerProperty {
             "33554432",
             "bound, in key and value bytes, of this instance's near cache of each key/value cache (an in-process "
                     + "copy invalidated at commit); 0 turns near caches off"),
+    KV_WRITE_BEHIND_FLUSH_MS(
+            "shardq.kv.write-behind-flush-ms",
+            "SHARDQ_KV_WRITE_BEHIND_FLUSH_MS",
+            "100",
+            "how often this instance commits the writes its key/value caches' write-behind views accepted (sooner "
+                    + "when a queue holds a batch); what a killed JVM can lose is at most this interval's writes"),
+    KV_WRITE_BEHIND_MAX_PENDING(
+            "shardq.kv.write-behind-max-pending",
+            "SHARDQ_KV_WRITE_BEHIND_MAX_PENDING",
+            "10000",
+            "keys a key/value cache's write-behind queue holds in this instance before writers wait for a flush"),
+    KV_WRITE_BEHIND_BLOCK_MS(
+            "shardq.kv.write-behind-block-ms",
+            "SHARDQ_KV_WRITE_BEHIND_BLOCK_MS",
+            "30000",
+            "how long a write-behind write waits for room in a full queue before it fails with RESOURCE_EXHAUSTED "
+                    + "(not accepted)"),
     KV_LOAD_TIMEOUT_MS(
             "shardq.kv.load-timeout-ms",
             "SHARDQ_KV_LOAD_TIMEOUT_MS",

@@ -17,6 +17,9 @@ package io.shardq.broker;
  * @param expiredUnreclaimed expired entries whose storage is not reclaimed yet (-1 when not read)
  * @param nearHits keyed reads outside a transaction served by this instance's near cache (also hits)
  * @param nearMisses keyed reads outside a transaction the near cache could not serve
+ * @param writeBehindPending write-behind writes accepted by this instance and not committed yet
+ * @param writeBehindFailures write-behind flushes of this instance that failed (their writes were
+ *     kept and retried)
  */
 public record CacheStats(
         String name,
@@ -33,7 +36,68 @@ public record CacheStats(
         long bytes,
         long expiredUnreclaimed,
         long nearHits,
-        long nearMisses) {
+        long nearMisses,
+        long writeBehindPending,
+        long writeBehindFailures) {
+    /** Without write-behind figures (none pending, none failed). */
+    public CacheStats(
+            String name,
+            long hits,
+            long misses,
+            long loads,
+            long loadFailures,
+            long loadNanos,
+            long puts,
+            long removals,
+            long evictions,
+            long expirations,
+            long entries,
+            long bytes,
+            long expiredUnreclaimed,
+            long nearHits,
+            long nearMisses) {
+        this(
+                name,
+                hits,
+                misses,
+                loads,
+                loadFailures,
+                loadNanos,
+                puts,
+                removals,
+                evictions,
+                expirations,
+                entries,
+                bytes,
+                expiredUnreclaimed,
+                nearHits,
+                nearMisses,
+                0,
+                0);
+    }
+
+    /** These figures with this instance's write-behind queue's. */
+    public CacheStats withWriteBehind(long pending, long failures) {
+        return new CacheStats(
+                name,
+                hits,
+                misses,
+                loads,
+                loadFailures,
+                loadNanos,
+                puts,
+                removals,
+                evictions,
+                expirations,
+                entries,
+                bytes,
+                expiredUnreclaimed,
+                nearHits,
+                nearMisses,
+                pending,
+                failures);
+    }
+
     /** Without near-cache figures (none read). */
     public CacheStats(
             String name,

@@ -52,6 +52,8 @@ public final class KvCache<K, V> {
     static final int MODE_PUT = 0;
     static final int MODE_IF_ABSENT = 1;
     static final int MODE_REPLACE = 2;
+    /** Rows in ascending key-hash order: the order writers take their advisory locks in. */
+    static final Comparator<Row> BY_HASH = Comparator.comparingInt(r -> r.key().hash());
 
     /**
      * Where operations run: on their own, or in a session's or connection's transaction. {@code
@@ -135,8 +137,11 @@ public final class KvCache<K, V> {
         KvDefinition d = caches.definition(name);
         ByteKey k = key(d, key);
         NearCache near = near(d);
+        WriteBehindQueue.Pending p = pending(d, k);
         byte[] v;
-        if (near == null) {
+        if (p != null) {
+            v = live(p);
+        } else if (near == null) {
             v = selectOne(d, k);
         } else {
             v = near.get(k, caches.clock().millis());
@@ -161,6 +166,27 @@ public final class KvCache<K, V> {
             caches.touched(d, k);
         }
         return decode(v);
+    }
+
+    /**
+     * This instance's accepted write-behind write of {@code k}, or null: read by unbound views only
+     * (a bound view reads its transaction's view of the table).
+     */
+    private WriteBehindQueue.Pending pending(KvDefinition d, ByteKey k) {
+        if (!binding.autocommit() || binding.lent() != null) {
+            return null;
+        }
+        WriteBehindQueue q = caches.writeBehindIfAny(d.id());
+        return q == null ? null : q.lookup(k);
+    }
+
+    /** A pending write's value if it is a put that has not expired; null otherwise. */
+    private byte[] live(WriteBehindQueue.Pending p) {
+        if (p.value() == null
+                || (p.expires() != null && p.expires() <= caches.clock().millis())) {
+            return null;
+        }
+        return p.value();
     }
 
     /** A stored value and its expiry (epoch ms; {@code Long.MAX_VALUE}: none). */
@@ -192,6 +218,11 @@ public final class KvCache<K, V> {
         return binding.autocommit() && binding.lent() == null ? caches.near().of(d.id()) : null;
     }
 
+    /** The cache's catalog row as this instance knows it. */
+    KvDefinition definition() {
+        return caches.definition(name);
+    }
+
     /** Test hook: the cache's id (its entry table is {@code shardq."kv_<id>"}). */
     int cacheId() {
         return caches.definition(name).id();
@@ -221,7 +252,17 @@ public final class KvCache<K, V> {
         Map<ByteKey, byte[]> found = new LinkedHashMap<>();
         NearCache near = near(d);
         List<ByteKey> all = new ArrayList<>();
+        int fromQueue = 0;
         for (ByteKey k : wanted.keySet()) {
+            WriteBehindQueue.Pending p = pending(d, k);
+            if (p != null) {
+                byte[] v = live(p);
+                if (v != null) {
+                    found.put(k, v);
+                }
+                fromQueue++;
+                continue;
+            }
             byte[] v = near == null ? null : near.get(k, now);
             if (v != null) {
                 found.put(k, v);
@@ -230,7 +271,7 @@ public final class KvCache<K, V> {
             }
         }
         if (near != null) {
-            counters.nearHits.add(found.size());
+            counters.nearHits.add(wanted.size() - fromQueue - all.size());
             counters.nearMisses.add(all.size());
         }
         long e0 = near == null ? 0 : near.epoch();
@@ -274,6 +315,10 @@ public final class KvCache<K, V> {
     public boolean containsKey(K key) {
         KvDefinition d = caches.definition(name);
         ByteKey k = key(d, key);
+        WriteBehindQueue.Pending p = pending(d, k);
+        if (p != null) {
+            return live(p) != null;
+        }
         long now = caches.clock().millis();
         return run(d, "reading", false, c -> {
             try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_select_exists", d.id()))) {
@@ -539,9 +584,16 @@ public final class KvCache<K, V> {
         if (distinct.isEmpty()) {
             return 0;
         }
-        List<ByteKey> all = new ArrayList<>(distinct);
+        flushQueue(d);
+        int removed = removeKeys(d, new ArrayList<>(distinct));
+        counters.removals.add(removed);
+        return removed;
+    }
+
+    /** Deletes {@code all} (distinct), one statement per chunk; returns how many were live. */
+    int removeKeys(KvDefinition d, List<ByteKey> all) {
         long now = caches.clock().millis();
-        int removed = writing(d, "removing entries", all.size() > maxBatchSize, hashes(all), c -> {
+        return writing(d, "removing entries", all.size() > maxBatchSize, hashes(all), c -> {
             int n = 0;
             boolean one = all.size() == 1;
             try (PreparedStatement ps =
@@ -562,13 +614,12 @@ public final class KvCache<K, V> {
             }
             return n;
         });
-        counters.removals.add(removed);
-        return removed;
     }
 
     /** Removes every entry: a TRUNCATE of the cache's partitions (transactional in a bound view). */
     public void clear() {
         KvDefinition d = caches.definition(name);
+        flushQueue(d); // older than the clear: written, then truncated with everything else
         writing(d, "clearing", false, null, c -> {
             try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_clear"))) {
                 ps.setInt(1, d.id());
@@ -576,6 +627,60 @@ public final class KvCache<K, V> {
             }
             return null;
         });
+    }
+
+    /**
+     * Write-behind writes to this cache: accepted into this instance's queue and committed by a
+     * background flusher in coalesced batches (see {@link KvWriteBehind} for what is guaranteed
+     * when the JVM dies). Only for a view not bound to a transaction ({@code ILLEGAL_STATE}
+     * otherwise: a transaction's writes commit with it).
+     */
+    public KvWriteBehind<K, V> writeBehind() {
+        if (!binding.autocommit() || binding.lent() != null) {
+            throw new ShardQException(
+                    ErrorKind.ILLEGAL_STATE,
+                    "cache \"" + name + "\": write-behind is for writes outside a transaction; this view is bound"
+                            + " to one (its writes commit with it)");
+        }
+        return new KvWriteBehind<>(this, caches.writeBehind(caches.definition(name)));
+    }
+
+    /** Flushes this instance's write-behind queue of the cache first, unless bound to a transaction. */
+    private void flushQueue(KvDefinition d) {
+        if (!binding.autocommit()) {
+            return;
+        }
+        WriteBehindQueue q = caches.writeBehindIfAny(d.id());
+        if (q != null && q.size() > 0) {
+            q.flush();
+        }
+    }
+
+    /** Encodes and checks puts for the write-behind queue (all before any is accepted). */
+    Map<ByteKey, WriteBehindQueue.Pending> pendingPuts(Map<? extends K, ? extends V> entries, Duration ttl) {
+        KvDefinition d = caches.definition(name);
+        Long expires = expiresAt(d, ttl, caches.clock().millis());
+        long bucket = expires == null ? 0L : d.bucket(expires);
+        Map<ByteKey, WriteBehindQueue.Pending> out = new LinkedHashMap<>();
+        for (Map.Entry<? extends K, ? extends V> e : entries.entrySet()) {
+            out.put(key(d, e.getKey()), new WriteBehindQueue.Pending(value(d, e.getValue()), expires, bucket));
+        }
+        counters.puts.add(out.size());
+        return out;
+    }
+
+    /** Encodes removals for the write-behind queue. */
+    Map<ByteKey, WriteBehindQueue.Pending> pendingRemovals(Collection<? extends K> keys) {
+        KvDefinition d = caches.definition(name);
+        Map<ByteKey, WriteBehindQueue.Pending> out = new LinkedHashMap<>();
+        for (K k : keys) {
+            out.put(key(d, k), new WriteBehindQueue.Pending(null, null, 0L));
+        }
+        return out;
+    }
+
+    long now() {
+        return caches.clock().millis();
     }
 
     /**
@@ -599,24 +704,37 @@ public final class KvCache<K, V> {
         return caches.stats(name);
     }
 
-    private record Row(ByteKey key, byte[] value) {}
+    /**
+     * One entry to write: encoded key and value, its expiry (epoch ms; null: none) and the bucket
+     * that expiry falls in (0: the forever partition).
+     */
+    record Row(ByteKey key, byte[] value, Long expires, long bucket) {}
 
     /** Encodes and checks everything first, then writes in ascending hash order; returns rows written. */
     private int write(int mode, Map<? extends K, ? extends V> entries, Duration ttl) {
         KvDefinition d = caches.definition(name);
+        flushQueue(d);
         long now = caches.clock().millis();
         Long expires = expiresAt(d, ttl, now);
+        long bucket = expires == null ? 0L : d.bucket(expires);
         Map<ByteKey, Row> rows = new LinkedHashMap<>();
         for (Map.Entry<? extends K, ? extends V> e : entries.entrySet()) {
             ByteKey k = key(d, e.getKey());
-            rows.put(k, new Row(k, value(d, e.getValue())));
+            rows.put(k, new Row(k, value(d, e.getValue()), expires, bucket));
         }
         if (rows.isEmpty()) {
             return 0;
         }
         List<Row> sorted = new ArrayList<>(rows.values());
-        sorted.sort(Comparator.comparingInt(r -> r.key().hash()));
-        Long bucket = expires == null ? 0L : d.bucket(expires);
+        sorted.sort(BY_HASH);
+        if (mode == MODE_PUT
+                && binding.autocommit()
+                && binding.lent() == null
+                && sorted.size() <= KvPutGroup.MAX_REQUEST_ROWS) {
+            caches.putGroup(d.id()).put(this, d, sorted, maxBatchSize); // group commit with concurrent puts
+            counters.puts.add(sorted.size());
+            return sorted.size();
+        }
         // one chunk of puts is atomic by itself (one implicit transaction, see putChunk)
         boolean atomic = mode != MODE_PUT || sorted.size() > maxBatchSize;
         int written = writing(d, "writing", atomic, hashes(rows.keySet()), c -> {
@@ -628,14 +746,31 @@ public final class KvCache<K, V> {
                         d,
                         mode,
                         sorted.subList(from, Math.min(sorted.size(), from + maxBatchSize)),
-                        now,
-                        expires,
-                        bucket);
+                        now);
             }
             return n;
         });
         counters.puts.add(written);
         return written;
+    }
+
+    /**
+     * Writes put rows (ascending hash order, distinct keys) on their own, in chunks of {@code
+     * batch}: one transaction (a lone chunk without a NOTIFY is one round trip), near caches
+     * invalidated as for any write. The put group's and write-behind's way in; an unbound view.
+     */
+    void putRows(KvDefinition d, List<Row> sorted, int batch) {
+        long now = caches.clock().millis();
+        List<ByteKey> keys = new ArrayList<>(sorted.size());
+        for (Row r : sorted) {
+            keys.add(r.key());
+        }
+        writing(d, "writing", sorted.size() > batch, hashes(keys), c -> {
+            for (int from = 0; from < sorted.size(); from += batch) {
+                writeChunk(c, true, d, MODE_PUT, sorted.subList(from, Math.min(sorted.size(), from + batch)), now);
+            }
+            return null;
+        });
     }
 
     /**
@@ -646,14 +781,7 @@ public final class KvCache<K, V> {
      * faster (see "Key/value cache" in docs/architecture.md).
      */
     private static int writeChunk(
-            Connection c,
-            boolean ownTransaction,
-            KvDefinition d,
-            int mode,
-            List<Row> chunk,
-            long now,
-            Long expires,
-            Long bucket)
+            Connection c, boolean ownTransaction, KvDefinition d, int mode, List<Row> chunk, long now)
             throws SQLException {
         int size = chunk.size();
         List<Integer> hashes = new ArrayList<>(size);
@@ -665,7 +793,7 @@ public final class KvCache<K, V> {
         }
         String lock = Queries.get(ownTransaction ? "kv_lock_keys_generic" : "kv_lock_keys");
         if (mode == MODE_PUT) {
-            return putChunk(c, lock, d, chunk, hashes, now, expires, bucket);
+            return putChunk(c, lock, d, chunk, hashes, now);
         }
         try (PreparedStatement ps = c.prepareStatement(lock)) {
             ps.setInt(1, d.id());
@@ -706,23 +834,23 @@ public final class KvCache<K, V> {
         }
         String insert = mode == MODE_IF_ABSENT ? "kv_insert_absent" : "kv_insert_many";
         try (PreparedStatement ps = c.prepareStatement(Queries.withKv(insert, d.id()))) {
-            bindInsert(c, ps, 1, rows, now, expires, bucket);
+            bindInsert(c, ps, 1, rows, now);
             return ps.executeUpdate();
         }
     }
 
     /** Binds kv_insert_many's (or kv_insert_absent's) five parameters from {@code first} on. */
-    private static void bindInsert(
-            Connection c, PreparedStatement ps, int first, List<Row> rows, long now, Long expires, Long bucket)
+    private static void bindInsert(Connection c, PreparedStatement ps, int first, List<Row> rows, long now)
             throws SQLException {
         int n = rows.size();
         byte[][] vs = new byte[n][];
         Long[] es = new Long[n];
         Long[] bs = new Long[n];
         for (int i = 0; i < n; i++) {
-            vs[i] = rows.get(i).value();
-            es[i] = expires;
-            bs[i] = bucket;
+            Row r = rows.get(i);
+            vs[i] = r.value();
+            es[i] = r.expires();
+            bs[i] = r.bucket();
         }
         ps.setLong(first, now);
         ps.setArray(first + 1, c.createArrayOf("bytea", keys(rows)));
@@ -740,14 +868,7 @@ public final class KvCache<K, V> {
      * round trip and one commit (it was four: lock, delete, insert, COMMIT).
      */
     private static int putChunk(
-            Connection c,
-            String lock,
-            KvDefinition d,
-            List<Row> chunk,
-            List<Integer> hashes,
-            long now,
-            Long expires,
-            Long bucket)
+            Connection c, String lock, KvDefinition d, List<Row> chunk, List<Integer> hashes, long now)
             throws SQLException {
         String sql = lock + ";\n" + Queries.withKv("kv_delete_many", d.id()) + ";\n"
                 + Queries.withKv("kv_insert_many", d.id());
@@ -756,7 +877,7 @@ public final class KvCache<K, V> {
             ps.setArray(2, c.createArrayOf("integer", hashes.toArray()));
             ps.setArray(3, c.createArrayOf("bytea", keys(chunk)));
             ps.setLong(4, now);
-            bindInsert(c, ps, 5, chunk, now, expires, bucket);
+            bindInsert(c, ps, 5, chunk, now);
             boolean resultSet = ps.execute();
             int inserted = 0;
             while (true) {

@@ -2,6 +2,7 @@ package io.shardq.broker.shard;
 
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
+import io.shardq.broker.internal.FlatCombiner;
 import io.shardq.broker.internal.Queries;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
@@ -64,12 +65,12 @@ final class CursorWriter extends FlatCombiner<CursorWriter.Request> {
     }
 
     @Override
-    boolean fits(List<Request> group, Request next) {
+    protected boolean fits(List<Request> group, Request next) {
         return group.size() < MAX_GROUP;
     }
 
     @Override
-    void run(List<Request> group) {
+    protected void run(List<Request> group) {
         RuntimeException failure = null;
         int n = group.size();
         Object[] subs = new Object[n];

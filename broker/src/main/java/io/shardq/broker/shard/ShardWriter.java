@@ -2,6 +2,7 @@ package io.shardq.broker.shard;
 
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
+import io.shardq.broker.internal.FlatCombiner;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
 import java.sql.Connection;
@@ -62,7 +63,7 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
     }
 
     @Override
-    boolean fits(List<Request> group, Request next) {
+    protected boolean fits(List<Request> group, Request next) {
         int rows = next.messages.size();
         for (Request q : group) {
             rows += q.messages.size();
@@ -71,7 +72,7 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
     }
 
     @Override
-    void run(List<Request> group) {
+    protected void run(List<Request> group) {
         List<Enqueue.Part> parts = new ArrayList<>(group.size());
         for (Request q : group) {
             parts.add(q.part);

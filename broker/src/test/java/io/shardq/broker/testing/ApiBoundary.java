@@ -64,6 +64,7 @@ public final class ApiBoundary {
             ENGINE + ".CacheInfo",
             ENGINE + ".CacheStats",
             ENGINE + ".kv.KvCache",
+            ENGINE + ".kv.KvWriteBehind",
             ENGINE + ".kv.Codec",
             ENGINE + ".catalog.DestinationInfo",
             ENGINE + ".catalog.Names",

@@ -1,4 +1,4 @@
-package io.shardq.broker.shard;
+package io.shardq.broker.internal;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -24,24 +24,24 @@ import java.util.concurrent.locks.ReentrantLock;
  * lock-free queue; a request's outcome is published through its volatile {@code done}. {@link #run} must complete every
  * request of its group (set its outcome, then {@link Request#finish}).
  */
-abstract class FlatCombiner<R extends FlatCombiner.Request> {
+public abstract class FlatCombiner<R extends FlatCombiner.Request> {
     /** Held by the caller running a group: one group at a time. */
     private final ReentrantLock running = new ReentrantLock();
 
     private final ConcurrentLinkedQueue<R> queue = new ConcurrentLinkedQueue<>();
 
     /** One caller's part of a group; subclasses add what it carries and what it gets back. */
-    static class Request {
-        RuntimeException error;
+    public static class Request {
+        public RuntimeException error;
         private volatile boolean done;
-        volatile Thread waiter;
+        public volatile Thread waiter;
 
-        final boolean isDone() {
+        public final boolean isDone() {
             return done;
         }
 
         /** Publishes the outcome (set before) and wakes the caller waiting for it. */
-        final void finish(RuntimeException failure) {
+        public final void finish(RuntimeException failure) {
             error = failure;
             done = true;
             Thread t = waiter;
@@ -52,7 +52,7 @@ abstract class FlatCombiner<R extends FlatCombiner.Request> {
     }
 
     /** Runs {@code r} combined with whatever else is waiting; throws what the group failed with. */
-    final void submit(R r) {
+    public final void submit(R r) {
         r.waiter = Thread.currentThread();
         queue.add(r);
         while (!r.isDone()) {
@@ -81,15 +81,15 @@ abstract class FlatCombiner<R extends FlatCombiner.Request> {
     }
 
     /** True when {@code next} may join {@code group} (never asked for the first request). */
-    boolean fits(List<R> group, R next) {
+    protected boolean fits(List<R> group, R next) {
         return true;
     }
 
     /** Runs one group and finishes every request of it, on the thread holding {@link #running}. */
-    abstract void run(List<R> group);
+    protected abstract void run(List<R> group);
 
     /** Rolls back a group's transaction that failed; quiet on a broken connection. */
-    static void rollbackQuietly(java.sql.Connection c) {
+    public static void rollbackQuietly(java.sql.Connection c) {
         try {
             if (!c.getAutoCommit()) {
                 c.rollback();
@@ -100,7 +100,7 @@ abstract class FlatCombiner<R extends FlatCombiner.Request> {
     }
 
     /** Puts a group's connection back in autocommit before it returns to the pool. */
-    static void restoreAutoCommit(java.sql.Connection c) {
+    public static void restoreAutoCommit(java.sql.Connection c) {
         try {
             c.setAutoCommit(true);
         } catch (java.sql.SQLException ignored) {
