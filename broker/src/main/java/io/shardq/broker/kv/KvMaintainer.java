@@ -45,7 +45,7 @@ public final class KvMaintainer extends BackgroundService {
     private final int lockTimeoutMillis;
 
     /** What one round did. */
-    public record Round(int created, int dropped, long expired, long evicted, int blocked) {}
+    public record Round(int created, int dropped, long expired, long evicted, int blocked, int failuresPurged) {}
 
     public KvMaintainer(
             KvCaches caches, BooleanSupplier leader, long intervalMillis, int lockTimeoutMillis, String threadName) {
@@ -99,6 +99,7 @@ public final class KvMaintainer extends BackgroundService {
                 }
             }
         }
+        int purged = purgeLoadFailures();
         if (dropped + evicted > 0) {
             LOG.debug(
                     "{} - kv round: {} partitions created, {} dropped ({} expired entries), {} evicted",
@@ -108,7 +109,21 @@ public final class KvMaintainer extends BackgroundService {
                     expired,
                     evicted);
         }
-        return new Round(created, dropped, expired, evicted, blocked);
+        return new Round(created, dropped, expired, evicted, blocked, purged);
+    }
+
+    /**
+     * Deletes recorded load failures no waiter can still ask for: a waiter reads only a failure
+     * recorded after it began waiting, and waits at most the load timeout, so a row older than
+     * twice that (and at least a minute, by the database's clock, which wrote it) is dead; so are
+     * the rows of dropped caches.
+     */
+    private int purgeLoadFailures() throws SQLException {
+        try (Connection c = caches.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement(Queries.get("kv_load_failure_purge"))) {
+            ps.setLong(1, Math.max(60_000, 2 * caches.loadTimeoutMs()));
+            return ps.executeUpdate();
+        }
     }
 
     private int ensureBuckets(KvDefinition d, long now) throws SQLException {

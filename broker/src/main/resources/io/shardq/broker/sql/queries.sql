@@ -517,6 +517,13 @@ VALUES (?, ?, ?, clock_timestamp(), ?)
 ON CONFLICT (cache_id, key_hash)
 DO UPDATE SET k = excluded.k, attempt_at = excluded.attempt_at, error = excluded.error
 
+-- name: kv_load_failure_purge
+-- The maintenance leader's round: failures older than the given milliseconds (no waiter can
+-- still read them) and those of dropped caches.
+DELETE FROM shardq.kv_load_failure f
+ WHERE f.attempt_at < clock_timestamp() - make_interval(secs => ? / 1000.0)
+    OR NOT EXISTS (SELECT 1 FROM shardq.kv_cache c WHERE c.id = f.cache_id)
+
 -- name: kv_load_failure_select
 SELECT error FROM shardq.kv_load_failure
  WHERE cache_id = ? AND key_hash = ? AND k = ? AND attempt_at >= ?

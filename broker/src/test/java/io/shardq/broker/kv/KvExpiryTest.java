@@ -197,4 +197,24 @@ class KvExpiryTest {
         assertThat(expired).isPositive();
         assertThat(batches).isPositive();
     }
+
+    @Test
+    void theRound_purgesLoadFailuresNoWaiterCanRead_andThoseOfDroppedCaches(TestDatabase db) throws Exception {
+        broker.admin().createCacheOrGet("loads", CacheOptions.DEFAULTS);
+        int id = broker.cache("loads", Codec.utf8(), Codec.utf8()).cacheId();
+        try (java.sql.Connection c = db.connect();
+                java.sql.Statement st = c.createStatement()) {
+            st.execute("delete from shardq.kv_load_failure");
+            st.execute("insert into shardq.kv_load_failure values (" + id + ", 1, '\\x01', clock_timestamp(), 'fresh'),"
+                    + " (" + id + ", 2, '\\x02', clock_timestamp() - interval '1 hour', 'old'),"
+                    + " (999999, 3, '\\x03', clock_timestamp(), 'dropped cache')");
+            KvMaintainer.Round r = leader.round();
+            assertThat(r.failuresPurged()).isEqualTo(2);
+            try (java.sql.ResultSet rs = st.executeQuery("select error from shardq.kv_load_failure")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("fresh");
+                assertThat(rs.next()).isFalse();
+            }
+        }
+    }
 }
