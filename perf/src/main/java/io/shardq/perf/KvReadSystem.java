@@ -67,7 +67,7 @@ class KvReadSystem implements ReadSystem {
     /** This instance's hit counter: every hit so far was read from PostgreSQL. */
     @Override
     public long servedCount() {
-        return cache.stats().hits();
+        return cache.localStats().hits();
     }
 
     @Override

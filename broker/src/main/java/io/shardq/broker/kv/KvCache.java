@@ -699,7 +699,17 @@ public final class KvCache<K, V> {
         caches.near().invalidate(caches.definition(name).id(), null);
     }
 
-    /** This instance's counters and the catalog's figures for this cache. */
+    /**
+     * This instance's counters only, without a database read: the catalog's figures (evictions,
+     * expirations, entries, bytes, expired unreclaimed) are -1.
+     */
+    public io.shardq.broker.CacheStats localStats() {
+        WriteBehindQueue q = caches.writeBehindIfAny(caches.definition(name).id());
+        return counters.snapshot(name, -1, -1, -1, -1, -1)
+                .withWriteBehind(q == null ? 0 : q.size(), q == null ? 0 : q.failures());
+    }
+
+    /** This instance's counters and the catalog's figures for this cache (an exact count: a scan). */
     public io.shardq.broker.CacheStats stats() {
         return caches.stats(name);
     }

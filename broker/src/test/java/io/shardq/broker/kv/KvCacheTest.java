@@ -76,6 +76,9 @@ class KvCacheTest {
         c.clear();
         assertThat(c.get("b")).isNull();
 
+        CacheStats local = c.localStats();
+        assertThat(local.puts()).isEqualTo(4);
+        assertThat(local.entries()).isEqualTo(-1); // not read from the database
         CacheStats s = c.stats();
         assertThat(s.puts()).isEqualTo(4); // a, a, b, replace a
         assertThat(s.removals()).isEqualTo(1);
