@@ -49,7 +49,8 @@ $$;
 -- Creates the missing bucket partitions of cache p_cache for entries expiring up to p_upto_ms
 -- (epoch ms), from the bucket of p_from_ms on. Bucket b holds the entries expiring in
 -- ((b-1)*bucket_ms, b*bucket_ms]. The maintenance leader calls it ahead of time (with a
--- lock_timeout), so writers never do DDL. Each partition is created on its own and then
+-- lock_timeout) for the buckets the default TTL fills; a writer asks for any other bucket through
+-- kv_need_bucket the first time it writes an entry expiring in it. Each partition is created on its own and then
 -- attached: ATTACH PARTITION takes SHARE UPDATE EXCLUSIVE on the parent, which no reader or
 -- writer conflicts with, where CREATE TABLE ... PARTITION OF would wait for every open
 -- transaction that read the cache (ACCESS EXCLUSIVE). Returns how many partitions it attached.
@@ -85,8 +86,35 @@ BEGIN
     RETURN v_created;
 END $$;
 
--- Creates a cache and its entry table, with the partitions for entries that never expire and for
--- every bucket up to now + max TTL + two buckets. max_ttl_ms defaults to the default TTL, else one
+-- A writer's request for the partition of bucket p_bucket, made the first time its instance
+-- writes an entry expiring in that bucket (the leader makes ahead only the default TTL's). SECURITY
+-- DEFINER: a role that may write a cache need not own its tables. Bounded by the writer's clock
+-- (p_now_ms; expiry is judged by the instances' clocks, see architecture.md): a bucket that ended,
+-- or begins beyond max TTL + two buckets, is refused, so no write makes a partition no entry
+-- could be live in. Returns how many partitions it attached (0: it existed).
+CREATE OR REPLACE FUNCTION shardq.kv_need_bucket(p_cache integer, p_bucket bigint, p_now_ms bigint) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v_bucket_ms bigint;
+    v_max_ttl bigint;
+    v_now bigint := p_now_ms;
+BEGIN
+    SELECT c.bucket_ms, c.max_ttl_ms INTO v_bucket_ms, v_max_ttl FROM shardq.kv_cache c WHERE c.id = p_cache;
+    IF v_bucket_ms IS NULL THEN
+        RAISE EXCEPTION 'cache with id % does not exist', p_cache USING ERRCODE = '42704';
+    END IF;
+    IF p_bucket < 1 OR p_bucket * v_bucket_ms <= v_now OR (p_bucket - 1) * v_bucket_ms > v_now + v_max_ttl + 2 * v_bucket_ms THEN
+        RAISE EXCEPTION 'no partition is made for entries expiring in (% ms, % ms]: outside the cache''s TTL range'
+                        ' at % ms (max TTL % ms)', (p_bucket - 1) * v_bucket_ms, p_bucket * v_bucket_ms, v_now, v_max_ttl
+            USING ERRCODE = '22023';
+    END IF;
+    RETURN shardq.kv_ensure_buckets(p_cache, (p_bucket - 1) * v_bucket_ms + 1, p_bucket * v_bucket_ms);
+END $$;
+
+-- Creates a cache and its entry table, with the partitions for entries that never expire and, with
+-- a default TTL, for the buckets entries put now with it fall in (now + default TTL, two buckets
+-- ahead); other buckets are made when first needed (kv_need_bucket), so that reads and writes
+-- probe only partitions that may hold entries. max_ttl_ms defaults to the default TTL, else one
 -- day; bucket_ms = max(60 s, max_ttl_ms / 16), so a cache has about 16 live bucket partitions.
 -- durable => false makes every partition UNLOGGED: emptied by PostgreSQL after a crash or an
 -- unclean restart, and not replicated. Returns the cache's id.
@@ -141,7 +169,9 @@ BEGIN
     EXECUTE format('COMMENT ON TABLE shardq.%I IS %L', 'kv_' || v_id, 'entries of cache ' || name);
     EXECUTE format('CREATE %s TABLE shardq.%I PARTITION OF shardq.%I (PRIMARY KEY (k)) FOR VALUES FROM (0) TO (1)',
                    CASE WHEN durable THEN '' ELSE 'UNLOGGED' END, shardq.kv_bucket_table(v_id, 0), 'kv_' || v_id);
-    PERFORM shardq.kv_ensure_buckets(v_id, v_now, v_now + v_max_ttl + 2 * v_bucket);
+    IF default_ttl_ms IS NOT NULL THEN
+        PERFORM shardq.kv_ensure_buckets(v_id, v_now + default_ttl_ms, v_now + default_ttl_ms + 2 * v_bucket);
+    END IF;
     RETURN v_id;
 END $$;
 

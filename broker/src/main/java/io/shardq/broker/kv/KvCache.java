@@ -737,6 +737,7 @@ public final class KvCache<K, V> {
         }
         List<Row> sorted = new ArrayList<>(rows.values());
         sorted.sort(BY_HASH);
+        caches.needBucket(d, bucket);
         if (mode == MODE_PUT
                 && binding.autocommit()
                 && binding.lent() == null
@@ -772,8 +773,12 @@ public final class KvCache<K, V> {
     void putRows(KvDefinition d, List<Row> sorted, int batch) {
         long now = caches.clock().millis();
         List<ByteKey> keys = new ArrayList<>(sorted.size());
+        Set<Long> buckets = new java.util.HashSet<>();
         for (Row r : sorted) {
             keys.add(r.key());
+            if (buckets.add(r.bucket())) {
+                caches.needBucket(d, r.bucket());
+            }
         }
         writing(d, "writing", sorted.size() > batch, hashes(keys), c -> {
             for (int from = 0; from < sorted.size(); from += batch) {
@@ -1116,13 +1121,13 @@ public final class KvCache<K, V> {
                     ErrorKind.UNKNOWN_CACHE, "cache \"" + name + "\" does not exist (it was dropped)", e);
         }
         if ("23514".equals(state) && String.valueOf(e.getMessage()).contains("no partition")) {
-            caches.partitionMissing();
+            caches.partitionMissing(d.id());
             return new ShardQException(
                     ErrorKind.ILLEGAL_STATE,
-                    "cache \"" + name + "\" has no partition yet for entries expiring at this time (now "
+                    "cache \"" + name + "\" has no partition for entries expiring at this time (now "
                             + Instant.ofEpochMilli(caches.clock().millis()) + ", buckets of " + d.bucketMs()
-                            + " ms): the maintenance leader creates them ahead, up to now + max TTL + 2 buckets;"
-                            + " is a ShardQ instance running, and are its clock and the database's in step?",
+                            + " ms): it was dropped as ended, by a maintenance leader whose clock is ahead of this"
+                            + " instance's? Nothing was written; the next write makes the partition again",
                     e);
         }
         return SqlErrors.translate(e, what + " cache " + name);

@@ -53,6 +53,9 @@ public final class KvCaches {
     private volatile long loadTimeoutMs = 30_000;
     private final Map<Integer, KvLoads> loads = new ConcurrentHashMap<>();
     private final Map<Integer, KvPutGroup[]> putGroups = new ConcurrentHashMap<>();
+    /** Per cache, the buckets this instance knows have a partition (made ahead, or asked for). */
+    private final Map<Integer, Set<Long>> buckets = new ConcurrentHashMap<>();
+
     private final Map<Integer, WriteBehindQueue> writeBehind = new ConcurrentHashMap<>();
     private volatile int writeBehindMaxPending = 10_000;
     private volatile long writeBehindBlockMs = 30_000;
@@ -220,8 +223,52 @@ public final class KvCaches {
         definitions.remove(name);
     }
 
-    void partitionMissing() {
+    /** A write found no partition for its bucket: forget what this instance knew, wake the leader. */
+    void partitionMissing(int id) {
+        buckets.remove(id);
         partitionMissing.run();
+    }
+
+    /**
+     * Makes sure bucket {@code b} of cache {@code d} has a partition before an entry is written to
+     * it: known to this instance, nothing to do; else {@code shardq.kv_need_bucket} on a pooled
+     * connection of its own (a short DDL transaction, never the caller's), once per bucket and
+     * instance. Bucket 0, the forever partition, always exists.
+     */
+    void needBucket(KvDefinition d, long b) {
+        if (b == 0) {
+            return;
+        }
+        Set<Long> known = buckets.computeIfAbsent(d.id(), id -> ConcurrentHashMap.newKeySet());
+        if (known.contains(b)) {
+            return;
+        }
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(Queries.get("kv_need_bucket"))) {
+            ps.setInt(1, d.id());
+            ps.setLong(2, b);
+            ps.setLong(3, clock.millis());
+            ps.executeQuery().close();
+        } catch (SQLException e) {
+            if ("42704".equals(e.getSQLState())) {
+                changed(d.name());
+                throw new ShardQException(
+                        ErrorKind.UNKNOWN_CACHE, "cache \"" + d.name() + "\" does not exist (it was dropped)", e);
+            }
+            if ("22023".equals(e.getSQLState())) {
+                throw new ShardQException(
+                        ErrorKind.ILLEGAL_STATE,
+                        "cache \"" + d.name() + "\": "
+                                + SqlErrors.translate(e, "making a partition").getMessage(),
+                        e);
+            }
+            throw SqlErrors.translate(e, "making a partition of cache " + d.name());
+        }
+        if (known.size() > 64) { // ended buckets are dropped by the leader and never written again
+            long now = clock.millis();
+            known.removeIf(x -> x * d.bucketMs() < now);
+        }
+        known.add(b);
     }
 
     public KvCounters counters(String name) {

@@ -33,8 +33,8 @@ public record KvDefinition(
         return Math.floorDiv(expiresMs - 1, bucketMs) + 1;
     }
 
-    /** How far ahead of now the leader keeps bucket partitions: max TTL and two buckets. */
+    /** How far ahead of where default-TTL entries land the leader keeps bucket partitions: two buckets. */
     public long aheadMs() {
-        return maxTtlMs + 2 * bucketMs;
+        return 2 * bucketMs;
     }
 }

@@ -126,7 +126,16 @@ public final class KvMaintainer extends BackgroundService {
         }
     }
 
+    /**
+     * The partitions entries put now with the default TTL fall in, and two buckets beyond: no
+     * default-TTL write waits for DDL. Other buckets are made when a write first needs one
+     * ({@code kv_need_bucket}), so a cache has partitions only where entries may be.
+     */
     private int ensureBuckets(KvDefinition d, long now) throws SQLException {
+        if (d.defaultTtlMs() == null) {
+            return 0;
+        }
+        long from = now + d.defaultTtlMs();
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try {
@@ -134,8 +143,8 @@ public final class KvMaintainer extends BackgroundService {
                 int n;
                 try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_ensure_buckets"))) {
                     ps.setInt(1, d.id());
-                    ps.setLong(2, now);
-                    ps.setLong(3, now + d.aheadMs());
+                    ps.setLong(2, from);
+                    ps.setLong(3, from + d.aheadMs());
                     try (ResultSet rs = ps.executeQuery()) {
                         rs.next();
                         n = rs.getInt(1);

@@ -563,6 +563,10 @@ SELECT substring(c.relname FROM '_([0-9]+)$')::bigint AS bucket
 -- name: kv_ensure_buckets
 SELECT shardq.kv_ensure_buckets(?, ?, ?)
 
+-- name: kv_need_bucket
+-- A writer's first entry expiring in a bucket this instance has not seen a partition for.
+SELECT shardq.kv_need_bucket(?, ?, ?)
+
 -- name: kv_drop_bucket
 SELECT shardq.kv_drop_bucket(?, ?)
 

@@ -135,11 +135,24 @@ class KvBadInputTest {
     }
 
     @Test
-    void aClockAheadOfThePartitions_getsAClearError() {
-        clock.advance(Duration.ofDays(2)); // no leader round has made partitions this far ahead
-        refused(() -> cache.put("k", "v", Duration.ofMinutes(5)), ErrorKind.ILLEGAL_STATE)
-                .hasMessageContaining("has no partition yet")
-                .hasMessageContaining("maintenance leader");
+    void aBucketIsMadeWhenFirstNeeded_andOneDroppedUnderAWriter_givesAClearError_thenIsMadeAgain() throws Exception {
+        clock.advance(Duration.ofDays(2)); // no leader round made partitions this far ahead
+        cache.put("k", "v", Duration.ofMinutes(5)); // its partition is made now
+        assertThat(cache.get("k")).isEqualTo("v");
+        // the partition goes behind this instance's back (a leader whose clock is far ahead)
+        long bucket =
+                cache.definition().bucket(clock.millis() + Duration.ofMinutes(5).toMillis());
+        try (java.sql.Connection c = broker.dataSource().getConnection();
+                java.sql.PreparedStatement ps = c.prepareStatement("select shardq.kv_drop_bucket(?, ?)")) {
+            ps.setInt(1, cache.cacheId());
+            ps.setLong(2, bucket);
+            ps.execute();
+        }
+        refused(() -> cache.put("k2", "v", Duration.ofMinutes(5)), ErrorKind.ILLEGAL_STATE)
+                .hasMessageContaining("has no partition for entries expiring at this time");
+        assertThat(cache.containsKey("k2")).isFalse();
+        cache.put("k2", "v", Duration.ofMinutes(5)); // this instance asks for the partition again
+        assertThat(cache.get("k2")).isEqualTo("v");
         cache.put("forever", "v"); // no TTL: the forever partition always exists
         assertThat(cache.get("forever")).isEqualTo("v");
     }

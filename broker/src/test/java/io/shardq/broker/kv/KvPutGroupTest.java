@@ -91,7 +91,7 @@ class KvPutGroupTest {
     void aGroupWhoseTransactionFails_writesTheOthersOnTheirOwn_andFailsOnlyTheBadRequest() {
         KvDefinition d = cache.definition();
         long now = clock.millis();
-        // an expiry far beyond the partitions made ahead: its insert finds no partition
+        // an expiry beyond the cache's max TTL (a row no put would make): no partition is made for it
         long far = now + Duration.ofDays(30).toMillis();
         KvCache.Row bad = row("late", "x", far, d.bucket(far));
         KvCache.Row good1 = row("a", "1", null, 0);
@@ -110,7 +110,7 @@ class KvPutGroupTest {
         assertThat(r3.error).isNull();
         assertThat(r2.error)
                 .isInstanceOf(ShardQException.class)
-                .hasMessageContaining("has no partition yet")
+                .hasMessageContaining("no partition is made for entries expiring")
                 .satisfies(e -> assertThat(((ShardQException) e).kind()).isEqualTo(ErrorKind.ILLEGAL_STATE));
         assertThat(cache.get("a")).isEqualTo("1");
         assertThat(cache.get("b")).isEqualTo("2");

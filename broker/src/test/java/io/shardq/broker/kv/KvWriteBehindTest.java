@@ -15,7 +15,6 @@ import io.shardq.broker.testing.SettableClock;
 import io.shardq.broker.testing.TestDatabase;
 import io.shardq.broker.testing.WriteBehindMain;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -124,16 +123,15 @@ class KvWriteBehindTest {
         try {
             KvCache<String, String> c = small.cache("wb", Codec.utf8(), Codec.utf8());
             KvWriteBehind<String, String> wb = c.writeBehind();
-            Duration ttl = Duration.ofMinutes(30);
-            long bucket = c.definition().bucket(clock.millis() + ttl.toMillis());
-            dropBucket(c.cacheId(), bucket); // the flush will find no partition for these entries
+            Duration ttl = null; // into the forever partition, which refuses rows until told otherwise
+            refuseWrites(c.cacheId(), true);
 
             wb.put("a", "1", ttl);
             wb.put("b", "2", ttl);
             wb.put("c", "3", ttl);
             assertThatThrownBy(wb::flush)
                     .isInstanceOf(ShardQException.class)
-                    .hasMessageContaining("has no partition yet");
+                    .hasMessageContaining("test_refuses_writes");
             assertThat(wb.pending()).isEqualTo(3);
             assertThat(c.get("a")).isEqualTo("1"); // still read here
             wb.put("a", "1b", ttl); // a pending key: coalesced, no room needed
@@ -143,11 +141,11 @@ class KvWriteBehindTest {
                     .satisfies(e -> assertThat(((ShardQException) e).kind()).isEqualTo(ErrorKind.RESOURCE_EXHAUSTED))
                     .hasMessageContaining("write-behind queue is full (3 pending writes")
                     .hasMessageContaining("the last flush failed")
-                    .hasMessageContaining("has no partition yet");
+                    .hasMessageContaining("test_refuses_writes");
             assertThat(c.get("d")).isNull(); // not accepted
             assertThat(small.admin().cacheStats("wb").writeBehindFailures()).isGreaterThanOrEqualTo(1);
 
-            ensureBuckets(c.cacheId());
+            refuseWrites(c.cacheId(), false);
             wb.flush();
             assertThat(onB.getAll(List.of("a", "b", "c", "d"))).isEqualTo(Map.of("a", "1b", "b", "2", "c", "3"));
         } finally {
@@ -201,23 +199,15 @@ class KvWriteBehindTest {
         }
     }
 
-    private void dropBucket(int id, long bucket) throws Exception {
+    /** The database refuses (or accepts again) every row of the cache's forever partition. */
+    private void refuseWrites(int id, boolean refuse) throws Exception {
         try (Connection c = db.connect();
-                PreparedStatement ps = c.prepareStatement("select shardq.kv_drop_bucket(?, ?)")) {
-            ps.setInt(1, id);
-            ps.setLong(2, bucket);
-            ps.execute();
-        }
-    }
-
-    /** What the maintenance leader does each round: the partitions for the next max TTL. */
-    private void ensureBuckets(int id) throws Exception {
-        try (Connection c = db.connect();
-                PreparedStatement ps = c.prepareStatement("select shardq.kv_ensure_buckets(?, ?, ?)")) {
-            ps.setInt(1, id);
-            ps.setLong(2, clock.millis());
-            ps.setLong(3, clock.millis() + Duration.ofHours(2).toMillis());
-            ps.execute();
+                java.sql.Statement st = c.createStatement()) {
+            String table = "shardq.\"kv_" + id + "_forever\"";
+            st.execute(
+                    refuse
+                            ? "alter table " + table + " add constraint test_refuses_writes check (size < 0) not valid"
+                            : "alter table " + table + " drop constraint test_refuses_writes");
         }
     }
 }
