@@ -39,65 +39,6 @@ public record CacheStats(
         long nearMisses,
         long writeBehindPending,
         long writeBehindFailures) {
-    /** Without write-behind figures (none pending, none failed). */
-    public CacheStats(
-            String name,
-            long hits,
-            long misses,
-            long loads,
-            long loadFailures,
-            long loadNanos,
-            long puts,
-            long removals,
-            long evictions,
-            long expirations,
-            long entries,
-            long bytes,
-            long expiredUnreclaimed,
-            long nearHits,
-            long nearMisses) {
-        this(
-                name,
-                hits,
-                misses,
-                loads,
-                loadFailures,
-                loadNanos,
-                puts,
-                removals,
-                evictions,
-                expirations,
-                entries,
-                bytes,
-                expiredUnreclaimed,
-                nearHits,
-                nearMisses,
-                0,
-                0);
-    }
-
-    /** These figures with this instance's write-behind queue's. */
-    public CacheStats withWriteBehind(long pending, long failures) {
-        return new CacheStats(
-                name,
-                hits,
-                misses,
-                loads,
-                loadFailures,
-                loadNanos,
-                puts,
-                removals,
-                evictions,
-                expirations,
-                entries,
-                bytes,
-                expiredUnreclaimed,
-                nearHits,
-                nearMisses,
-                pending,
-                failures);
-    }
-
     /** Without near-cache figures (none read). */
     public CacheStats(
             String name,
@@ -127,6 +68,8 @@ public record CacheStats(
                 entries,
                 bytes,
                 expiredUnreclaimed,
+                0,
+                0,
                 0,
                 0);
     }

@@ -704,9 +704,7 @@ public final class KvCache<K, V> {
      * expirations, entries, bytes, expired unreclaimed) are -1.
      */
     public io.shardq.broker.CacheStats localStats() {
-        WriteBehindQueue q = caches.writeBehindIfAny(caches.definition(name).id());
-        return counters.snapshot(name, -1, -1, -1, -1, -1)
-                .withWriteBehind(q == null ? 0 : q.size(), q == null ? 0 : q.failures());
+        return caches.localStats(name);
     }
 
     /** This instance's counters and the catalog's figures for this cache (an exact count: a scan). */

@@ -284,14 +284,31 @@ public final class KvCaches {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                WriteBehindQueue q = writeBehind.get(definition(name).id());
-                return counters(name)
-                        .snapshot(name, rs.getLong(4), rs.getLong(5), rs.getLong(1), rs.getLong(2), rs.getLong(3))
-                        .withWriteBehind(q == null ? 0 : q.size(), q == null ? 0 : q.failures());
+                return snapshot(name, rs.getLong(4), rs.getLong(5), rs.getLong(1), rs.getLong(2), rs.getLong(3));
             }
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "reading the stats of cache " + name);
         }
+    }
+
+    /** This instance's counters only, without a database read (catalog figures -1). */
+    CacheStats localStats(String name) {
+        return snapshot(name, -1, -1, -1, -1, -1);
+    }
+
+    private CacheStats snapshot(
+            String name, long evictions, long expirations, long entries, long bytes, long expiredUnreclaimed) {
+        WriteBehindQueue q = writeBehind.get(definition(name).id());
+        return counters(name)
+                .snapshot(
+                        name,
+                        evictions,
+                        expirations,
+                        entries,
+                        bytes,
+                        expiredUnreclaimed,
+                        q == null ? 0 : q.size(),
+                        q == null ? 0 : q.failures());
     }
 
     void touched(KvDefinition d, ByteKey key) {

@@ -14,9 +14,16 @@ public final class KvCounters {
     final LongAdder nearHits = new LongAdder();
     final LongAdder nearMisses = new LongAdder();
 
-    /** The counters with the catalog's figures ({@code -1} where not read). */
-    public io.shardq.broker.CacheStats snapshot(
-            String name, long evictions, long expirations, long entries, long bytes, long expiredUnreclaimed) {
+    /** The counters with the catalog's figures ({@code -1} where not read) and the write-behind queue's. */
+    io.shardq.broker.CacheStats snapshot(
+            String name,
+            long evictions,
+            long expirations,
+            long entries,
+            long bytes,
+            long expiredUnreclaimed,
+            long writeBehindPending,
+            long writeBehindFailures) {
         return new io.shardq.broker.CacheStats(
                 name,
                 hits.sum(),
@@ -32,6 +39,8 @@ public final class KvCounters {
                 bytes,
                 expiredUnreclaimed,
                 nearHits.sum(),
-                nearMisses.sum());
+                nearMisses.sum(),
+                writeBehindPending,
+                writeBehindFailures);
     }
 }
