@@ -27,6 +27,7 @@ import io.shardq.broker.shard.DestinationRuntime;
 import io.shardq.broker.shard.Engine;
 import io.shardq.broker.shard.EngineStats;
 import io.shardq.broker.shard.Heartbeat;
+import io.shardq.broker.shard.ScheduledMover;
 import io.shardq.broker.slice.DeadRowReclaimer;
 import io.shardq.broker.slice.SliceMaintainer;
 import io.shardq.broker.slice.SliceRetirer;
@@ -87,10 +88,13 @@ public final class Broker implements AutoCloseable {
     private final KvMaintainer kvMaintainer;
     private final KvToucher kvToucher;
     private final KvWriteBehindFlusher kvFlusher;
+    private final ScheduledMover scheduledMover;
+    private final Clock clock;
     private volatile boolean closed;
 
     private Broker(BrokerConfig config, Clock clock) {
         this.config = config;
+        this.clock = clock;
         this.database = Database.open(config, "shardq-pool");
         try {
             if (config.getBoolean(BrokerProperty.MIGRATE_ON_START)) {
@@ -204,6 +208,14 @@ public final class Broker implements AutoCloseable {
                 prefix + "-kv-maintenance-1");
         kvLeader[0] = kvMaintainer;
         this.kvToucher = new KvToucher(kvCaches, touchInterval, prefix + "-kv-toucher-1");
+        this.scheduledMover = new ScheduledMover(
+                database.dataSource(),
+                () -> openSession(BrokerSession.Mode.TRANSACTED),
+                catalog::reloadById,
+                this::isMaintenanceLeader,
+                clock,
+                config.getInt(BrokerProperty.SCHEDULE_POLL_MS),
+                prefix + "-scheduler-1");
         this.kvFlusher = new KvWriteBehindFlusher(
                 kvCaches, config.getInt(BrokerProperty.KV_WRITE_BEHIND_FLUSH_MS), prefix + "-kv-flusher-1");
         kvCaches.writeBehind(
@@ -234,6 +246,7 @@ public final class Broker implements AutoCloseable {
         kvMaintainer.start();
         kvToucher.start();
         kvFlusher.start();
+        scheduledMover.start();
         LOG.info("{} - ShardQ instance started on {}", instanceId, database.displayUrl());
     }
 
@@ -823,6 +836,16 @@ public final class Broker implements AutoCloseable {
         }
 
         @Override
+        public Clock clock() {
+            return clock;
+        }
+
+        @Override
+        public void scheduled(long earliestDeliverAt) {
+            scheduledMover.trigger(); // a no-op round unless this instance leads
+        }
+
+        @Override
         public io.shardq.broker.shard.Subscription subscribe(DestinationRuntime topic, SubscriptionSpec spec) {
             return Broker.this.subscribe(topic, spec);
         }
@@ -922,6 +945,7 @@ public final class Broker implements AutoCloseable {
         closed = true;
         // accepted write-behind writes first, while everything they need still runs
         kvFlusher.stop();
+        scheduledMover.stop();
         // the elector next: it resigns, and a follower takes over while we finish
         elector.stop();
         reaper.stop();

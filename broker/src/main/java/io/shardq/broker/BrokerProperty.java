@@ -156,6 +156,12 @@ public enum BrokerProperty {
             "10000",
             "how long a connection of a JMS user other than the factory's own role trusts what PostgreSQL "
                     + "said about its privileges on a destination; a revoke reaches open connections within this"),
+    SCHEDULE_POLL_MS(
+            "shardq.schedule.poll-ms",
+            "SHARDQ_SCHEDULE_POLL_MS",
+            "100",
+            "how often the maintenance leader looks for messages sent with a delivery delay that are due (sooner "
+                    + "when the next one is due sooner); a delayed message arrives within about this after its time"),
     KV_MAX_BATCH_SIZE(
             "shardq.kv.max-batch-size",
             "SHARDQ_KV_MAX_BATCH_SIZE",

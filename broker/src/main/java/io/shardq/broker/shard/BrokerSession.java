@@ -7,6 +7,7 @@ import io.shardq.broker.internal.Queries;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
+import io.shardq.broker.store.HeaderCodec;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -155,7 +156,11 @@ public final class BrokerSession implements AutoCloseable {
 
     /** True while the session has sends or receives that are not committed yet. */
     public boolean hasUncommittedWork() {
-        if (!pending.isEmpty() || !written.isEmpty() || !pendingNp.isEmpty() || !takenNp.isEmpty()) {
+        if (!pending.isEmpty()
+                || !written.isEmpty()
+                || !pendingNp.isEmpty()
+                || !takenNp.isEmpty()
+                || !scheduled.isEmpty()) {
             return true;
         }
         for (Claim cl : claims) {
@@ -256,6 +261,17 @@ public final class BrokerSession implements AutoCloseable {
 
     /** Dead letters are written only together with the consumption that produced them. */
     private void buffer(DestinationRuntime rt, BrokerMessage message, boolean deadLetter) {
+        if (!deadLetter && message.deliverAt() > engine.clock().millis()) {
+            if (!message.persistent()) {
+                throw new ShardQException(
+                        ErrorKind.INVALID_ARGUMENT,
+                        "a delivery delay is available for persistent messages only: a non-persistent message lives"
+                                + " in one instance's memory, which a delayed one would outlast (send it PERSISTENT,"
+                                + " or without a delay)");
+            }
+            scheduled.add(new ScheduledSend(rt, message)); // written into shardq.scheduled_message at commit
+            return;
+        }
         if (!message.persistent()) {
             if (!engine.reserveNonPersistent(message, false)) {
                 throw new ShardQException(
@@ -299,6 +315,32 @@ public final class BrokerSession implements AutoCloseable {
             }
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "writing messages to " + rt.info().name());
+        }
+    }
+
+    /** A persistent message sent with a delivery delay: it waits in shardq.scheduled_message. */
+    private record ScheduledSend(DestinationRuntime rt, BrokerMessage message) {}
+
+    /** Messages sent with a delivery delay in this transaction, written at commit. */
+    private final List<ScheduledSend> scheduled = new ArrayList<>();
+
+    /** Writes the delayed sends into the scheduled area, in the commit's transaction (V010). */
+    private static void schedule(Connection c, List<ScheduledSend> sends) throws SQLException {
+        if (sends.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(Queries.get("scheduled_insert"))) {
+            for (ScheduledSend s : sends) {
+                BrokerMessage m = s.message();
+                ps.setInt(1, s.rt().info().id());
+                ps.setLong(2, m.deliverAt());
+                ps.setLong(3, m.expiration());
+                ps.setShort(4, (short) m.priority());
+                ps.setBytes(5, HeaderCodec.encode(m));
+                ps.setBytes(6, m.body());
+                ps.addBatch();
+            }
+            ps.executeBatch();
         }
     }
 
@@ -775,12 +817,18 @@ public final class BrokerSession implements AutoCloseable {
             }
         }
         List<Claim> moving = consumption ? planCursorMoves() : List.of();
+        List<ScheduledSend> toSchedule = sends ? List.copyOf(scheduled) : List.of();
         boolean dbWork = !toWrite.isEmpty()
+                || !toSchedule.isEmpty()
                 || !written.isEmpty()
                 || !moving.isEmpty()
                 || txConnection != null
                 || !beforeCommit.isEmpty();
-        boolean own = txConnection == null && external == null && written.isEmpty() && beforeCommit.isEmpty();
+        boolean own = txConnection == null
+                && external == null
+                && written.isEmpty()
+                && beforeCommit.isEmpty()
+                && toSchedule.isEmpty();
         boolean onlyOneBatch = own && toWrite.size() == 1 && moving.isEmpty();
         // one claim's commit is one statement (cursor_commit_move, or the log insert)
         boolean onlyOneMove = own && toWrite.isEmpty() && moving.size() == 1;
@@ -839,6 +887,7 @@ public final class BrokerSession implements AutoCloseable {
                 for (Batch b : toWrite) {
                     writeBatch(c, b);
                 }
+                schedule(c, toSchedule);
                 long me = engine.instanceId();
                 committing = c.getAutoCommit(); // one statement: it commits itself
                 for (Claim cl : moving) {
@@ -872,6 +921,13 @@ public final class BrokerSession implements AutoCloseable {
             releaseConnection(c, borrowed);
         }
         pending.values().removeAll(toWrite);
+        if (!toSchedule.isEmpty()) {
+            scheduled.removeAll(toSchedule);
+            engine.scheduled(toSchedule.stream()
+                    .mapToLong(s -> s.message().deliverAt())
+                    .min()
+                    .getAsLong());
+        }
         afterCommit(batches, sends, consumption);
         long took = System.nanoTime() - started;
         if (!batches.isEmpty()) {
@@ -1204,6 +1260,7 @@ public final class BrokerSession implements AutoCloseable {
      */
     private void afterFailedCommit(boolean countAttempts) {
         tentativeSlices.clear();
+        scheduled.clear();
         pending.clear();
         written.clear();
         discard(pendingNp);

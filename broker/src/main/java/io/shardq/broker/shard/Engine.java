@@ -9,6 +9,15 @@ import javax.sql.DataSource;
 public interface Engine {
     DataSource dataSource();
 
+    /** The instance's clock: decides when a message sent with a delivery delay is due. */
+    java.time.Clock clock();
+
+    /**
+     * Told after a commit wrote messages with a delivery delay into the scheduled area, the
+     * earliest due at {@code earliestDeliverAt}: wakes this instance's mover (if it leads).
+     */
+    void scheduled(long earliestDeliverAt);
+
     /**
      * A pooled connection; when none frees up within the pool's timeout this fails with {@link
      * io.shardq.broker.ErrorKind#RESOURCE_EXHAUSTED}, naming the settings to change.

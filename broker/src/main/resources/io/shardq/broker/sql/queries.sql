@@ -572,3 +572,23 @@ SELECT shardq.kv_drop_bucket(?, ?)
 
 -- name: transaction_set_lock_timeout
 SELECT set_config('lock_timeout', ?, true)
+
+-- name: scheduled_insert
+-- A message sent with a delivery delay, in the sending transaction (V010).
+INSERT INTO shardq.scheduled_message (destination_id, deliver_at, expires_at, priority, header, body)
+VALUES (?, ?, ?, ?, ?, ?)
+
+-- name: scheduled_select_due
+-- The mover's round: the due scheduled messages, oldest first (index scheduled_message_due).
+SELECT id, destination_id, deliver_at, expires_at, priority, header, body
+  FROM shardq.scheduled_message
+ WHERE deliver_at <= ?
+ ORDER BY deliver_at, id
+ LIMIT ?
+
+-- name: scheduled_next_due
+SELECT min(deliver_at) FROM shardq.scheduled_message
+
+-- name: scheduled_delete
+-- In the moving transaction, with the sends: the mover checks it deleted every row it moved.
+DELETE FROM shardq.scheduled_message WHERE id = ANY(?)

@@ -1,0 +1,226 @@
+package io.shardq.broker.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.QueueOptions;
+import io.shardq.broker.ShardQException;
+import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.testing.Messages;
+import io.shardq.broker.testing.PgTest;
+import io.shardq.broker.testing.SettableClock;
+import io.shardq.broker.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Delivery delay in the engine, on a clock the test moves: a delayed message waits in the
+ * scheduled area, holds back nothing behind it, and is delivered once it is due, never before;
+ * a restart in the middle loses and duplicates nothing.
+ */
+@PgTest
+class DeliveryDelayTest {
+    static final long DEADLINE_MS = 30_000;
+
+    final SettableClock clock = SettableClock.now();
+
+    static BrokerMessage delayed(String text, long deliverAt) {
+        BrokerMessage m = Messages.text(text);
+        return new BrokerMessage(
+                m.messageId(),
+                m.bodyType(),
+                m.timestamp(),
+                null,
+                null,
+                null,
+                4,
+                0,
+                deliverAt,
+                true,
+                Map.of(),
+                m.body());
+    }
+
+    static String body(BrokerMessage m) {
+        return new String(m.body(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    static long scheduledRows(TestDatabase db, String queue) throws Exception {
+        try (Connection c = db.connect();
+                Statement st = c.createStatement();
+                ResultSet rs =
+                        st.executeQuery("select count(*) from shardq.scheduled_message s join shardq.destination d"
+                                + " on d.id = s.destination_id where d.name = '" + queue + "'")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @Test
+    void aDelayedMessage_holdsBackNothingBehindIt_andArrivesOnceDue(TestDatabase db) throws Exception {
+        try (Broker broker = Broker.start(db.brokerConfig().build(), clock)) {
+            broker.admin().createQueue("delay.head", QueueOptions.DEFAULTS.withShards(1));
+            try (BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
+                    BrokerSession c = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+                long due = clock.millis() + Duration.ofHours(1).toMillis();
+                p.send("delay.head", delayed("late", due));
+                for (int i = 0; i < 100; i++) {
+                    p.send("delay.head", Messages.text("m" + i));
+                }
+                for (int i = 0; i < 100; i++) {
+                    Delivery d = c.receive("delay.head", DEADLINE_MS, false);
+                    assertThat(d).as("message %d", i).isNotNull();
+                    assertThat(body(d.message())).isEqualTo("m" + i);
+                }
+                assertThat(c.receive("delay.head", -1, false)).isNull();
+                assertThat(scheduledRows(db, "delay.head")).isEqualTo(1);
+
+                clock.advance(Duration.ofMinutes(59));
+                assertThat(c.receive("delay.head", 300, false)).isNull(); // not due: never early
+
+                clock.advance(Duration.ofMinutes(1));
+                Delivery d = c.receive("delay.head", DEADLINE_MS, false);
+                assertThat(d).isNotNull();
+                assertThat(body(d.message())).isEqualTo("late");
+                assertThat(d.message().deliverAt()).isEqualTo(due);
+                assertThat(d.deliveryCount()).isEqualTo(1);
+                assertThat(scheduledRows(db, "delay.head")).isZero();
+            }
+        }
+    }
+
+    @Test
+    void aDelayedSend_inARolledBackTransaction_isNotScheduled_andACommittedOneIs(TestDatabase db) throws Exception {
+        try (Broker broker = Broker.start(db.brokerConfig().build(), clock)) {
+            broker.admin().createQueue("delay.tx", QueueOptions.DEFAULTS);
+            long due = clock.millis() + 60_000;
+            try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                p.send("delay.tx", delayed("rolled back", due));
+                p.rollback();
+                assertThat(scheduledRows(db, "delay.tx")).isZero();
+                p.send("delay.tx", delayed("committed", due));
+                assertThat(scheduledRows(db, "delay.tx")).isZero(); // not before commit
+                p.commit();
+                assertThat(scheduledRows(db, "delay.tx")).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
+    void aNonPersistentDelayedMessage_isRefused_namingWhy(TestDatabase db) {
+        try (Broker broker = Broker.start(db.brokerConfig().build(), clock)) {
+            broker.admin().createQueue("delay.np", QueueOptions.DEFAULTS);
+            BrokerMessage np = Messages.nonPersistent("x");
+            BrokerMessage delayedNp = new BrokerMessage(
+                    np.messageId(),
+                    np.bodyType(),
+                    np.timestamp(),
+                    null,
+                    null,
+                    null,
+                    4,
+                    0,
+                    clock.millis() + 5_000,
+                    false,
+                    Map.of(),
+                    np.body());
+            try (BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+                assertThatThrownBy(() -> p.send("delay.np", delayedNp))
+                        .isInstanceOf(ShardQException.class)
+                        .hasMessageContaining("delivery delay is available for persistent messages only")
+                        .satisfies(e -> assertThat(((ShardQException) e).kind()).isEqualTo(ErrorKind.INVALID_ARGUMENT));
+            }
+        }
+    }
+
+    /**
+     * 10,000 messages, half delayed by up to 5 s (on the test's clock), half not, over 4 shards;
+     * the clock moves in steps of 250 ms and the instance is restarted half-way. Every message
+     * arrives exactly once, and none before its time.
+     */
+    @Test
+    void tenThousandMixed_noneEarly_noneLost_noneTwice_acrossARestart(TestDatabase db) throws Exception {
+        int total = 10_000;
+        Random random = new Random(11);
+        Map<String, Long> dueOf = new HashMap<>();
+        long base = clock.millis();
+        Broker broker = Broker.start(db.brokerConfig().build(), clock);
+        try {
+            broker.admin().createQueue("delay.mixed", QueueOptions.DEFAULTS.withShards(4));
+            try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                for (int i = 0; i < total; i++) {
+                    String text = "m" + i;
+                    if (random.nextBoolean()) {
+                        long due = base + 1 + random.nextInt(5_000);
+                        dueOf.put(text, due);
+                        p.send("delay.mixed", delayed(text, due));
+                    } else {
+                        p.send("delay.mixed", Messages.text(text));
+                    }
+                    if (i % 100 == 99) {
+                        p.commit();
+                    }
+                }
+                p.commit();
+            }
+            Set<String> received = new HashSet<>();
+            int undelayed = total - dueOf.size();
+            BrokerSession c = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
+            try {
+                // before the clock moves: exactly the undelayed ones
+                while (received.size() < undelayed) {
+                    Delivery d = c.receive("delay.mixed", DEADLINE_MS, false);
+                    assertThat(d)
+                            .as("after %d of the undelayed", received.size())
+                            .isNotNull();
+                    String text = body(d.message());
+                    assertThat(dueOf)
+                            .as("%s is delayed and came before the clock moved", text)
+                            .doesNotContainKey(text);
+                    assertThat(received.add(text)).as("%s twice", text).isTrue();
+                }
+                for (int step = 1; step <= 21; step++) {
+                    clock.advance(Duration.ofMillis(250));
+                    long now = clock.millis();
+                    long dueByNow =
+                            dueOf.values().stream().filter(t -> t <= now).count();
+                    if (step == 10) {
+                        c.close();
+                        broker.close(); // half-way: a new instance takes over the scheduled area
+                        broker = Broker.start(db.brokerConfig().build(), clock);
+                        c = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
+                    }
+                    while (received.size() < undelayed + dueByNow) {
+                        Delivery d = c.receive("delay.mixed", DEADLINE_MS, false);
+                        assertThat(d)
+                                .as("step %d: %d of %d due", step, received.size() - undelayed, dueByNow)
+                                .isNotNull();
+                        String text = body(d.message());
+                        assertThat(dueOf.get(text))
+                                .as("%s due", text)
+                                .isNotNull()
+                                .isLessThanOrEqualTo(now);
+                        assertThat(received.add(text)).as("%s twice", text).isTrue();
+                    }
+                }
+                assertThat(received).hasSize(total);
+                assertThat(c.receive("delay.mixed", 200, false)).isNull();
+                assertThat(scheduledRows(db, "delay.mixed")).isZero();
+            } finally {
+                c.close();
+            }
+        } finally {
+            broker.close();
+        }
+    }
+}
