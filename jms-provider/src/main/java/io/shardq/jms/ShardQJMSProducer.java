@@ -174,9 +174,8 @@ final class ShardQJMSProducer implements JMSProducer {
 
     @Override
     public JMSProducer setDeliveryDelay(long deliveryDelay) {
-        if (deliveryDelay != 0) {
-            throw new JMSRuntimeException("delivery delay is not available in ShardQ "
-                    + ShardQConnectionMetaData.PROVIDER_VERSION + " yet: only 0 is accepted");
+        if (deliveryDelay < 0) {
+            throw new JMSRuntimeException("delivery delay " + deliveryDelay + " ms is invalid: expected 0 or more");
         }
         this.deliveryDelay = deliveryDelay;
         return this;

@@ -27,6 +27,7 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
     private int deliveryMode = DeliveryMode.PERSISTENT;
     private int priority = Message.DEFAULT_PRIORITY;
     private long timeToLive = Message.DEFAULT_TIME_TO_LIVE;
+    private long deliveryDelay = Message.DEFAULT_DELIVERY_DELAY;
     private boolean disableMessageId;
     private boolean disableTimestamp;
     private volatile boolean closed;
@@ -105,16 +106,20 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
     @Override
     public void setDeliveryDelay(long deliveryDelay) throws JMSException {
         checkOpen();
-        if (deliveryDelay != 0) {
-            throw new JMSException("delivery delay is not available in ShardQ "
-                    + ShardQConnectionMetaData.PROVIDER_VERSION + " yet: only 0 is accepted");
-        }
+        checkDeliveryDelay(deliveryDelay);
+        this.deliveryDelay = deliveryDelay;
     }
 
     @Override
     public long getDeliveryDelay() throws JMSException {
         checkOpen();
-        return 0;
+        return deliveryDelay;
+    }
+
+    static void checkDeliveryDelay(long deliveryDelay) throws JMSException {
+        if (deliveryDelay < 0) {
+            throw new JMSException("delivery delay " + deliveryDelay + " ms is invalid: expected 0 or more");
+        }
     }
 
     @Override
@@ -219,13 +224,18 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
         }
         checkDeliveryMode(mode);
         checkPriority(prio);
+        if (deliveryDelay > 0 && mode == DeliveryMode.NON_PERSISTENT) {
+            throw new JMSException("a delivery delay (" + deliveryDelay + " ms) is available for PERSISTENT messages"
+                    + " only: a non-persistent message lives in one instance's memory, which a delayed one would"
+                    + " outlast; send it PERSISTENT, or set the delay to 0");
+        }
         long now = System.currentTimeMillis();
         message.setJMSDestination(target);
         message.setJMSDeliveryMode(mode);
         message.setJMSPriority(prio);
         message.setJMSTimestamp(disableTimestamp ? 0 : now);
         message.setJMSExpiration(ttl > 0 ? now + ttl : 0);
-        message.setJMSDeliveryTime(now);
+        message.setJMSDeliveryTime(now + deliveryDelay);
         message.setJMSMessageID(disableMessageId ? null : session.nextMessageId());
         BrokerMessage bm;
         try {

@@ -261,7 +261,10 @@ public final class BrokerSession implements AutoCloseable {
 
     /** Dead letters are written only together with the consumption that produced them. */
     private void buffer(DestinationRuntime rt, BrokerMessage message, boolean deadLetter) {
-        if (!deadLetter && message.deliverAt() > engine.clock().millis()) {
+        long now = engine.clock().millis();
+        if (!deadLetter && message.deliverAt() > now && (message.persistent() || message.deliverAt() > now + 1000)) {
+            // (a non-persistent message's send time a moment ahead of this clock, a step of the
+            // system clock, is not a delay: only one of a second or more is refused)
             if (!message.persistent()) {
                 throw new ShardQException(
                         ErrorKind.INVALID_ARGUMENT,

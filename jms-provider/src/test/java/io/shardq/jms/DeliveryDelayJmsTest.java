@@ -1,0 +1,138 @@
+package io.shardq.jms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.testing.PgTest;
+import io.shardq.broker.testing.TestDatabase;
+import jakarta.jms.Connection;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.JMSConsumer;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSException;
+import jakarta.jms.JMSRuntimeException;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.Queue;
+import jakarta.jms.Session;
+import jakarta.jms.TextMessage;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Delivery delay through the JMS API, on the real clock: JMSDeliveryTime is the send time plus
+ * the delay; nothing arrives before it; undelayed messages sent after delayed ones are not held
+ * back; bad delays are refused by the setter or the send itself. The lateness after
+ * JMSDeliveryTime is printed, not asserted (it depends on the machine's load).
+ */
+@PgTest
+class DeliveryDelayJmsTest {
+    ShardQConnectionFactory factory;
+    Connection connection;
+
+    @BeforeEach
+    void open(TestDatabase db) throws Exception {
+        factory = new ShardQConnectionFactory(
+                db.brokerConfig().set(BrokerProperty.SCHEDULE_POLL_MS, 50).build());
+        connection = factory.createConnection();
+        connection.start();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        connection.close();
+        factory.close();
+    }
+
+    @Test
+    void delayedMessages_arriveNoEarlierThanTheirDeliveryTime_andHoldNothingBack() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue q = s.createQueue("jms.delayed");
+        MessageProducer p = s.createProducer(q);
+        Random random = new Random(7);
+        int delayedCount = 200;
+        long sentAt = System.currentTimeMillis();
+        for (int i = 0; i < delayedCount; i++) {
+            long delay = 200 + random.nextInt(1_800);
+            p.setDeliveryDelay(delay);
+            TextMessage m = s.createTextMessage("d" + i);
+            p.send(m);
+            assertThat(m.getJMSDeliveryTime()).isEqualTo(m.getJMSTimestamp() + delay);
+        }
+        p.setDeliveryDelay(0);
+        for (int i = 0; i < 100; i++) {
+            p.send(s.createTextMessage("u" + i));
+        }
+        MessageConsumer c = s.createConsumer(q);
+        List<Long> lateness = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        int undelayedFirst = 0;
+        boolean delayedSeen = false;
+        for (int i = 0; i < delayedCount + 100; i++) {
+            Message m = c.receive(30_000);
+            assertThat(m).as("message %d", i).isNotNull();
+            long now = System.currentTimeMillis();
+            String text = ((TextMessage) m).getText();
+            assertThat(seen.add(text)).as("%s twice", text).isTrue();
+            assertThat(now)
+                    .as("%s arrived before its delivery time", text)
+                    .isGreaterThanOrEqualTo(m.getJMSDeliveryTime());
+            if (text.startsWith("d")) {
+                delayedSeen = true;
+                lateness.add(now - m.getJMSDeliveryTime());
+            } else if (!delayedSeen) {
+                undelayedFirst++;
+            }
+        }
+        assertThat(c.receiveNoWait()).isNull();
+        // the undelayed ones, sent last, were not held back behind the delayed ones sent first
+        // (each delayed one is due 200 ms or more after it was sent: only a machine so slow that
+        // 100 receives took that long would see one first, and then the count says so)
+        assertThat(undelayedFirst)
+                .as("undelayed messages received before the first delayed one (sent %d ms before)", 200)
+                .isPositive();
+        lateness.sort(null);
+        System.out.printf(
+                "delivery delay lateness over %d messages: p50 %d ms, p99 %d ms, max %d ms (poll 50 ms, sent over %d"
+                        + " ms)%n",
+                lateness.size(),
+                lateness.get(lateness.size() / 2),
+                lateness.get(lateness.size() * 99 / 100),
+                lateness.get(lateness.size() - 1),
+                System.currentTimeMillis() - sentAt);
+    }
+
+    @Test
+    void badDelays_areRefused_byTheSetter_andANonPersistentDelayedSend_byTheSend() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue q = s.createQueue("jms.delayed.bad");
+        MessageProducer p = s.createProducer(q);
+        assertThatThrownBy(() -> p.setDeliveryDelay(-1))
+                .isInstanceOf(JMSException.class)
+                .hasMessageContaining("delivery delay -1 ms is invalid");
+        p.setDeliveryDelay(1_000);
+        p.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+        assertThatThrownBy(() -> p.send(s.createTextMessage("np")))
+                .isInstanceOf(JMSException.class)
+                .hasMessageContaining("available for PERSISTENT messages only");
+        try (JMSContext ctx = factory.createContext()) {
+            assertThatThrownBy(() -> ctx.createProducer().setDeliveryDelay(-5))
+                    .isInstanceOf(JMSRuntimeException.class)
+                    .hasMessageContaining("expected 0 or more");
+            ctx.createProducer().setDeliveryDelay(300).send(q, "via context");
+            JMSConsumer consumer = ctx.createConsumer(q);
+            Message m = consumer.receive(30_000);
+            assertThat(m).isNotNull();
+            assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(m.getJMSDeliveryTime());
+            assertThat(m.getJMSDeliveryTime() - m.getJMSTimestamp()).isEqualTo(300);
+        }
+    }
+}
