@@ -131,7 +131,10 @@ public final class Broker implements AutoCloseable {
                 Math.max(0, config.getInt(BrokerProperty.FLOW_MAX_UNTAKEN)),
                 Math.max(0, config.getInt(BrokerProperty.FLOW_TOPIC_MAX_UNTAKEN)),
                 Math.max(0, config.getInt(BrokerProperty.FLOW_MAX_WAIT_MS)),
-                Math.max(0, config.getInt(BrokerProperty.FLOW_CONSUMER_ACTIVE_MS)));
+                Math.max(0, config.getInt(BrokerProperty.FLOW_CONSUMER_ACTIVE_MS)),
+                Math.max(0, config.getInt(BrokerProperty.REDELIVERY_DELAY_MS)),
+                config.getDouble(BrokerProperty.REDELIVERY_MULTIPLIER),
+                Math.max(0, config.getInt(BrokerProperty.REDELIVERY_MAX_DELAY_MS)));
         this.autoCreate = config.getBoolean(BrokerProperty.AUTO_CREATE_DESTINATIONS);
         this.defaultShards = config.getInt(BrokerProperty.DEFAULT_SHARDS);
         String prefix = "shardq-" + instanceId;

@@ -42,6 +42,23 @@ public final class BrokerConfig {
         }
     }
 
+    /** A decimal setting (a multiplier), at least 0. */
+    public double getDouble(BrokerProperty property) {
+        String raw = get(property);
+        try {
+            double v = Double.parseDouble(raw.trim());
+            if (!(v >= 0) || Double.isInfinite(v)) {
+                throw new NumberFormatException();
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw new ShardQException(
+                    ErrorKind.CONFIGURATION,
+                    "setting " + property.key() + " (" + property.envName() + ") is \"" + raw
+                            + "\": expected a number of 0 or more, such as 2 or 1.5");
+        }
+    }
+
     public boolean getBoolean(BrokerProperty property) {
         String raw = get(property).trim().toLowerCase(java.util.Locale.ROOT);
         return switch (raw) {

@@ -156,6 +156,23 @@ public enum BrokerProperty {
             "10000",
             "how long a connection of a JMS user other than the factory's own role trusts what PostgreSQL "
                     + "said about its privileges on a destination; a revoke reaches open connections within this"),
+    REDELIVERY_DELAY_MS(
+            "shardq.redelivery.delay-ms",
+            "SHARDQ_REDELIVERY_DELAY_MS",
+            "0",
+            "how long a message whose delivery was rolled back (rollback, recover, a listener's exception) waits "
+                    + "before it is delivered again; 0 redelivers at once. The messages behind it are not held back"),
+    REDELIVERY_MULTIPLIER(
+            "shardq.redelivery.multiplier",
+            "SHARDQ_REDELIVERY_MULTIPLIER",
+            "1",
+            "back-off: the redelivery delay after the n-th failed delivery is delay-ms x multiplier^(n-1), up to "
+                    + "shardq.redelivery.max-delay-ms"),
+    REDELIVERY_MAX_DELAY_MS(
+            "shardq.redelivery.max-delay-ms",
+            "SHARDQ_REDELIVERY_MAX_DELAY_MS",
+            "60000",
+            "the longest redelivery delay the multiplier can reach"),
     SCHEDULE_POLL_MS(
             "shardq.schedule.poll-ms",
             "SHARDQ_SCHEDULE_POLL_MS",

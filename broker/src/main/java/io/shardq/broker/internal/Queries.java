@@ -54,6 +54,14 @@ public final class Queries {
         return get(name).replace("/* TEMPLATE: kv */", kvTable(cacheId));
     }
 
+    /** {@code name} for the partition of bucket {@code bucket} of cache {@code cacheId} (numbers only). */
+    public static String withKvPartition(String name, int cacheId, long bucket) {
+        return get(name)
+                .replace(
+                        "/* TEMPLATE: kv_partition */",
+                        "shardq.\"kv_" + cacheId + "_" + (bucket == 0 ? "forever" : bucket) + "\"");
+    }
+
     private static final String ROW =
             "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea, ?::bytea)";
     private static final java.util.concurrent.ConcurrentHashMap<String, String> RESERVING =

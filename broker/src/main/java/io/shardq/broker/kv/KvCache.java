@@ -747,6 +747,13 @@ public final class KvCache<K, V> {
         // one chunk of puts is atomic by itself (one implicit transaction, see putChunk)
         boolean atomic = mode != MODE_PUT || sorted.size() > maxBatchSize;
         int written = writing(d, "writing", atomic, hashes(rows.keySet()), c -> {
+            if (!binding.autocommit() && bucket != 0) {
+                // the partition may be newer than this transaction's first use of the cache
+                try (PreparedStatement ps =
+                        c.prepareStatement(Queries.withKvPartition("kv_lock_partition", d.id(), bucket))) {
+                    ps.execute();
+                }
+            }
             int n = 0;
             for (int from = 0; from < sorted.size(); from += maxBatchSize) {
                 n += writeChunk(

@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The engine's side of one JMS session: what it sends and receives, and the one database
@@ -1335,7 +1336,17 @@ public final class BrokerSession implements AutoCloseable {
             }
             List<Long> back = new ArrayList<>(cl.taken);
             back.addAll(cl.prefetched);
-            boolean available = cl.shard.giveBack(back, true, cl.epoch);
+            Map<Long, Long> delays = Map.of();
+            if (countAttempts && !cl.delivered.isEmpty() && cl.current()) {
+                delays = new HashMap<>();
+                for (long seq : cl.delivered) {
+                    long ms = engine.settings().redeliveryDelayMillis(cl.shard.attempts.getOrDefault(seq, 1));
+                    if (ms > 0) {
+                        delays.put(seq, TimeUnit.MILLISECONDS.toNanos(ms));
+                    }
+                }
+            }
+            boolean available = cl.shard.giveBack(back, true, cl.epoch, delays);
             cl.sub.released(available);
         }
         claims.clear();

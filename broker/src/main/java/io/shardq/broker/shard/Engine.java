@@ -100,7 +100,22 @@ public interface Engine {
             long flowMaxUntaken,
             long flowTopicMaxUntaken,
             long flowMaxWaitMillis,
-            long flowConsumerActiveMillis) {
+            long flowConsumerActiveMillis,
+            long redeliveryDelayMillis,
+            double redeliveryMultiplier,
+            long redeliveryMaxDelayMillis) {
+        /**
+         * How long a message wait before its next delivery after its {@code attempts}-th failed one
+         * (0: at once): delay x multiplier^(attempts-1), capped.
+         */
+        long redeliveryDelayMillis(int attempts) {
+            if (redeliveryDelayMillis <= 0) {
+                return 0;
+            }
+            double d = redeliveryDelayMillis * Math.pow(redeliveryMultiplier, Math.max(0, attempts - 1));
+            return (long) Math.min(Math.max(redeliveryDelayMillis, redeliveryMaxDelayMillis), d);
+        }
+
         /** The flow-control threshold of a queue's ({@code queue}) or a topic's subscriptions; 0 is off. */
         long flowMaxUntaken(boolean queue) {
             return queue ? flowMaxUntaken : flowTopicMaxUntaken;

@@ -3,6 +3,7 @@ package io.shardq.broker.shard;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -69,7 +70,15 @@ final class ShardState {
     /** Handed out, then given back undelivered or rolled back: delivered again first. */
     private final TreeSet<Long> returned = new TreeSet<>();
 
+    /** Some given-back number may be handed out now (one not waiting for its redelivery delay). */
     private volatile boolean anyReturned;
+    /**
+     * Given back after a failed delivery with a redelivery delay ({@code shardq.redelivery.delay-ms}):
+     * not handed out again before this nanoTime. The messages behind them are not held back.
+     */
+    private final java.util.TreeMap<Long, Long> delayedUntil = new java.util.TreeMap<>();
+    /** nanoTime when the earliest delayed number becomes deliverable; {@code Long.MAX_VALUE}: none. */
+    private volatile long nextDelayedNanos = Long.MAX_VALUE;
     /** nanoTime of the last claim, for idle lease release. */
     private volatile long lastClaimNanos;
     /** Sequence numbers above the position already consumed out of order. */
@@ -89,7 +98,44 @@ final class ShardState {
 
     /** A racy, lock-free hint: might {@link #take} hand out something now? */
     boolean mayHaveAvailable() {
-        return leaseLive() && exclusive == null && (anyReturned || Math.max(dispatched, position) < head.get());
+        return leaseLive()
+                && exclusive == null
+                && (anyReturned
+                        || Math.max(dispatched, position) < head.get()
+                        || (nextDelayedNanos != Long.MAX_VALUE && System.nanoTime() - nextDelayedNanos >= 0));
+    }
+
+    /** A racy hint: nanoTime when a number waiting for its redelivery delay is due; MAX_VALUE: none. */
+    long nextDelayedNanos() {
+        return nextDelayedNanos;
+    }
+
+    /** Under the monitor: is {@code seq} waiting for its redelivery delay at {@code now}? */
+    private boolean delayed(long seq, long now) {
+        Long until = delayedUntil.get(seq);
+        return until != null && until - now > 0;
+    }
+
+    /** Under the monitor: recomputes {@link #anyReturned} and {@link #nextDelayedNanos}. */
+    private void refreshReturned(long now) {
+        if (!delayedUntil.isEmpty()) {
+            delayedUntil.headMap(position, true).clear(); // consumed meanwhile
+        }
+        boolean any = false;
+        for (long seq : returned) {
+            if (!delayed(seq, now)) {
+                any = true;
+                break;
+            }
+        }
+        long next = Long.MAX_VALUE;
+        for (long until : delayedUntil.values()) {
+            if (until - now > 0 && (next == Long.MAX_VALUE || until - next < 0)) {
+                next = until;
+            }
+        }
+        anyReturned = any;
+        nextDelayedNanos = next;
     }
 
     /** A racy count of the committed messages here that no session took yet (0 when not deliverable). */
@@ -137,6 +183,8 @@ final class ShardState {
         dispatched = cursor;
         returned.clear();
         anyReturned = false;
+        delayedUntil.clear();
+        nextDelayedNanos = Long.MAX_VALUE;
         consumedAhead.clear();
         consumedAhead.addAll(loggedAhead);
         holders = 0;
@@ -171,10 +219,18 @@ final class ShardState {
             return List.of();
         }
         List<Long> out = new ArrayList<>(Math.min(max, 16));
-        while (out.size() < max && !returned.isEmpty()) {
-            out.add(returned.pollFirst());
+        if (!returned.isEmpty()) {
+            long now = System.nanoTime();
+            for (var it = returned.iterator(); it.hasNext() && out.size() < max; ) {
+                long seq = it.next();
+                if (!delayed(seq, now)) {
+                    it.remove();
+                    delayedUntil.remove(seq);
+                    out.add(seq);
+                }
+            }
+            refreshReturned(now);
         }
-        anyReturned = !returned.isEmpty();
         long next = Math.max(dispatched, position) + 1;
         long last = head.get();
         while (out.size() < max && next <= last) {
@@ -213,8 +269,9 @@ final class ShardState {
     synchronized long nextUnconsumed(long from) {
         long seq = Math.max(from, position + 1);
         long last = head.get();
+        long now = delayedUntil.isEmpty() ? 0 : System.nanoTime();
         while (seq <= last) {
-            if (!consumedAhead.contains(seq)) {
+            if (!consumedAhead.contains(seq) && (now == 0 || !delayed(seq, now))) {
                 return seq;
             }
             seq++;
@@ -227,15 +284,28 @@ final class ShardState {
      * shard if {@code release}. Returns true when something is available to others now.
      */
     synchronized boolean giveBack(Collection<Long> seqs, boolean release, int epoch) {
+        return giveBack(seqs, release, epoch, Map.of());
+    }
+
+    /**
+     * As {@link #giveBack(Collection, boolean, int)}, with a redelivery delay in nanoseconds for
+     * some of them (those whose delivery failed): they are not handed out, nor scanned, before it.
+     */
+    synchronized boolean giveBack(Collection<Long> seqs, boolean release, int epoch, Map<Long, Long> delayNanos) {
         if (epoch == leaseEpoch) {
-            if (exclusive == null) {
-                for (long seq : seqs) {
-                    if (seq > position && !consumedAhead.contains(seq)) {
+            long now = System.nanoTime();
+            for (long seq : seqs) {
+                if (seq > position && !consumedAhead.contains(seq)) {
+                    if (exclusive == null) {
                         returned.add(seq);
                     }
+                    Long d = delayNanos.get(seq);
+                    if (d != null && d > 0) {
+                        delayedUntil.put(seq, now + d);
+                    }
                 }
-                anyReturned = !returned.isEmpty();
             }
+            refreshReturned(now);
             if (release) {
                 if (exclusive != null) {
                     exclusive = null;
@@ -367,6 +437,8 @@ final class ShardState {
         exclusive = null;
         returned.clear();
         anyReturned = false;
+        delayedUntil.clear();
+        nextDelayedNanos = Long.MAX_VALUE;
     }
 
     /** Committed cursor position plus what was consumed ahead of it (for stats). */

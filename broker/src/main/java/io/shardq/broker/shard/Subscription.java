@@ -328,7 +328,14 @@ public final class Subscription {
             if (!selective && hasAnyAvailable(false)) {
                 return true; // arrived between the check and the registration
             }
-            Waiters.park(w, Math.max(1_000_000L, Math.min(remaining, untilPoll)));
+            long untilRedelivery = Long.MAX_VALUE;
+            for (ShardState s : shards) {
+                long at = s.nextDelayedNanos();
+                if (at != Long.MAX_VALUE) {
+                    untilRedelivery = Math.min(untilRedelivery, at - System.nanoTime());
+                }
+            }
+            Waiters.park(w, Math.max(1_000_000L, Math.min(Math.min(remaining, untilPoll), untilRedelivery)));
         } finally {
             waiters.unregister(w);
         }

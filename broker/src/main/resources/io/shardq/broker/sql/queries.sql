@@ -563,6 +563,13 @@ SELECT substring(c.relname FROM '_([0-9]+)$')::bigint AS bucket
 -- name: kv_ensure_buckets
 SELECT shardq.kv_ensure_buckets(?, ?, ?)
 
+-- name: kv_lock_partition
+-- A write in an application's (or a session's) transaction to a bucket partition made after the
+-- transaction first used the cache: PostgreSQL routes an INSERT with the partition list it read
+-- when it first locked the parent, and takes in later changes only when it next acquires a lock
+-- it does not hold yet. Locking the new partition is such an acquisition (a no-op when held).
+LOCK TABLE /* TEMPLATE: kv_partition */ IN ROW EXCLUSIVE MODE
+
 -- name: kv_need_bucket
 -- A writer's first entry expiring in a bucket this instance has not seen a partition for.
 SELECT shardq.kv_need_bucket(?, ?, ?)

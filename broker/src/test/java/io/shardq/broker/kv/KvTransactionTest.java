@@ -146,4 +146,33 @@ class KvTransactionTest {
             return rs.getInt(1);
         }
     }
+
+    /**
+     * A transaction that wrote to the cache before a put whose TTL's partition did not exist yet
+     * (made on another connection by {@code kv_need_bucket}): PostgreSQL routes the insert with the
+     * partition list the transaction read when it first locked the parent for writing, so the
+     * write locks the new partition first (which makes PostgreSQL read the list again). As the CLI's
+     * {@code cache load} writes a batch: a putAll per TTL in one transaction.
+     */
+    @Test
+    void aTransactionsPut_intoAPartitionMadeAfterItFirstWroteTheCache_lands() {
+        broker.admin()
+                .createCacheOrGet(
+                        "tx.ttl",
+                        CacheOptions.DEFAULTS
+                                .withDefaultTtl(java.time.Duration.ofMinutes(10))
+                                .withMaxTtl(java.time.Duration.ofHours(1)));
+        KvCache<String, String> c = broker.cache("tx.ttl", Codec.utf8(), Codec.utf8());
+        c.clear();
+        try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+            KvCache<String, String> in = c.in(s);
+            for (int batch = 0; batch < 3; batch++) {
+                in.putAll(java.util.Map.of("a" + batch, "1", "b" + batch, "2"));
+                in.putAll(java.util.Map.of("c" + batch, "3"), java.time.Duration.ofMinutes(5 + 20 * batch));
+                in.putAll(java.util.Map.of("d" + batch, "4"), java.time.Duration.ofSeconds(60 + batch));
+            }
+            s.commit();
+        }
+        assertThat(c.getAll(java.util.List.of("a2", "c2", "d2"))).hasSize(3);
+    }
 }

@@ -1,0 +1,88 @@
+package io.shardq.broker.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.QueueOptions;
+import io.shardq.broker.testing.Messages;
+import io.shardq.broker.testing.PgTest;
+import io.shardq.broker.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Redelivery delay ({@code shardq.redelivery.delay-ms}, {@code multiplier}): a rolled-back message
+ * is not delivered again before its delay, growing with each failed attempt; the messages behind
+ * it are delivered meanwhile. Lower bounds only: a loaded machine may deliver later, never sooner.
+ */
+@PgTest
+class RedeliveryDelayTest {
+    static final long DELAY_MS = 2_000;
+
+    static String body(Delivery d) {
+        return new String(d.message().body(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aRolledBackMessage_waitsItsDelay_doubledAfterTheSecondFailure_andHoldsNothingBack(TestDatabase db) {
+        try (Broker broker = Broker.start(db.brokerConfig()
+                .set(BrokerProperty.REDELIVERY_DELAY_MS, (int) DELAY_MS)
+                .set(BrokerProperty.REDELIVERY_MULTIPLIER, "2")
+                .build())) {
+            broker.admin().createQueue("redeliver.q", QueueOptions.DEFAULTS.withShards(1));
+            try (BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
+                    BrokerSession c = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                p.send("redeliver.q", Messages.text("first"));
+                p.send("redeliver.q", Messages.text("second"));
+                p.send("redeliver.q", Messages.text("third"));
+
+                Delivery d = c.receive("redeliver.q", 30_000, false);
+                assertThat(body(d)).isEqualTo("first");
+                c.rollback();
+                long rolledBack = System.nanoTime();
+
+                // the messages behind it are not held back by its delay
+                Delivery next = c.receive("redeliver.q", 30_000, false);
+                assertThat(body(next)).isEqualTo("second");
+                assertThat(body(c.receive("redeliver.q", 30_000, false))).isEqualTo("third");
+                c.commit();
+
+                Delivery again = c.receive("redeliver.q", 30_000, false);
+                long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - rolledBack);
+                assertThat(body(again)).isEqualTo("first");
+                assertThat(again.deliveryCount()).isEqualTo(2);
+                assertThat(waited).as("ms before the first redelivery").isGreaterThanOrEqualTo(DELAY_MS);
+                c.rollback();
+                long secondRollback = System.nanoTime();
+
+                Delivery third = c.receive("redeliver.q", 30_000, false);
+                waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - secondRollback);
+                assertThat(body(third)).isEqualTo("first");
+                assertThat(third.deliveryCount()).isEqualTo(3);
+                assertThat(waited).as("ms before the second redelivery (x2)").isGreaterThanOrEqualTo(2 * DELAY_MS);
+                c.commit();
+                assertThat(c.receive("redeliver.q", -1, false)).isNull();
+            }
+        }
+    }
+
+    @Test
+    void withoutADelay_aRolledBackMessageComesBackFirst(TestDatabase db) {
+        try (Broker broker = Broker.start(db.brokerConfig().build())) {
+            broker.admin().createQueue("redeliver.now", QueueOptions.DEFAULTS.withShards(1));
+            try (BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
+                    BrokerSession c = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                p.send("redeliver.now", Messages.text("first"));
+                p.send("redeliver.now", Messages.text("second"));
+                assertThat(body(c.receive("redeliver.now", 30_000, false))).isEqualTo("first");
+                c.rollback();
+                Delivery d = c.receive("redeliver.now", 30_000, false);
+                assertThat(body(d)).isEqualTo("first");
+                assertThat(d.deliveryCount()).isEqualTo(2);
+                c.commit();
+            }
+        }
+    }
+}
