@@ -282,6 +282,7 @@ public final class ShardQConnection implements QueueConnection, jakarta.jms.Topi
     public void stop() throws JMSException {
         checkOpen();
         ThreadRules.checkNotInListener(this, "stop its own connection");
+        ThreadRules.checkNotInCompletion(this, "stop its own connection");
         synchronized (startLock) {
             started = false;
         }
@@ -314,6 +315,7 @@ public final class ShardQConnection implements QueueConnection, jakarta.jms.Topi
             return;
         }
         ThreadRules.checkNotInListener(this, "close its own connection");
+        ThreadRules.checkNotInCompletion(this, "close its own connection");
         synchronized (startLock) {
             started = false;
             closed = true;

@@ -14,8 +14,6 @@ import jakarta.jms.Queue;
 import jakarta.jms.QueueSender;
 import jakarta.jms.Topic;
 import jakarta.jms.TopicPublisher;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 /**
  * Sends through its session. The session's engine pins the first send to a destination to one
@@ -31,7 +29,6 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
     private boolean disableMessageId;
     private boolean disableTimestamp;
     private volatile boolean closed;
-    private ExecutorService completions;
 
     private final BrokerProducer engine;
 
@@ -212,6 +209,19 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
     }
 
     void doSend(ShardQDestination target, Message message, int mode, int prio, long ttl) throws JMSException {
+        BrokerMessage bm = prepare(target, message, mode, prio, ttl);
+        session.call(s -> {
+            engine.send(target.getName(), bm);
+            return null;
+        });
+    }
+
+    /**
+     * Everything a send does before the engine: the checks (a bad argument is thrown here, by the
+     * send itself, also for an asynchronous one), the headers, the conversion.
+     */
+    private BrokerMessage prepare(ShardQDestination target, Message message, int mode, int prio, long ttl)
+            throws JMSException {
         if (message == null) {
             throw new jakarta.jms.MessageFormatException("message must not be null");
         }
@@ -237,19 +247,14 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
         message.setJMSExpiration(ttl > 0 ? now + ttl : 0);
         message.setJMSDeliveryTime(now + deliveryDelay);
         message.setJMSMessageID(disableMessageId ? null : session.nextMessageId());
-        BrokerMessage bm;
         try {
-            bm = MessageCodec.toBroker(message);
+            return MessageCodec.toBroker(message);
         } catch (IllegalArgumentException e) {
             throw Exceptions.translate(e); // text UTF-8 cannot hold, an unsupported property type
         }
-        session.call(s -> {
-            engine.send(target.getName(), bm);
-            return null;
-        });
     }
 
-    // ---- asynchronous send: sent at once, the listener is told on another thread
+    // ---- asynchronous send: checked and queued here, written and completed by the session's AsyncSender
 
     @Override
     public void send(Message message, CompletionListener completionListener) throws JMSException {
@@ -259,8 +264,12 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
     @Override
     public void send(Message message, int deliveryMode, int priority, long timeToLive, CompletionListener listener)
             throws JMSException {
+        checkOpen();
         checkListener(listener);
-        complete(message, listener, () -> send(message, deliveryMode, priority, timeToLive));
+        if (destination == null) {
+            throw new UnsupportedOperationException("this producer has no destination: name one with each send");
+        }
+        sendAsync(destination, message, deliveryMode, priority, timeToLive, listener);
     }
 
     @Override
@@ -278,38 +287,23 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
             long timeToLive,
             CompletionListener listener)
             throws JMSException {
+        checkOpen();
         checkListener(listener);
-        complete(message, listener, () -> send(destination, message, deliveryMode, priority, timeToLive));
+        if (this.destination != null) {
+            throw new UnsupportedOperationException("this producer sends to " + this.destination
+                    + "; create one without a destination to choose per send");
+        }
+        if (destination == null) {
+            throw new InvalidDestinationException("destination must not be null");
+        }
+        sendAsync(ShardQSession.destinationOf(destination), message, deliveryMode, priority, timeToLive, listener);
     }
 
-    private interface Send {
-        void run() throws JMSException;
-    }
-
-    private void complete(Message message, CompletionListener listener, Send send) throws JMSException {
-        JMSException failure = null;
-        try {
-            send.run();
-        } catch (JMSException e) {
-            failure = e;
-        }
-        JMSException f = failure;
-        synchronized (this) {
-            if (completions == null) {
-                completions = Executors.newSingleThreadExecutor(r -> {
-                    Thread t = new Thread(r, "shardq-completion");
-                    t.setDaemon(true);
-                    return t;
-                });
-            }
-        }
-        completions.execute(() -> {
-            if (f == null) {
-                listener.onCompletion(message);
-            } else {
-                listener.onException(message, f);
-            }
-        });
+    private void sendAsync(
+            ShardQDestination target, Message message, int mode, int prio, long ttl, CompletionListener listener)
+            throws JMSException {
+        BrokerMessage bm = prepare(target, message, mode, prio, ttl);
+        session.asyncSender().submit(new AsyncSender.Item(target.getName(), bm, message, listener));
     }
 
     private static void checkListener(CompletionListener listener) {
@@ -332,15 +326,15 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
     }
 
     @Override
-    public void close() {
+    public void close() throws JMSException {
+        if (closed) {
+            return;
+        }
+        ThreadRules.checkNotInCompletion(session, "close its own producer");
+        session.awaitAsyncSends(); // returns after the outstanding completions (JMS 3.1, 7.3.7)
         closed = true;
         engine.close();
         session.removed(this);
-        synchronized (this) {
-            if (completions != null) {
-                completions.shutdown();
-            }
-        }
     }
 
     void closedBySession() {

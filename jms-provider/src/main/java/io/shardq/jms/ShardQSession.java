@@ -86,6 +86,10 @@ public final class ShardQSession implements QueueSession, TopicSession {
 
     /** Runs an engine call under the session lock, translating its exceptions. */
     <T> T call(EngineCall<T> work) throws JMSException {
+        AsyncSender a = async;
+        if (a != null) {
+            a.awaitIdle(); // after the asynchronous sends made before (not on the sender's own thread)
+        }
         lock.lock();
         try {
             return work.run(engine);
@@ -189,9 +193,34 @@ public final class ShardQSession implements QueueSession, TopicSession {
         return sessionMode;
     }
 
+    /** The asynchronous sends of this session, once one was made. */
+    private volatile AsyncSender async;
+
+    AsyncSender asyncSender() {
+        AsyncSender a = async;
+        if (a == null) {
+            synchronized (this) {
+                if (async == null) {
+                    async = new AsyncSender(this);
+                }
+                a = async;
+            }
+        }
+        return a;
+    }
+
+    /** Waits until this session's asynchronous sends are written and their listeners called. */
+    void awaitAsyncSends() {
+        AsyncSender a = async;
+        if (a != null) {
+            a.awaitIdle();
+        }
+    }
+
     @Override
     public void commit() throws JMSException {
         checkOpen();
+        ThreadRules.checkNotInCompletion(this, "commit its own session");
         if (sessionMode != Session.SESSION_TRANSACTED) {
             throw new IllegalStateException("commit() needs a transacted session");
         }
@@ -204,6 +233,7 @@ public final class ShardQSession implements QueueSession, TopicSession {
     @Override
     public void rollback() throws JMSException {
         checkOpen();
+        ThreadRules.checkNotInCompletion(this, "roll back its own session");
         if (sessionMode != Session.SESSION_TRANSACTED) {
             throw new IllegalStateException("rollback() needs a transacted session");
         }
@@ -650,6 +680,11 @@ public final class ShardQSession implements QueueSession, TopicSession {
             return;
         }
         ThreadRules.checkNotInListener(this, "close its own session");
+        ThreadRules.checkNotInCompletion(this, "close its own session");
+        AsyncSender a = async;
+        if (a != null) {
+            a.stop(); // close() returns after the outstanding completions (JMS 3.1, 7.3.7)
+        }
         closed = true;
         ListenerDispatcher d;
         synchronized (this) {

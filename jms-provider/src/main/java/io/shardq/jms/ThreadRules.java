@@ -32,6 +32,32 @@ final class ThreadRules {
         }
     }
 
+    /** The session whose CompletionListener this thread is calling, if any. */
+    private static final ThreadLocal<ShardQSession> IN_COMPLETION = new ThreadLocal<>();
+
+    static void enterCompletion(ShardQSession session) {
+        IN_COMPLETION.set(session);
+    }
+
+    static void leaveCompletion() {
+        IN_COMPLETION.remove();
+    }
+
+    /** A CompletionListener must not close its own connection (JMS 3.1, 7.3.8). */
+    static void checkNotInCompletion(ShardQConnection connection, String what) throws IllegalStateException {
+        ShardQSession s = IN_COMPLETION.get();
+        if (s != null && s.connection() == connection) {
+            throw new IllegalStateException("a CompletionListener must not " + what);
+        }
+    }
+
+    /** A CompletionListener must not close its own session or producer, nor commit or roll back its session. */
+    static void checkNotInCompletion(ShardQSession session, String what) throws IllegalStateException {
+        if (IN_COMPLETION.get() == session) {
+            throw new IllegalStateException("a CompletionListener must not " + what);
+        }
+    }
+
     static boolean inListenerOf(ShardQSession session) {
         return IN_LISTENER.get() == session;
     }

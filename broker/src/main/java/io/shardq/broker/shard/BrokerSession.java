@@ -260,6 +260,40 @@ public final class BrokerSession implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends several messages as one unit: outside a transaction, one commit for all of them (all
+     * or none: a refusal of any writes none), in a transacted session each is buffered as by
+     * {@link #send}. The JMS layer's asynchronous sends are written this way, so a producer that
+     * sends faster than PostgreSQL commits gets its messages written in batches.
+     */
+    public void sendAll(List<Map.Entry<String, BrokerMessage>> sends) {
+        checkOpen();
+        if (mode == Mode.TRANSACTED) {
+            for (Map.Entry<String, BrokerMessage> e : sends) {
+                send(e.getKey(), e.getValue());
+            }
+            return;
+        }
+        try {
+            for (Map.Entry<String, BrokerMessage> e : sends) {
+                DestinationRuntime rt = engine.runtime(e.getKey(), true);
+                DestinationInfo d = rt.info();
+                if (!d.enqueueEnabled()) {
+                    throw new ShardQException(
+                            ErrorKind.ILLEGAL_STATE, "enqueue is stopped on " + d.kind() + " " + d.name());
+                }
+                buffer(rt, e.getValue(), false);
+            }
+        } catch (RuntimeException e) {
+            // nothing of the unit was written: forget what was buffered (no consumption is touched)
+            pending.values().removeIf(b -> !b.deadLetters);
+            scheduled.clear();
+            discard(pendingNp);
+            throw e;
+        }
+        commitWork(true, false);
+    }
+
     /** Dead letters are written only together with the consumption that produced them. */
     private void buffer(DestinationRuntime rt, BrokerMessage message, boolean deadLetter) {
         long now = engine.clock().millis();
