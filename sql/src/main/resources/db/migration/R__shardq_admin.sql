@@ -483,3 +483,47 @@ BEGIN
     END IF;
     PERFORM shardq.drop_queue(p_name, force => true);
 END $$;
+
+-- The delivery policy of a queue or topic (V011): what is not null changes. expiry_queue: the queue
+-- that receives its messages found expired at delivery ('' : none, expired messages are dropped);
+-- redelivery_delay_ms (0: at once) and redelivery_multiplier (1 or more): the wait before the
+-- next delivery after the n-th failed one is delay x multiplier^(n-1), overriding the instance's
+-- shardq.redelivery.* settings. plpgsql: it reads a V011 column.
+CREATE OR REPLACE FUNCTION shardq.set_delivery_policy(
+    name text,
+    expiry_queue text DEFAULT NULL,
+    redelivery_delay_ms integer DEFAULT NULL,
+    redelivery_multiplier real DEFAULT NULL)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    v_id integer;
+BEGIN
+    PERFORM shardq.check_name(name);
+    PERFORM shardq.require_owner('alter', name);
+    v_id := shardq.destination_id(name);
+    IF expiry_queue IS NOT NULL THEN
+        IF expiry_queue <> '' THEN
+            PERFORM shardq.check_name(expiry_queue);
+            IF expiry_queue = name THEN
+                RAISE EXCEPTION 'the expiry queue of "%" cannot be "%" itself', name, name USING ERRCODE = '22023';
+            END IF;
+        END IF;
+        UPDATE shardq.destination d SET expiry_name = nullif(set_delivery_policy.expiry_queue, '') WHERE d.id = v_id;
+    END IF;
+    IF redelivery_delay_ms IS NOT NULL THEN
+        IF redelivery_delay_ms < 0 THEN
+            RAISE EXCEPTION 'redelivery delay % ms is invalid: expected 0 or more', redelivery_delay_ms
+                USING ERRCODE = '22023';
+        END IF;
+        UPDATE shardq.destination d SET redelivery_delay_ms = set_delivery_policy.redelivery_delay_ms WHERE d.id = v_id;
+    END IF;
+    IF redelivery_multiplier IS NOT NULL THEN
+        IF NOT redelivery_multiplier >= 1 THEN
+            RAISE EXCEPTION 'redelivery multiplier % is invalid: expected 1 or more', redelivery_multiplier
+                USING ERRCODE = '22023';
+        END IF;
+        UPDATE shardq.destination d SET redelivery_multiplier = set_delivery_policy.redelivery_multiplier
+         WHERE d.id = v_id;
+    END IF;
+    -- every instance rereads the row: the V002 trigger NOTIFYs shardq_catalog on the update
+END $$;

@@ -335,6 +335,29 @@ public final class Admin {
     }
 
     /** Discards every waiting message and returns how many there were. */
+    /**
+     * Sets the delivery policy of a queue or topic; what is null is unchanged. {@code expiryQueue}:
+     * the queue that receives its messages found expired at delivery ({@code ""}: none, they are
+     * dropped); {@code redeliveryDelayMs} (0: at once) and {@code redeliveryMultiplier} (1 or
+     * more) override the instance's {@code shardq.redelivery.*} settings for it.
+     */
+    public DestinationInfo setDeliveryPolicy(
+            String name, String expiryQueue, Integer redeliveryDelayMs, Double redeliveryMultiplier) {
+        Names.checkDestination(name);
+        if (expiryQueue != null && !expiryQueue.isEmpty()) {
+            Names.checkDestination(expiryQueue);
+        }
+        call(
+                "select shardq.set_delivery_policy(?, expiry_queue => ?::text, redelivery_delay_ms => ?::integer,"
+                        + " redelivery_multiplier => ?::real)",
+                "setting the delivery policy of " + name,
+                name,
+                expiryQueue,
+                redeliveryDelayMs,
+                redeliveryMultiplier);
+        return changed(name);
+    }
+
     public long purge(String name) {
         Names.checkDestination(name);
         return call("select shardq.purge_queue(?)", "purging " + name, name);

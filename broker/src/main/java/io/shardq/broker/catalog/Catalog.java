@@ -106,6 +106,9 @@ public final class Catalog {
                 rs.getBoolean(8),
                 rs.getBoolean(9),
                 rs.getLong(10),
-                rs.getLong(11));
+                rs.getLong(11),
+                rs.getString(12),
+                (Integer) rs.getObject(13),
+                rs.getObject(14) == null ? null : rs.getDouble(14));
     }
 }

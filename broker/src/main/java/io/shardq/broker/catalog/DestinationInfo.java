@@ -6,6 +6,11 @@ package io.shardq.broker.catalog;
  * @param queueSubscription id of the single subscription of a queue (0 for topics)
  * @param subVersion a topic's subscription version (moves when a subscription is created or
  *     dropped; 0 for queues)
+ * @param expiryName the queue that receives this destination's messages found expired at delivery
+ *     (null: they are dropped)
+ * @param redeliveryDelayMs the wait before a redelivery, overriding the instance's setting (null:
+ *     the instance's {@code shardq.redelivery.delay-ms})
+ * @param redeliveryMultiplier the back-off multiplier, overriding the instance's (null: its own)
  */
 public record DestinationInfo(
         int id,
@@ -18,7 +23,10 @@ public record DestinationInfo(
         boolean enqueueEnabled,
         boolean dequeueEnabled,
         long queueSubscription,
-        long subVersion) {
+        long subVersion,
+        String expiryName,
+        Integer redeliveryDelayMs,
+        Double redeliveryMultiplier) {
 
     public boolean isTopic() {
         return kind.equals("topic");

@@ -204,6 +204,26 @@ public final class BrokerMessage {
     }
 
     /** A copy holding only the metadata (what the cache keeps of a large message). */
+    /** This message without an expiration (an expired message kept in an expiry queue must not expire there). */
+    public BrokerMessage withoutExpiration() {
+        return new BrokerMessage(
+                messageId,
+                bodyType,
+                timestamp,
+                correlationId,
+                type,
+                replyTo,
+                priority,
+                0,
+                deliverAt,
+                persistent,
+                properties,
+                body,
+                bodySize,
+                bodyRef,
+                subscribers);
+    }
+
     public BrokerMessage withoutBody() {
         return body == null && bodyRef == null ? this : with(properties, null, bodySize, null);
     }

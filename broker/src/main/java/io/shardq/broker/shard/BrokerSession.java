@@ -48,6 +48,8 @@ public final class BrokerSession implements AutoCloseable {
 
     public static final String DEAD_LETTER_REASON = "JMS_ShardQ_DeadLetterReason";
     public static final String ORIGINAL_DESTINATION = "JMS_ShardQ_OriginalDestination";
+    /** On a message in an expiry queue: its JMSExpiration (epoch ms) before it was moved there. */
+    public static final String ACTUAL_EXPIRY = "JMS_ShardQ_ActualExpiry";
 
     private final Engine engine;
     private final Mode mode;
@@ -495,6 +497,7 @@ public final class BrokerSession implements AutoCloseable {
                     claim.attemptsToClear = true;
                 }
                 if (expired(m)) {
+                    expire(rt, m, true);
                     claim.taken.add(seq);
                     settled = true;
                     continue;
@@ -659,6 +662,7 @@ public final class BrokerSession implements AutoCloseable {
             }
             NpTaken taken;
             if (expired(e.message)) {
+                expire(rt, e.message, false);
                 taken = new NpTaken(sub, e, false);
             } else if (e.attempts >= rt.info().maxAttempts()) {
                 deadLetter(rt, e.message, e.attempts, false);
@@ -674,6 +678,30 @@ public final class BrokerSession implements AutoCloseable {
 
     private static boolean expired(BrokerMessage m) {
         return m.expiration() > 0 && m.expiration() < System.currentTimeMillis();
+    }
+
+    /**
+     * A message found expired at delivery: consumed, and sent to the destination's expiry queue in
+     * the same transaction when it has one (V011), with the properties a dead letter has.
+     */
+    private void expire(DestinationRuntime rt, BrokerMessage m, boolean persistent) {
+        DestinationInfo d = rt.info();
+        engine.stats().expired.increment();
+        if (d.expiryName() == null) {
+            return; // dropped
+        }
+        DestinationRuntime target = engine.deadLetterRuntime(d.expiryName());
+        // kept there without an expiration, or it would expire again at once; when it expired is a property
+        BrokerMessage expired = m.withoutExpiration()
+                .withProperty(DEAD_LETTER_REASON, "expired at " + java.time.Instant.ofEpochMilli(m.expiration()))
+                .withProperty(ACTUAL_EXPIRY, m.expiration())
+                .withProperty(ORIGINAL_DESTINATION, d.name());
+        if (persistent) {
+            buffer(target, expired, true);
+        } else {
+            engine.reserveNonPersistent(expired, true);
+            deadNp.add(new NpSend(target, expired));
+        }
     }
 
     private void deadLetter(DestinationRuntime rt, BrokerMessage m, int attempts, boolean persistent) {
@@ -1373,8 +1401,13 @@ public final class BrokerSession implements AutoCloseable {
             Map<Long, Long> delays = Map.of();
             if (countAttempts && !cl.delivered.isEmpty() && cl.current()) {
                 delays = new HashMap<>();
+                DestinationInfo d = cl.rt.info();
                 for (long seq : cl.delivered) {
-                    long ms = engine.settings().redeliveryDelayMillis(cl.shard.attempts.getOrDefault(seq, 1));
+                    long ms = engine.settings()
+                            .redeliveryDelayMillis(
+                                    cl.shard.attempts.getOrDefault(seq, 1),
+                                    d.redeliveryDelayMs(),
+                                    d.redeliveryMultiplier());
                     if (ms > 0) {
                         delays.put(seq, TimeUnit.MILLISECONDS.toNanos(ms));
                     }

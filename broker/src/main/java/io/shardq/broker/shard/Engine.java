@@ -109,11 +109,18 @@ public interface Engine {
          * (0: at once): delay x multiplier^(attempts-1), capped.
          */
         long redeliveryDelayMillis(int attempts) {
-            if (redeliveryDelayMillis <= 0) {
+            return redeliveryDelayMillis(attempts, null, null);
+        }
+
+        /** As {@link #redeliveryDelayMillis(int)} with a destination's own delay and multiplier (null: these). */
+        long redeliveryDelayMillis(int attempts, Integer destinationDelayMs, Double destinationMultiplier) {
+            long base = destinationDelayMs != null ? destinationDelayMs : redeliveryDelayMillis;
+            double multiplier = destinationMultiplier != null ? destinationMultiplier : redeliveryMultiplier;
+            if (base <= 0) {
                 return 0;
             }
-            double d = redeliveryDelayMillis * Math.pow(redeliveryMultiplier, Math.max(0, attempts - 1));
-            return (long) Math.min(Math.max(redeliveryDelayMillis, redeliveryMaxDelayMillis), d);
+            double d = base * Math.pow(multiplier, Math.max(0, attempts - 1));
+            return (long) Math.min(Math.max(base, redeliveryMaxDelayMillis), d);
         }
 
         /** The flow-control threshold of a queue's ({@code queue}) or a topic's subscriptions; 0 is off. */

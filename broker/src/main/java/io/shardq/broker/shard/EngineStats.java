@@ -15,6 +15,9 @@ public final class EngineStats {
 
     final LongAdder slicesRetired = new LongAdder();
     final LongAdder deadLettered = new LongAdder();
+    /** Messages found expired at delivery (dropped, or sent to their destination's expiry queue). */
+    final LongAdder expired = new LongAdder();
+
     final LongAdder notifiesSent = new LongAdder();
     final LongAdder wakeupsReceived = new LongAdder();
     /** Batches that rode along in another session's group commit ({@link ShardWriter}). */
@@ -114,6 +117,10 @@ public final class EngineStats {
 
     public long slicesRetired() {
         return slicesRetired.sum();
+    }
+
+    public long expired() {
+        return expired.sum();
     }
 
     public long deadLettered() {
