@@ -30,6 +30,7 @@ class QueriesTest {
                         .replace("/* TEMPLATE: leaf */", Queries.leafTable(1, 0, 0))
                         .replace("/* TEMPLATE: parent */", Queries.parentTable(1))
                         .replace("/* TEMPLATE: kv */", Queries.kvTable(1))
+                        .replace("/* TEMPLATE: kv_partition */", "shardq.\"kv_1_forever\"")
                         .replace(
                                 "/* TEMPLATE: rows */",
                                 "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea, ?::bytea)");

@@ -751,7 +751,7 @@ public final class KvCache<K, V> {
                 // the partition may be newer than this transaction's first use of the cache
                 try (PreparedStatement ps =
                         c.prepareStatement(Queries.withKvPartition("kv_lock_partition", d.id(), bucket))) {
-                    ps.execute();
+                    ps.executeQuery().close();
                 }
             }
             int n = 0;

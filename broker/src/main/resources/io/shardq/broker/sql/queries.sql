@@ -567,8 +567,9 @@ SELECT shardq.kv_ensure_buckets(?, ?, ?)
 -- A write in an application's (or a session's) transaction to a bucket partition made after the
 -- transaction first used the cache: PostgreSQL routes an INSERT with the partition list it read
 -- when it first locked the parent, and takes in later changes only when it next acquires a lock
--- it does not hold yet. Locking the new partition is such an acquisition (a no-op when held).
-LOCK TABLE /* TEMPLATE: kv_partition */ IN ROW EXCLUSIVE MODE
+-- it does not hold yet. Reading the new partition is such an acquisition (nothing new when held);
+-- a SELECT rather than LOCK TABLE, which cannot be prepared.
+SELECT 1 FROM /* TEMPLATE: kv_partition */ LIMIT 0
 
 -- name: kv_need_bucket
 -- A writer's first entry expiring in a bucket this instance has not seen a partition for.
