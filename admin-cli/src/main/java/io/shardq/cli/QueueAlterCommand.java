@@ -44,6 +44,29 @@ final class QueueAlterCommand implements Callable<Integer> {
             description = "where messages go after --max-attempts failed deliveries (default: NAME.DLQ)")
     String deadLetterQueue;
 
+    @Option(
+            names = "--expiry-queue",
+            paramLabel = "QUEUE",
+            description = "where messages found expired at delivery go (default: they are dropped)")
+    String expiryQueue;
+
+    @Option(names = "--no-expiry-queue", description = "drop messages found expired at delivery (the default)")
+    boolean noExpiryQueue;
+
+    @Option(
+            names = "--redelivery-delay",
+            paramLabel = "DURATION",
+            converter = Durations.Converter.class,
+            description = "wait before a message whose delivery failed is delivered again (500ms, 5s, 1m; 0: at once);"
+                    + " overrides shardq.redelivery.delay-ms for this queue")
+    java.time.Duration redeliveryDelay;
+
+    @Option(
+            names = "--redelivery-multiplier",
+            paramLabel = "X",
+            description = "back-off: the delay after the n-th failed delivery is the delay x X^(n-1), 1 or more")
+    Double redeliveryMultiplier;
+
     @Mixin
     ConnectionOptions connection;
 
@@ -52,18 +75,43 @@ final class QueueAlterCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (shards == null && sliceSize == null && maxAttempts == null && deadLetterQueue == null) {
+        boolean policy =
+                expiryQueue != null || noExpiryQueue || redeliveryDelay != null || redeliveryMultiplier != null;
+        if (shards == null && sliceSize == null && maxAttempts == null && deadLetterQueue == null && !policy) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(),
-                    "nothing to change: give --shards, --slice-size, --max-attempts or --dead-letter-queue");
+                    "nothing to change: give --shards, --slice-size, --max-attempts, --dead-letter-queue,"
+                            + " --expiry-queue, --no-expiry-queue, --redelivery-delay or --redelivery-multiplier");
+        }
+        if (expiryQueue != null && noExpiryQueue) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--expiry-queue and --no-expiry-queue contradict each other: give one");
+        }
+        if (redeliveryDelay != null && redeliveryDelay.toMillis() > Integer.MAX_VALUE) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--redelivery-delay " + redeliveryDelay + " is too long: at most 24 days");
         }
         Names.checkDestination(name);
         if (deadLetterQueue != null) {
             Names.checkDestination(deadLetterQueue);
         }
+        if (expiryQueue != null) {
+            Names.checkDestination(expiryQueue);
+        }
         try (Broker broker = connection.startBroker("queue alter")) {
             DestinationInfo before = QueueCommand.require(broker.admin(), name);
-            DestinationInfo d = broker.admin().alterQueue(name, shards, sliceSize, maxAttempts, deadLetterQueue);
+            DestinationInfo d = before;
+            if (shards != null || sliceSize != null || maxAttempts != null || deadLetterQueue != null) {
+                d = broker.admin().alterQueue(name, shards, sliceSize, maxAttempts, deadLetterQueue);
+            }
+            if (policy) {
+                d = broker.admin()
+                        .setDeliveryPolicy(
+                                name,
+                                noExpiryQueue ? "" : expiryQueue,
+                                redeliveryDelay == null ? null : (int) redeliveryDelay.toMillis(),
+                                redeliveryMultiplier);
+            }
             spec.commandLine()
                     .getOut()
                     .println((d.equals(before)

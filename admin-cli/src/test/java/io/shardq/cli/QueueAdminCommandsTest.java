@@ -132,6 +132,46 @@ class QueueAdminCommandsTest {
     }
 
     @Test
+    void alter_setsTheDeliveryPolicy_expiryQueueAndRedeliveryDelay_andClearsTheExpiryQueue() {
+        cli.run("queue", "create", "policed");
+        CliRunner.Run r = cli.run(
+                "queue",
+                "alter",
+                "policed",
+                "--expiry-queue",
+                "policed.expired",
+                "--redelivery-delay",
+                "5s",
+                "--redelivery-multiplier",
+                "2");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out())
+                .contains("dead letters to policed.DLQ, expired messages to policed.expired,"
+                        + " redelivery after 5 s x2.0 per attempt, enqueue on")
+                .endsWith("\n");
+        assertThat(cli.queryLong("select count(*) from shardq.destination where name = 'policed'"
+                        + " and expiry_name = 'policed.expired' and redelivery_delay_ms = 5000"
+                        + " and redelivery_multiplier = 2"))
+                .isEqualTo(1);
+
+        CliRunner.Run cleared = cli.run("queue", "alter", "policed", "--no-expiry-queue");
+        assertThat(cleared.exit()).as(cleared.err()).isZero();
+        assertThat(cleared.out()).doesNotContain("expired messages to");
+        assertThat(cli.queryLong("select count(*) from shardq.destination where name = 'policed'"
+                        + " and expiry_name is null and redelivery_delay_ms = 5000"))
+                .isEqualTo(1);
+
+        CliRunner.Run both = cli.run("queue", "alter", "policed", "--expiry-queue", "x", "--no-expiry-queue");
+        assertOneLineError(both);
+        assertThat(both.exit()).isEqualTo(2);
+        assertThat(both.err()).contains("contradict each other");
+
+        CliRunner.Run slow = cli.run("queue", "alter", "policed", "--redelivery-multiplier", "0.5");
+        assertOneLineError(slow);
+        assertThat(slow.err()).contains("redelivery multiplier 0.5 is invalid: expected 1 or more");
+    }
+
+    @Test
     void alter_refusesFewerShards_andNothingToChange() {
         cli.run("queue", "create", "shrink", "--shards", "4");
         CliRunner.Run fewer = cli.run("queue", "alter", "shrink", "--shards", "2");
