@@ -44,28 +44,8 @@ final class QueueAlterCommand implements Callable<Integer> {
             description = "where messages go after --max-attempts failed deliveries (default: NAME.DLQ)")
     String deadLetterQueue;
 
-    @Option(
-            names = "--expiry-queue",
-            paramLabel = "QUEUE",
-            description = "where messages found expired at delivery go (default: they are dropped)")
-    String expiryQueue;
-
-    @Option(names = "--no-expiry-queue", description = "drop messages found expired at delivery (the default)")
-    boolean noExpiryQueue;
-
-    @Option(
-            names = "--redelivery-delay",
-            paramLabel = "DURATION",
-            converter = Durations.Converter.class,
-            description = "wait before a message whose delivery failed is delivered again (500ms, 5s, 1m; 0: at once);"
-                    + " overrides shardq.redelivery.delay-ms for this queue")
-    java.time.Duration redeliveryDelay;
-
-    @Option(
-            names = "--redelivery-multiplier",
-            paramLabel = "X",
-            description = "back-off: the delay after the n-th failed delivery is the delay x X^(n-1), 1 or more")
-    Double redeliveryMultiplier;
+    @Mixin
+    DeliveryPolicyOptions policy;
 
     @Mixin
     ConnectionOptions connection;
@@ -75,28 +55,16 @@ final class QueueAlterCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        boolean policy =
-                expiryQueue != null || noExpiryQueue || redeliveryDelay != null || redeliveryMultiplier != null;
-        if (shards == null && sliceSize == null && maxAttempts == null && deadLetterQueue == null && !policy) {
+        if (shards == null && sliceSize == null && maxAttempts == null && deadLetterQueue == null && !policy.given()) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(),
-                    "nothing to change: give --shards, --slice-size, --max-attempts, --dead-letter-queue,"
-                            + " --expiry-queue, --no-expiry-queue, --redelivery-delay or --redelivery-multiplier");
+                    "nothing to change: give --shards, --slice-size, --max-attempts, --dead-letter-queue, "
+                            + DeliveryPolicyOptions.NAMES);
         }
-        if (expiryQueue != null && noExpiryQueue) {
-            throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--expiry-queue and --no-expiry-queue contradict each other: give one");
-        }
-        if (redeliveryDelay != null && redeliveryDelay.toMillis() > Integer.MAX_VALUE) {
-            throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--redelivery-delay " + redeliveryDelay + " is too long: at most 24 days");
-        }
+        policy.check(spec.commandLine());
         Names.checkDestination(name);
         if (deadLetterQueue != null) {
             Names.checkDestination(deadLetterQueue);
-        }
-        if (expiryQueue != null) {
-            Names.checkDestination(expiryQueue);
         }
         try (Broker broker = connection.startBroker("queue alter")) {
             DestinationInfo before = QueueCommand.require(broker.admin(), name);
@@ -104,14 +72,7 @@ final class QueueAlterCommand implements Callable<Integer> {
             if (shards != null || sliceSize != null || maxAttempts != null || deadLetterQueue != null) {
                 d = broker.admin().alterQueue(name, shards, sliceSize, maxAttempts, deadLetterQueue);
             }
-            if (policy) {
-                d = broker.admin()
-                        .setDeliveryPolicy(
-                                name,
-                                noExpiryQueue ? "" : expiryQueue,
-                                redeliveryDelay == null ? null : (int) redeliveryDelay.toMillis(),
-                                redeliveryMultiplier);
-            }
+            d = policy.apply(broker.admin(), name, d);
             spec.commandLine()
                     .getOut()
                     .println((d.equals(before)

@@ -67,13 +67,7 @@ final class QueueCommand implements Runnable {
         return d.shardCount() + (d.shardCount() == 1 ? " shard" : " shards") + ", slices of "
                 + Format.messages(d.sliceSize()) + ", " + d.maxAttempts() + " delivery attempt"
                 + (d.maxAttempts() == 1 ? "" : "s") + ", dead letters to " + d.deadLetterQueue()
-                + (d.expiryName() == null ? "" : ", expired messages to " + d.expiryName())
-                + (d.redeliveryDelayMs() == null
-                        ? ""
-                        : ", redelivery after " + Durations.format(d.redeliveryDelayMs())
-                                + (d.redeliveryMultiplier() == null || d.redeliveryMultiplier() == 1.0
-                                        ? ""
-                                        : " x" + d.redeliveryMultiplier() + " per attempt"))
+                + DeliveryPolicyOptions.describe(d)
                 + ", enqueue " + Format.onOff(d.enqueueEnabled()) + ", dequeue " + Format.onOff(d.dequeueEnabled());
     }
 }

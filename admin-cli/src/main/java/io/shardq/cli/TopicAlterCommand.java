@@ -65,6 +65,9 @@ final class TopicAlterCommand implements Callable<Integer> {
     Long maxAgeSeconds;
 
     @Mixin
+    DeliveryPolicyOptions policy;
+
+    @Mixin
     ConnectionOptions connection;
 
     @CommandLine.Spec
@@ -77,12 +80,14 @@ final class TopicAlterCommand implements Callable<Integer> {
                 && maxAttempts == null
                 && deadLetterQueue == null
                 && maxLag == null
-                && maxAgeSeconds == null) {
+                && maxAgeSeconds == null
+                && !policy.given()) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(),
                     "nothing to change: give --shards, --slice-size, --max-attempts, --dead-letter-queue,"
-                            + " --max-lag or --max-age");
+                            + " --max-lag, --max-age, " + DeliveryPolicyOptions.NAMES);
         }
+        policy.check(spec.commandLine());
         if (maxLag != null && maxLag < 0) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--max-lag " + maxLag + " is invalid: expected 0 (no limit) or more messages");
@@ -95,7 +100,15 @@ final class TopicAlterCommand implements Callable<Integer> {
         try (Broker broker = connection.startBroker("topic alter")) {
             Admin admin = broker.admin();
             TopicInfo before = TopicCommand.require(admin, name);
-            admin.alterTopic(name, shards, sliceSize, maxAttempts, deadLetterQueue, maxLag, maxAgeSeconds);
+            if (shards != null
+                    || sliceSize != null
+                    || maxAttempts != null
+                    || deadLetterQueue != null
+                    || maxLag != null
+                    || maxAgeSeconds != null) {
+                admin.alterTopic(name, shards, sliceSize, maxAttempts, deadLetterQueue, maxLag, maxAgeSeconds);
+            }
+            policy.apply(admin, name, before.destination());
             TopicInfo t = admin.topic(name);
             boolean unchanged = t.destination().equals(before.destination())
                     && java.util.Objects.equals(t.maxLag(), before.maxLag())

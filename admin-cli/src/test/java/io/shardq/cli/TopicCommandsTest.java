@@ -193,6 +193,13 @@ class TopicCommandsTest {
                 .isEqualTo("altered topic policy: 3 shards, slices of 20,000 messages, 5 delivery attempts,"
                         + " dead letters to policy.DLQ, enqueue on, dequeue on, backlogs never expire\n");
         assertThat(cli.run("topic", "alter", "policy", "--max-age", "0").out()).startsWith("topic policy unchanged: ");
+        // the delivery policy, as for queues
+        assertThat(cli.run("topic", "alter", "policy", "--redelivery-delay", "2s", "--expiry-queue", "policy.old")
+                        .out())
+                .contains(
+                        ", dead letters to policy.DLQ, expired messages to policy.old, redelivery after 2 s, enqueue on");
+        assertThat(cli.queryLong("select redelivery_delay_ms from shardq.destination where name = 'policy'"))
+                .isEqualTo(2_000);
     }
 
     @Test
@@ -201,7 +208,7 @@ class TopicCommandsTest {
         CliRunner.Run nothing = cli.run("topic", "alter", "bad");
         assertOneLineError(nothing);
         assertThat(nothing.exit()).isEqualTo(2);
-        assertThat(nothing.err()).contains("nothing to change").contains("--max-lag or --max-age");
+        assertThat(nothing.err()).contains("nothing to change").contains("--max-lag, --max-age, --expiry-queue");
 
         CliRunner.Run age = cli.run("topic", "alter", "bad", "--max-age", "soon");
         assertOneLineError(age);
