@@ -139,6 +139,16 @@ public final class BrokerMessage {
 
     private BrokerMessage with(
             Map<String, Object> properties, byte[] body, int bodySize, BodyRef bodyRef, byte[] subscribers) {
+        return with(properties, body, bodySize, bodyRef, subscribers, expiration);
+    }
+
+    private BrokerMessage with(
+            Map<String, Object> properties,
+            byte[] body,
+            int bodySize,
+            BodyRef bodyRef,
+            byte[] subscribers,
+            long expiration) {
         return new BrokerMessage(
                 messageId,
                 bodyType,
@@ -206,22 +216,7 @@ public final class BrokerMessage {
     /** A copy holding only the metadata (what the cache keeps of a large message). */
     /** This message without an expiration (an expired message kept in an expiry queue must not expire there). */
     public BrokerMessage withoutExpiration() {
-        return new BrokerMessage(
-                messageId,
-                bodyType,
-                timestamp,
-                correlationId,
-                type,
-                replyTo,
-                priority,
-                0,
-                deliverAt,
-                persistent,
-                properties,
-                body,
-                bodySize,
-                bodyRef,
-                subscribers);
+        return with(properties, body, bodySize, bodyRef, subscribers, 0);
     }
 
     public BrokerMessage withoutBody() {

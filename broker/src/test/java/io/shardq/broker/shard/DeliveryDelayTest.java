@@ -35,20 +35,7 @@ class DeliveryDelayTest {
     final SettableClock clock = SettableClock.now();
 
     static BrokerMessage delayed(String text, long deliverAt) {
-        BrokerMessage m = Messages.text(text);
-        return new BrokerMessage(
-                m.messageId(),
-                m.bodyType(),
-                m.timestamp(),
-                null,
-                null,
-                null,
-                4,
-                0,
-                deliverAt,
-                true,
-                Map.of(),
-                m.body());
+        return Messages.text(text, 0, deliverAt);
     }
 
     static String body(BrokerMessage m) {

@@ -13,7 +13,6 @@ import io.shardq.broker.testing.Messages;
 import io.shardq.broker.testing.PgTest;
 import io.shardq.broker.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -29,20 +28,7 @@ class DeliveryPolicyTest {
     }
 
     static BrokerMessage expiring(String text, long expiration) {
-        BrokerMessage m = Messages.text(text);
-        return new BrokerMessage(
-                m.messageId(),
-                m.bodyType(),
-                m.timestamp(),
-                null,
-                null,
-                null,
-                4,
-                expiration,
-                0,
-                true,
-                Map.of(),
-                m.body());
+        return Messages.text(text, expiration, 0);
     }
 
     @Test

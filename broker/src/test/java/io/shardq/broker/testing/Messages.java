@@ -28,6 +28,24 @@ public final class Messages {
                 text.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** A persistent text message expiring at {@code expiration} and due at {@code deliverAt} (epoch ms, 0: never, now). */
+    public static BrokerMessage text(String text, long expiration, long deliverAt) {
+        BrokerMessage m = text(text);
+        return new BrokerMessage(
+                m.messageId(),
+                m.bodyType(),
+                m.timestamp(),
+                null,
+                null,
+                null,
+                4,
+                expiration,
+                deliverAt,
+                true,
+                Map.of(),
+                m.body());
+    }
+
     public static BrokerMessage nonPersistent(String text) {
         BrokerMessage m = text(text);
         return new BrokerMessage(
