@@ -6,17 +6,9 @@ import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.QueueOptions;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.time.Duration;
+import io.shardq.broker.testing.OwnPostgres;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -36,10 +28,8 @@ class PostgresRestartTest {
     @Test
     void restartsUnderLoad_loseNothing_duplicateNothing_andTrafficResumes() throws Exception {
         int restarts = Integer.getInteger("shardq.test.restarts", 5);
-        Path dir = Files.createTempDirectory("shardq-restart-pg");
-        int port = freePort();
-        EmbeddedPostgres pg = start(dir, port);
-        String url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+        OwnPostgres pg = OwnPostgres.start("shardq-restart-pg");
+        String url = pg.jdbcUrl();
         BrokerConfig config = BrokerConfig.builder()
                 .isolated()
                 .set(BrokerProperty.JDBC_URL, url)
@@ -57,7 +47,7 @@ class PostgresRestartTest {
             for (int r = 0; r < restarts; r++) {
                 w.awaitTraffic();
                 boolean immediate = r % 2 == 1;
-                pg = restart(pg, dir, port, immediate);
+                pg.restart(immediate);
                 resumeMillis.add(w.millisUntilConsumerCommit(System.nanoTime()));
             }
             w.finishAndVerify(a);
@@ -68,50 +58,6 @@ class PostgresRestartTest {
                     restarts, w.summary(), resumeMillis);
         } finally {
             pg.close();
-        }
-    }
-
-    private static EmbeddedPostgres start(Path dir, int port) throws IOException {
-        return EmbeddedPostgres.builder()
-                .setDataDirectory(dir)
-                .setCleanDataDirectory(false)
-                .setRegisterShutdownHook(true)
-                .setPort(port)
-                .setPGStartupWait(Duration.ofSeconds(60))
-                .setServerConfig("fsync", "on")
-                .setServerConfig("synchronous_commit", "on")
-                .setServerConfig("max_connections", "100")
-                .setServerConfig("listen_addresses", "127.0.0.1")
-                .start();
-    }
-
-    /** Stops PostgreSQL (SIGINT: fast, SIGQUIT: immediate, no checkpoint) and starts it again. */
-    private static EmbeddedPostgres restart(EmbeddedPostgres pg, Path dir, int port, boolean immediate)
-            throws Exception {
-        long pid = Long.parseLong(
-                Files.readAllLines(dir.resolve("postmaster.pid")).get(0).trim());
-        new ProcessBuilder("kill", immediate ? "-QUIT" : "-INT", Long.toString(pid))
-                .inheritIO()
-                .start()
-                .waitFor();
-        ProcessHandle.of(pid)
-                .ifPresent(h -> h.onExit().orTimeout(60, TimeUnit.SECONDS).join());
-        try {
-            pg.close(); // releases the data directory's lock; the server is gone already
-        } catch (IOException | RuntimeException ignored) {
-            // pg_ctl stop finds nothing to stop
-        }
-        EmbeddedPostgres next = start(dir, port);
-        try (Connection c =
-                DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/postgres", "postgres", "")) {
-            assertThat(c.isValid(5)).isTrue();
-        }
-        return next;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 }
