@@ -488,12 +488,15 @@ END $$;
 -- that receives its messages found expired at delivery ('' : none, expired messages are dropped);
 -- redelivery_delay_ms (0: at once) and redelivery_multiplier (1 or more): the wait before the
 -- next delivery after the n-th failed one is delay x multiplier^(n-1), overriding the instance's
--- shardq.redelivery.* settings. plpgsql: it reads a V011 column.
+-- shardq.redelivery.* settings; message_groups: JMSXGroupID routing and one consumer per shard at a
+-- time. plpgsql: it reads a V011 column.
+DROP FUNCTION IF EXISTS shardq.set_delivery_policy(text, text, integer, real);
 CREATE OR REPLACE FUNCTION shardq.set_delivery_policy(
     name text,
     expiry_queue text DEFAULT NULL,
     redelivery_delay_ms integer DEFAULT NULL,
-    redelivery_multiplier real DEFAULT NULL)
+    redelivery_multiplier real DEFAULT NULL,
+    message_groups boolean DEFAULT NULL)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     v_id integer;
@@ -524,6 +527,9 @@ BEGIN
         END IF;
         UPDATE shardq.destination d SET redelivery_multiplier = set_delivery_policy.redelivery_multiplier
          WHERE d.id = v_id;
+    END IF;
+    IF message_groups IS NOT NULL THEN
+        UPDATE shardq.destination d SET message_groups = set_delivery_policy.message_groups WHERE d.id = v_id;
     END IF;
     -- every instance rereads the row: the V002 trigger NOTIFYs shardq_catalog on the update
 END $$;

@@ -12,7 +12,8 @@ import picocli.CommandLine.Option;
  * a redelivery delay of the destination's own ({@code shardq.set_delivery_policy}).
  */
 final class DeliveryPolicyOptions {
-    static final String NAMES = "--expiry-queue, --no-expiry-queue, --redelivery-delay or --redelivery-multiplier";
+    static final String NAMES =
+            "--expiry-queue, --no-expiry-queue, --redelivery-delay, --redelivery-multiplier or --message-groups";
 
     @Option(
             names = "--expiry-queue",
@@ -37,9 +38,34 @@ final class DeliveryPolicyOptions {
             description = "back-off: the delay after the n-th failed delivery is the delay x X^(n-1), 1 or more")
     Double redeliveryMultiplier;
 
+    @Option(
+            names = "--message-groups",
+            paramLabel = "on|off",
+            arity = "1",
+            converter = OnOff.class,
+            description = "on: a message with a JMSXGroupID goes to the shard of its group, and each shard is taken by"
+                    + " one consumer at a time, so a group's messages reach one consumer at a time, in order")
+    Boolean messageGroups;
+
+    /** "on"/"off" (also true/false). */
+    static final class OnOff implements CommandLine.ITypeConverter<Boolean> {
+        @Override
+        public Boolean convert(String value) {
+            return switch (value.toLowerCase(java.util.Locale.ROOT)) {
+                case "on", "true" -> true;
+                case "off", "false" -> false;
+                default -> throw new CommandLine.TypeConversionException("expected on or off, got \"" + value + "\"");
+            };
+        }
+    }
+
     /** True when any of these options was given. */
     boolean given() {
-        return expiryQueue != null || noExpiryQueue || redeliveryDelay != null || redeliveryMultiplier != null;
+        return expiryQueue != null
+                || noExpiryQueue
+                || redeliveryDelay != null
+                || redeliveryMultiplier != null
+                || messageGroups != null;
     }
 
     /** Usage errors, before anything is connected. */
@@ -66,7 +92,8 @@ final class DeliveryPolicyOptions {
                 name,
                 noExpiryQueue ? "" : expiryQueue,
                 redeliveryDelay == null ? null : (int) redeliveryDelay.toMillis(),
-                redeliveryMultiplier);
+                redeliveryMultiplier,
+                messageGroups);
     }
 
     /** The policy's part of a destination's settings line ("" when it has none of its own). */
@@ -77,6 +104,7 @@ final class DeliveryPolicyOptions {
                         : ", redelivery after " + Durations.format(d.redeliveryDelayMs())
                                 + (d.redeliveryMultiplier() == null || d.redeliveryMultiplier() == 1.0
                                         ? ""
-                                        : " x" + d.redeliveryMultiplier() + " per attempt"));
+                                        : " x" + d.redeliveryMultiplier() + " per attempt"))
+                + (d.messageGroups() ? ", message groups on" : "");
     }
 }

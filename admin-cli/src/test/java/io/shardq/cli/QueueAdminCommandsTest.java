@@ -161,6 +161,16 @@ class QueueAdminCommandsTest {
                         + " and expiry_name is null and redelivery_delay_ms = 5000"))
                 .isEqualTo(1);
 
+        CliRunner.Run groups = cli.run("queue", "alter", "policed", "--message-groups", "on");
+        assertThat(groups.exit()).as(groups.err()).isZero();
+        assertThat(groups.out()).contains(", message groups on, enqueue on");
+        assertThat(cli.queryLong("select count(*) from shardq.destination where name = 'policed' and message_groups"))
+                .isEqualTo(1);
+        CliRunner.Run badGroups = cli.run("queue", "alter", "policed", "--message-groups", "maybe");
+        assertOneLineError(badGroups);
+        assertThat(badGroups.exit()).isEqualTo(2);
+        assertThat(badGroups.err()).contains("expected on or off");
+
         CliRunner.Run both = cli.run("queue", "alter", "policed", "--expiry-queue", "x", "--no-expiry-queue");
         assertOneLineError(both);
         assertThat(both.exit()).isEqualTo(2);

@@ -343,18 +343,34 @@ public final class Admin {
      */
     public DestinationInfo setDeliveryPolicy(
             String name, String expiryQueue, Integer redeliveryDelayMs, Double redeliveryMultiplier) {
+        return setDeliveryPolicy(name, expiryQueue, redeliveryDelayMs, redeliveryMultiplier, null);
+    }
+
+    /**
+     * As {@link #setDeliveryPolicy(String, String, Integer, Double)}, and message groups on or off
+     * (null: unchanged): with them, a message with a {@code JMSXGroupID} goes to the shard its
+     * group hashes to, and each shard is taken by one consumer session at a time, so a group's
+     * messages reach one consumer at a time, in order.
+     */
+    public DestinationInfo setDeliveryPolicy(
+            String name,
+            String expiryQueue,
+            Integer redeliveryDelayMs,
+            Double redeliveryMultiplier,
+            Boolean messageGroups) {
         Names.checkDestination(name);
         if (expiryQueue != null && !expiryQueue.isEmpty()) {
             Names.checkDestination(expiryQueue);
         }
         call(
                 "select shardq.set_delivery_policy(?, expiry_queue => ?::text, redelivery_delay_ms => ?::integer,"
-                        + " redelivery_multiplier => ?::real)",
+                        + " redelivery_multiplier => ?::real, message_groups => ?::boolean)",
                 "setting the delivery policy of " + name,
                 name,
                 expiryQueue,
                 redeliveryDelayMs,
-                redeliveryMultiplier);
+                redeliveryMultiplier,
+                messageGroups);
         return changed(name);
     }
 

@@ -109,6 +109,7 @@ public final class Catalog {
                 rs.getLong(11),
                 rs.getString(12),
                 (Integer) rs.getObject(13),
-                rs.getObject(14) == null ? null : rs.getDouble(14));
+                rs.getObject(14) == null ? null : rs.getDouble(14),
+                rs.getBoolean(15));
     }
 }

@@ -11,6 +11,8 @@ package io.shardq.broker.catalog;
  * @param redeliveryDelayMs the wait before a redelivery, overriding the instance's setting (null:
  *     the instance's {@code shardq.redelivery.delay-ms})
  * @param redeliveryMultiplier the back-off multiplier, overriding the instance's (null: its own)
+ * @param messageGroups messages with a {@code JMSXGroupID} go to the shard of their group, and each
+ *     shard is taken by one consumer session at a time
  */
 public record DestinationInfo(
         int id,
@@ -26,7 +28,8 @@ public record DestinationInfo(
         long subVersion,
         String expiryName,
         Integer redeliveryDelayMs,
-        Double redeliveryMultiplier) {
+        Double redeliveryMultiplier,
+        boolean messageGroups) {
 
     public boolean isTopic() {
         return kind.equals("topic");

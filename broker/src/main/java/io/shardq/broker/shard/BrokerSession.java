@@ -325,7 +325,8 @@ public final class BrokerSession implements AutoCloseable {
             pendingNp.add(new NpSend(rt, message));
             return;
         }
-        int shard = pinned.computeIfAbsent(rt, DestinationRuntime::assignProducerShard);
+        int groupShard = groupShard(rt, message);
+        int shard = groupShard >= 0 ? groupShard : pinned.computeIfAbsent(rt, DestinationRuntime::assignProducerShard);
         // (destination, shard) order first, so statements lock shard rows in one global order
         long key = ((long) rt.info().id() << 20) | ((long) shard << 1) | (deadLetter ? 1 : 0);
         Batch b = pending.computeIfAbsent(key, k -> new Batch(rt, shard, deadLetter));
@@ -335,6 +336,22 @@ public final class BrokerSession implements AutoCloseable {
                 && b.messages.size() >= engine.settings().enqueueMaxBatch()) {
             writeAhead(key, rt);
         }
+    }
+
+    /** The JMSX property a message group is named by (JMS 3.1, 3.5.9). */
+    public static final String GROUP_ID = "JMSXGroupID";
+
+    /**
+     * The shard of a message's group in a destination with message groups: its {@code JMSXGroupID}
+     * hashed ({@code String.hashCode}, the same in every JVM) over the shards; -1 otherwise (the
+     * session's pinned shard).
+     */
+    private static int groupShard(DestinationRuntime rt, BrokerMessage m) {
+        DestinationInfo d = rt.info();
+        if (!d.messageGroups() || !(m.properties().get(GROUP_ID) instanceof String group)) {
+            return -1;
+        }
+        return Math.floorMod(group.hashCode(), d.shardCount());
     }
 
     /**
@@ -436,7 +453,7 @@ public final class BrokerSession implements AutoCloseable {
                 }
                 releaseIdleClaims(sub);
                 sub.catchUp();
-                if (!sub.awaitMessages(deadline, selector != null)) {
+                if (!sub.awaitMessages(deadline, selector != null, groupSession(sub))) {
                     if (autoAck && hasUncommittedWork()) {
                         // only expired or dead-lettered messages were passed over on the way (a deferred
                         // acknowledgement is always made before the next receive): make that final
@@ -545,13 +562,14 @@ public final class BrokerSession implements AutoCloseable {
             }
         }
         for (int attempt = 0; attempt < 4; attempt++) {
-            ShardState s = sub.pickForRange();
+            Object group = groupSession(sub);
+            ShardState s = sub.pickForRange(group);
             if (s == null) {
                 return null;
             }
             Claim cl = claimOf(sub, s);
             boolean first = cl == null || !cl.current();
-            List<Long> got = s.take(prefetch(), first);
+            List<Long> got = s.take(prefetch(), first, group);
             if (got.isEmpty()) {
                 continue; // raced with another session; look again
             }
@@ -568,6 +586,11 @@ public final class BrokerSession implements AutoCloseable {
             return cl;
         }
         return null;
+    }
+
+    /** This session when {@code sub}'s destination has message groups (each shard one session at a time), else null. */
+    private Object groupSession(Subscription sub) {
+        return sub.destination.info().messageGroups() ? this : null;
     }
 
     private static final int MAX_PREFETCH = 1000;

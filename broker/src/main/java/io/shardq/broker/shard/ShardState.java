@@ -79,6 +79,12 @@ final class ShardState {
     private final java.util.TreeMap<Long, Long> delayedUntil = new java.util.TreeMap<>();
     /** nanoTime when the earliest delayed number becomes deliverable; {@code Long.MAX_VALUE}: none. */
     private volatile long nextDelayedNanos = Long.MAX_VALUE;
+    /**
+     * A destination with message groups: the one session taking from this shard now (null: none),
+     * so that a group's messages reach one consumer at a time. Set by {@link #take}, cleared when
+     * its holder gives everything back.
+     */
+    private volatile Object groupOwner;
     /** nanoTime of the last claim, for idle lease release. */
     private volatile long lastClaimNanos;
     /** Sequence numbers above the position already consumed out of order. */
@@ -98,6 +104,15 @@ final class ShardState {
 
     /** A racy, lock-free hint: might {@link #take} hand out something now? */
     boolean mayHaveAvailable() {
+        return mayHaveAvailable(null);
+    }
+
+    /** As {@link #mayHaveAvailable()}, for {@code session}: false while another session owns the shard's groups. */
+    boolean mayHaveAvailable(Object session) {
+        Object owner = groupOwner;
+        if (owner != null && session != null && owner != session) {
+            return false;
+        }
         return leaseLive()
                 && exclusive == null
                 && (anyReturned
@@ -185,6 +200,7 @@ final class ShardState {
         anyReturned = false;
         delayedUntil.clear();
         nextDelayedNanos = Long.MAX_VALUE;
+        groupOwner = null;
         consumedAhead.clear();
         consumedAhead.addAll(loggedAhead);
         holders = 0;
@@ -215,7 +231,18 @@ final class ShardState {
      * first, then new ones. {@code firstFromSession} counts the session as a holder.
      */
     synchronized List<Long> take(int max, boolean firstFromSession) {
+        return take(max, firstFromSession, null);
+    }
+
+    /**
+     * As {@link #take(int, boolean)}; with {@code groupSession} (a destination with message groups)
+     * only that session may take while it holds anything here.
+     */
+    synchronized List<Long> take(int max, boolean firstFromSession, Object groupSession) {
         if (!leaseLive() || exclusive != null) {
+            return List.of();
+        }
+        if (groupSession != null && groupOwner != null && groupOwner != groupSession) {
             return List.of();
         }
         List<Long> out = new ArrayList<>(Math.min(max, 16));
@@ -245,6 +272,9 @@ final class ShardState {
         if (!out.isEmpty()) {
             if (firstFromSession) {
                 holders++;
+            }
+            if (groupSession != null) {
+                groupOwner = groupSession;
             }
             lastClaimNanos = System.nanoTime();
         }
@@ -312,6 +342,9 @@ final class ShardState {
                     dispatched = position;
                 }
                 holders = Math.max(0, holders - 1);
+                if (holders == 0) {
+                    groupOwner = null; // its groups may move to another consumer now
+                }
             }
         }
         return mayHaveAvailable();
@@ -414,6 +447,9 @@ final class ShardState {
                 dispatched = position;
             }
             holders = Math.max(0, holders - 1);
+            if (holders == 0) {
+                groupOwner = null; // its groups may move to another consumer now
+            }
         }
     }
 
@@ -439,6 +475,7 @@ final class ShardState {
         anyReturned = false;
         delayedUntil.clear();
         nextDelayedNanos = Long.MAX_VALUE;
+        groupOwner = null;
     }
 
     /** Committed cursor position plus what was consumed ahead of it (for stats). */

@@ -138,13 +138,18 @@ public final class Subscription {
      * waits behind lower-numbered ones (that showed as a latency tail).
      */
     ShardState pickForRange() {
+        return pickForRange(null);
+    }
+
+    /** A shard to take a range from for {@code session} (null: any): never one whose groups another session owns. */
+    ShardState pickForRange(Object session) {
         ShardState[] all = shards;
         ShardState unheld = null;
         ShardState shared = null;
         int start = Math.floorMod(pickCounter.getAndIncrement(), all.length);
         for (int i = 0; i < all.length; i++) {
             ShardState s = all[(start + i) % all.length];
-            if (!s.mayHaveAvailable()) {
+            if (!s.mayHaveAvailable(session)) {
                 continue;
             }
             if (s.held()) {
@@ -261,11 +266,15 @@ public final class Subscription {
     }
 
     private boolean hasAnyAvailable(boolean selective) {
+        return hasAnyAvailable(selective, null);
+    }
+
+    private boolean hasAnyAvailable(boolean selective, Object session) {
         if (!nonPersistent.isEmpty()) {
             return true;
         }
         for (ShardState s : shards) {
-            if (selective ? s.mayBeScanned() : s.mayHaveAvailable()) {
+            if (selective ? s.mayBeScanned() : s.mayHaveAvailable(session)) {
                 return true;
             }
         }
@@ -278,6 +287,11 @@ public final class Subscription {
      * waits for the next change instead of returning at once.
      */
     boolean awaitMessages(long deadlineNanos, boolean selective) throws InterruptedException {
+        return awaitMessages(deadlineNanos, selective, null);
+    }
+
+    /** As {@link #awaitMessages(long, boolean)} for {@code session}: shards whose groups another session owns do not count. */
+    boolean awaitMessages(long deadlineNanos, boolean selective, Object session) throws InterruptedException {
         long now = System.nanoTime();
         boolean poll;
         boolean acquire;
@@ -302,7 +316,7 @@ public final class Subscription {
         if (!found && engine.otherInstancesAlive()) {
             found = registerWaiter();
         }
-        boolean available = found || hasAnyAvailable(false);
+        boolean available = found || hasAnyAvailable(false, session);
         if (poll) {
             // the schedule moves whenever a poll ran, also for a receive whose deadline has passed
             // (receiveNoWait): before, those polled the heads on every call and never backed off
@@ -325,7 +339,7 @@ public final class Subscription {
         }
         Waiters.Waiter w = waiters.register(selective);
         try {
-            if (!selective && hasAnyAvailable(false)) {
+            if (!selective && hasAnyAvailable(false, session)) {
                 return true; // arrived between the check and the registration
             }
             long untilRedelivery = Long.MAX_VALUE;
