@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardq.broker.testing.PgTest;
-import io.shardq.broker.testing.TestDatabase;
 import jakarta.jms.CompletionListener;
-import jakarta.jms.Connection;
 import jakarta.jms.IllegalStateException;
 import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.JMSException;
@@ -22,8 +20,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,23 +30,7 @@ import org.junit.jupiter.api.Test;
  * exceptions and are not in the queue.
  */
 @PgTest
-class AsyncSendTest {
-    ShardQConnectionFactory factory;
-    Connection connection;
-
-    @BeforeEach
-    void open(TestDatabase db) throws Exception {
-        factory = new ShardQConnectionFactory(db.brokerConfig().build());
-        connection = factory.createConnection();
-        connection.start();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        connection.close();
-        factory.close();
-    }
-
+class AsyncSendTest extends JmsConnectionFixture {
     /** Records completions and failures in the order the listener is called. */
     static final class Recorder implements CompletionListener {
         final List<String> completed = Collections.synchronizedList(new ArrayList<>());

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.testing.PgTest;
-import io.shardq.broker.testing.TestDatabase;
-import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
@@ -23,8 +21,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,22 +30,10 @@ import org.junit.jupiter.api.Test;
  * JMSDeliveryTime is printed, not asserted (it depends on the machine's load).
  */
 @PgTest
-class DeliveryDelayJmsTest {
-    ShardQConnectionFactory factory;
-    Connection connection;
-
-    @BeforeEach
-    void open(TestDatabase db) throws Exception {
-        factory = new ShardQConnectionFactory(
-                db.brokerConfig().set(BrokerProperty.SCHEDULE_POLL_MS, 50).build());
-        connection = factory.createConnection();
-        connection.start();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        connection.close();
-        factory.close();
+class DeliveryDelayJmsTest extends JmsConnectionFixture {
+    @Override
+    io.shardq.broker.BrokerConfig.Builder config(io.shardq.broker.BrokerConfig.Builder base) {
+        return base.set(BrokerProperty.SCHEDULE_POLL_MS, 50);
     }
 
     @Test

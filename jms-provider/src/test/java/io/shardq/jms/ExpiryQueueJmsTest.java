@@ -3,37 +3,17 @@ package io.shardq.jms;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardq.broker.testing.PgTest;
-import io.shardq.broker.testing.TestDatabase;
-import jakarta.jms.Connection;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Queue;
 import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Through JMS: an expired message is never delivered, and reaches the queue's expiry queue with its story. */
 @PgTest
-class ExpiryQueueJmsTest {
-    ShardQConnectionFactory factory;
-    Connection connection;
-
-    @BeforeEach
-    void open(TestDatabase db) throws Exception {
-        factory = new ShardQConnectionFactory(db.brokerConfig().build());
-        connection = factory.createConnection();
-        connection.start();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        connection.close();
-        factory.close();
-    }
-
+class ExpiryQueueJmsTest extends JmsConnectionFixture {
     @Test
     void anExpiredMessage_isNotDelivered_andArrivesInTheExpiryQueueWithoutExpiration() throws Exception {
         Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);

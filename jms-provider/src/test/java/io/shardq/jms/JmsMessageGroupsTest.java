@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.testing.PgTest;
-import io.shardq.broker.testing.TestDatabase;
-import jakarta.jms.Connection;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
@@ -14,8 +12,6 @@ import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
 import java.util.HashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,23 +20,7 @@ import org.junit.jupiter.api.Test;
  * on its pinned shard), and JMSXGroupSeq arrives as sent, in order within each group.
  */
 @PgTest
-class JmsMessageGroupsTest {
-    ShardQConnectionFactory factory;
-    Connection connection;
-
-    @BeforeEach
-    void open(TestDatabase db) throws Exception {
-        factory = new ShardQConnectionFactory(db.brokerConfig().build());
-        connection = factory.createConnection();
-        connection.start();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        connection.close();
-        factory.close();
-    }
-
+class JmsMessageGroupsTest extends JmsConnectionFixture {
     @Test
     void jmsxGroupId_routesByGroup_andGroupSeqArrivesInOrder() throws Exception {
         factory.broker().admin().createQueue("jms.groups", QueueOptions.DEFAULTS.withShards(8));
