@@ -20,6 +20,9 @@ import org.slf4j.LoggerFactory;
  * the listeners in send order, on itself (never the application's thread). While it writes one
  * batch the application queues the next, so a producer keeps sending while PostgreSQL commits.
  *
+ * <p>At most {@link #MAX_QUEUED} sends wait in the queue; a send beyond that waits for room, so an
+ * asynchronous producer faster than PostgreSQL is paced rather than filling the heap.
+ *
  * <p>Every other use of the session first waits until the queue is written and its listeners
  * called ({@link #awaitIdle}), so a synchronous send or a commit comes after the asynchronous sends
  * made before it, and the engine session is used by one thread at a time. A listener that sends
@@ -29,6 +32,11 @@ final class AsyncSender {
     private static final Logger LOG = LoggerFactory.getLogger(AsyncSender.class);
     /** Messages written as one unit at most. */
     static final int MAX_BATCH = 500;
+    /**
+     * Messages queued at most: a send beyond it waits until the worker has taken a unit (a producer
+     * faster than PostgreSQL is held back instead of filling the heap).
+     */
+    static final int MAX_QUEUED = 10_000;
 
     record Item(String destination, BrokerMessage stored, Message message, CompletionListener listener) {}
 
@@ -45,6 +53,17 @@ final class AsyncSender {
     synchronized void submit(Item item) throws JMSException {
         if (stopped) {
             throw Exceptions.closed("session");
+        }
+        boolean interrupted = false;
+        while (queue.size() >= MAX_QUEUED && !isWorker() && !stopped) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
         queue.add(item);
         if (worker == null) {
@@ -106,6 +125,7 @@ final class AsyncSender {
                     batch.add(queue.poll());
                 }
                 busy = true;
+                notifyAll(); // room for senders waiting at MAX_QUEUED
             }
             try {
                 JMSException failure = write(batch);
