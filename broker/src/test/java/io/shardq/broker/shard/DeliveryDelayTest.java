@@ -87,6 +87,27 @@ class DeliveryDelayTest {
     }
 
     @Test
+    void aDelayedPublish_reachesEverySubscription_onceDue(TestDatabase db) throws Exception {
+        try (Broker broker = Broker.start(db.brokerConfig().build(), clock)) {
+            broker.admin().createTopic("delay.topic", QueueOptions.DEFAULTS.withShards(2));
+            try (BrokerSession s = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+                BrokerConsumer a = s.subscribe("delay.topic", TopicTest.durable("delay-a", "sub"));
+                BrokerConsumer b = s.subscribe("delay.topic", TopicTest.durable("delay-b", "sub"));
+                s.send("delay.topic", delayed("later", clock.millis() + 60_000));
+                s.send("delay.topic", Messages.text("now"));
+                assertThat(body(a.receive(DEADLINE_MS, false).message())).isEqualTo("now");
+                assertThat(body(b.receive(DEADLINE_MS, false).message())).isEqualTo("now");
+                assertThat(a.receive(300, false)).isNull(); // not due
+                assertThat(scheduledRows(db, "delay.topic")).isEqualTo(1);
+                clock.advance(Duration.ofMinutes(1));
+                assertThat(body(a.receive(DEADLINE_MS, false).message())).isEqualTo("later");
+                assertThat(body(b.receive(DEADLINE_MS, false).message())).isEqualTo("later");
+                assertThat(scheduledRows(db, "delay.topic")).isZero();
+            }
+        }
+    }
+
+    @Test
     void aDelayedSend_inARolledBackTransaction_isNotScheduled_andACommittedOneIs(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build(), clock)) {
             broker.admin().createQueue("delay.tx", QueueOptions.DEFAULTS);
