@@ -86,6 +86,10 @@ final class QueueStatsCommand implements Callable<Integer> {
         out.println("queue " + d.name());
         out.println("  settings        " + QueueCommand.settings(d));
         out.println("  waiting         " + Format.messages(s.backlog()));
+        if (s.scheduled() > 0) {
+            out.println("  delayed         " + Format.messages(s.scheduled())
+                    + " not due yet (delivery delay: not in the backlog until due)");
+        }
         out.println("  enqueued        " + Format.messages(s.enqueued()) + " since the queue was created");
         out.println("  oldest waiting  "
                 + (s.oldestMessageAgeMillis() < 0 ? "-" : Format.duration(s.oldestMessageAgeMillis()) + " old"));
@@ -116,6 +120,7 @@ final class QueueStatsCommand implements Callable<Integer> {
         o.put("enqueueEnabled", d.enqueueEnabled());
         o.put("dequeueEnabled", d.dequeueEnabled());
         o.put("backlog", s.backlog());
+        o.put("scheduled", s.scheduled());
         o.put("enqueued", s.enqueued());
         if (s.oldestMessageAgeMillis() < 0) {
             o.putNull("oldestMessageAgeMillis");

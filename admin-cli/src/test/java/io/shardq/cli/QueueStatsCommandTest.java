@@ -10,6 +10,7 @@ import io.shardq.broker.testing.Messages;
 import io.shardq.broker.testing.PgTest;
 import io.shardq.broker.testing.TestDatabase;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -67,5 +68,31 @@ class QueueStatsCommandTest {
             }
         }
         assertThat(holders).isEqualTo(1);
+    }
+
+    @Test
+    void stats_countsDelayedMessages_apartFromTheBacklog(TestDatabase db) {
+        CliRunner cli = new CliRunner(db, tmp);
+        cli.run("queue", "create", "stats-delayed");
+        long later = System.currentTimeMillis() + 3_600_000;
+        try (Broker app = cli.broker("app")) {
+            CliRunner.send(
+                    app,
+                    "stats-delayed",
+                    List.of(
+                            Messages.text("now"),
+                            Messages.text("later-1", 0, later),
+                            Messages.text("later-2", 0, later)));
+        }
+        CliRunner.Run text = cli.run("queue", "stats", "stats-delayed");
+        assertThat(text.exit()).as(text.err()).isZero();
+        assertThat(text.out())
+                .contains("waiting         1 message\n")
+                .contains("delayed         2 messages not due yet (delivery delay: not in the backlog until due)\n");
+        assertThat(cli.run("queue", "stats", "stats-delayed", "--json")
+                        .json()
+                        .get("scheduled")
+                        .asLong())
+                .isEqualTo(2);
     }
 }

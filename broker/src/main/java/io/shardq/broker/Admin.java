@@ -504,7 +504,17 @@ public final class Admin {
                     dead = rs.getLong(2);
                 }
             }
-            return new QueueStats(d, backlog, enqueued, oldest, List.copyOf(shards), inUse, free, bytes, dead);
+            long scheduled;
+            try (PreparedStatement ps =
+                    c.prepareStatement("select count(*) from shardq.scheduled_message where destination_id = ?")) {
+                ps.setInt(1, d.id());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    scheduled = rs.getLong(1);
+                }
+            }
+            return new QueueStats(
+                    d, backlog, enqueued, oldest, List.copyOf(shards), inUse, free, bytes, dead, scheduled);
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "reading stats of " + name);
         }

@@ -7,6 +7,8 @@ import java.util.List;
  * A point-in-time view of one queue, read from the catalog and PostgreSQL's statistics.
  *
  * @param oldestMessageAgeMillis age of the oldest waiting message, -1 when none waits
+ * @param scheduled messages sent with a delivery delay that are not due yet (not in the backlog:
+ *     they wait in {@code shardq.scheduled_message} until moved into a shard)
  */
 public record QueueStats(
         DestinationInfo destination,
@@ -17,7 +19,8 @@ public record QueueStats(
         int slicesInUse,
         int slicesFree,
         long tableBytes,
-        long deadTuples) {
+        long deadTuples,
+        long scheduled) {
 
     /**
      * @param leaseInstance instance holding the dequeue lease, 0 when none

@@ -71,6 +71,8 @@ class DeliveryDelayTest {
                 }
                 assertThat(c.receive("delay.head", -1, false)).isNull();
                 assertThat(scheduledRows(db, "delay.head")).isEqualTo(1);
+                assertThat(broker.admin().stats("delay.head").scheduled()).isEqualTo(1);
+                assertThat(broker.admin().stats("delay.head").backlog()).isZero();
 
                 clock.advance(Duration.ofMinutes(59));
                 assertThat(c.receive("delay.head", 300, false)).isNull(); // not due: never early
@@ -82,6 +84,7 @@ class DeliveryDelayTest {
                 assertThat(d.message().deliverAt()).isEqualTo(due);
                 assertThat(d.deliveryCount()).isEqualTo(1);
                 assertThat(scheduledRows(db, "delay.head")).isZero();
+                assertThat(broker.admin().stats("delay.head").scheduled()).isZero();
             }
         }
     }
