@@ -172,10 +172,7 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
     @Override
     public void send(Message message, int deliveryMode, int priority, long timeToLive) throws JMSException {
         checkOpen();
-        if (destination == null) {
-            throw new UnsupportedOperationException("this producer has no destination: use send(destination, message)");
-        }
-        doSend(destination, message, deliveryMode, priority, timeToLive);
+        doSend(fixedDestination(), message, deliveryMode, priority, timeToLive);
     }
 
     @Override
@@ -187,14 +184,7 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
     public void send(Destination destination, Message message, int deliveryMode, int priority, long timeToLive)
             throws JMSException {
         checkOpen();
-        if (this.destination != null) {
-            throw new UnsupportedOperationException("this producer sends to " + this.destination
-                    + "; create one without a destination to choose per send");
-        }
-        if (destination == null) {
-            throw new InvalidDestinationException("destination must not be null");
-        }
-        doSend(ShardQSession.destinationOf(destination), message, deliveryMode, priority, timeToLive);
+        doSend(namedDestination(destination), message, deliveryMode, priority, timeToLive);
     }
 
     @Override
@@ -206,6 +196,33 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
     public void send(Queue queue, Message message, int deliveryMode, int priority, long timeToLive)
             throws JMSException {
         send((Destination) queue, message, deliveryMode, priority, timeToLive);
+    }
+
+    /**
+     * The destination of a send that names none: this producer's. JMS 3.1 (7.2) has a producer
+     * created without a destination throw {@link UnsupportedOperationException} here: it is the
+     * specified refusal, not a missing feature.
+     */
+    private ShardQDestination fixedDestination() {
+        if (destination == null) {
+            throw new UnsupportedOperationException("this producer has no destination: use send(destination, message)");
+        }
+        return destination;
+    }
+
+    /**
+     * The destination a send names: only a producer created without one may name it (JMS 3.1,
+     * 7.2: {@link UnsupportedOperationException} otherwise), and it must not be null.
+     */
+    private ShardQDestination namedDestination(Destination named) throws JMSException {
+        if (this.destination != null) {
+            throw new UnsupportedOperationException("this producer sends to " + this.destination
+                    + "; create one without a destination to choose per send");
+        }
+        if (named == null) {
+            throw new InvalidDestinationException("destination must not be null");
+        }
+        return ShardQSession.destinationOf(named);
     }
 
     void doSend(ShardQDestination target, Message message, int mode, int prio, long ttl) throws JMSException {
@@ -266,10 +283,7 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
             throws JMSException {
         checkOpen();
         checkListener(listener);
-        if (destination == null) {
-            throw new UnsupportedOperationException("this producer has no destination: name one with each send");
-        }
-        sendAsync(destination, message, deliveryMode, priority, timeToLive, listener);
+        sendAsync(fixedDestination(), message, deliveryMode, priority, timeToLive, listener);
     }
 
     @Override
@@ -289,14 +303,7 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
             throws JMSException {
         checkOpen();
         checkListener(listener);
-        if (this.destination != null) {
-            throw new UnsupportedOperationException("this producer sends to " + this.destination
-                    + "; create one without a destination to choose per send");
-        }
-        if (destination == null) {
-            throw new InvalidDestinationException("destination must not be null");
-        }
-        sendAsync(ShardQSession.destinationOf(destination), message, deliveryMode, priority, timeToLive, listener);
+        sendAsync(namedDestination(destination), message, deliveryMode, priority, timeToLive, listener);
     }
 
     private void sendAsync(
