@@ -844,7 +844,7 @@ public final class Broker implements AutoCloseable {
         }
 
         @Override
-        public void scheduled(long earliestDeliverAt) {
+        public void scheduled() {
             scheduledMover.trigger(); // a no-op round unless this instance leads
         }
 

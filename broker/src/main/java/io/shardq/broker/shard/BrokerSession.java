@@ -251,15 +251,20 @@ public final class BrokerSession implements AutoCloseable {
     /** Sends (transacted: buffers until commit) one message to a destination. */
     public void send(String destination, BrokerMessage message) {
         checkOpen();
+        buffer(enqueueable(destination), message, false);
+        if (mode != Mode.TRANSACTED) {
+            commitWork(true, false);
+        }
+    }
+
+    /** The runtime of a destination that accepts sends now ({@code ILLEGAL_STATE} when its enqueue is stopped). */
+    private DestinationRuntime enqueueable(String destination) {
         DestinationRuntime rt = engine.runtime(destination, true);
         DestinationInfo d = rt.info();
         if (!d.enqueueEnabled()) {
             throw new ShardQException(ErrorKind.ILLEGAL_STATE, "enqueue is stopped on " + d.kind() + " " + d.name());
         }
-        buffer(rt, message, false);
-        if (mode != Mode.TRANSACTED) {
-            commitWork(true, false);
-        }
+        return rt;
     }
 
     /**
@@ -278,13 +283,7 @@ public final class BrokerSession implements AutoCloseable {
         }
         try {
             for (Map.Entry<String, BrokerMessage> e : sends) {
-                DestinationRuntime rt = engine.runtime(e.getKey(), true);
-                DestinationInfo d = rt.info();
-                if (!d.enqueueEnabled()) {
-                    throw new ShardQException(
-                            ErrorKind.ILLEGAL_STATE, "enqueue is stopped on " + d.kind() + " " + d.name());
-                }
-                buffer(rt, e.getValue(), false);
+                buffer(enqueueable(e.getKey()), e.getValue(), false);
             }
         } catch (RuntimeException e) {
             // nothing of the unit was written: forget what was buffered (no consumption is touched)
@@ -713,34 +712,37 @@ public final class BrokerSession implements AutoCloseable {
         if (d.expiryName() == null) {
             return; // dropped
         }
-        DestinationRuntime target = engine.deadLetterRuntime(d.expiryName());
         // kept there without an expiration, or it would expire again at once; when it expired is a property
-        BrokerMessage expired = m.withoutExpiration()
-                .withProperty(DEAD_LETTER_REASON, "expired at " + java.time.Instant.ofEpochMilli(m.expiration()))
-                .withProperty(ACTUAL_EXPIRY, m.expiration())
-                .withProperty(ORIGINAL_DESTINATION, d.name());
+        BrokerMessage expired = m.withoutExpiration().withProperty(ACTUAL_EXPIRY, m.expiration());
+        sendAside(
+                d, d.expiryName(), expired, "expired at " + java.time.Instant.ofEpochMilli(m.expiration()), persistent);
+    }
+
+    /**
+     * Sends a message this transaction consumes to another queue (dead-letter or expiry), with
+     * why and where from, in the same transaction: a persistent one with the commit, a
+     * non-persistent one released with the consumption.
+     */
+    private void sendAside(DestinationInfo from, String queue, BrokerMessage m, String reason, boolean persistent) {
+        DestinationRuntime target = engine.deadLetterRuntime(queue);
+        BrokerMessage aside =
+                m.withProperty(DEAD_LETTER_REASON, reason).withProperty(ORIGINAL_DESTINATION, from.name());
         if (persistent) {
-            buffer(target, expired, true);
+            buffer(target, aside, true);
         } else {
-            engine.reserveNonPersistent(expired, true);
-            deadNp.add(new NpSend(target, expired));
+            engine.reserveNonPersistent(aside, true);
+            deadNp.add(new NpSend(target, aside));
         }
     }
 
     private void deadLetter(DestinationRuntime rt, BrokerMessage m, int attempts, boolean persistent) {
         DestinationInfo d = rt.info();
-        DestinationRuntime dlq = engine.deadLetterRuntime(d.deadLetterQueue());
-        BrokerMessage dead = m.withProperty(
-                        DEAD_LETTER_REASON,
-                        "delivery failed " + attempts + " times; " + d.name() + " allows " + d.maxAttempts()
-                                + " attempts")
-                .withProperty(ORIGINAL_DESTINATION, d.name());
-        if (persistent) {
-            buffer(dlq, dead, true);
-        } else {
-            engine.reserveNonPersistent(dead, true);
-            deadNp.add(new NpSend(dlq, dead));
-        }
+        sendAside(
+                d,
+                d.deadLetterQueue(),
+                m,
+                "delivery failed " + attempts + " times; " + d.name() + " allows " + d.maxAttempts() + " attempts",
+                persistent);
         engine.stats().deadLettered.increment();
     }
 
@@ -1012,10 +1014,7 @@ public final class BrokerSession implements AutoCloseable {
         pending.values().removeAll(toWrite);
         if (!toSchedule.isEmpty()) {
             scheduled.removeAll(toSchedule);
-            engine.scheduled(toSchedule.stream()
-                    .mapToLong(s -> s.message().deliverAt())
-                    .min()
-                    .getAsLong());
+            engine.scheduled();
         }
         afterCommit(batches, sends, consumption);
         long took = System.nanoTime() - started;

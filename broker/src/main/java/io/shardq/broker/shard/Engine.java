@@ -13,10 +13,10 @@ public interface Engine {
     java.time.Clock clock();
 
     /**
-     * Told after a commit wrote messages with a delivery delay into the scheduled area, the
-     * earliest due at {@code earliestDeliverAt}: wakes this instance's mover (if it leads).
+     * Told after a commit wrote messages with a delivery delay into the scheduled area: wakes this
+     * instance's mover (if it leads), which looks at the next due time itself.
      */
-    void scheduled(long earliestDeliverAt);
+    void scheduled();
 
     /**
      * A pooled connection; when none frees up within the pool's timeout this fails with {@link
@@ -105,14 +105,10 @@ public interface Engine {
             double redeliveryMultiplier,
             long redeliveryMaxDelayMillis) {
         /**
-         * How long a message wait before its next delivery after its {@code attempts}-th failed one
-         * (0: at once): delay x multiplier^(attempts-1), capped.
+         * How long a message waits before its next delivery after its {@code attempts}-th failed
+         * one (0: at once): delay x multiplier^(attempts-1), capped at the max delay; a
+         * destination's own delay and multiplier (null: the instance's) come first.
          */
-        long redeliveryDelayMillis(int attempts) {
-            return redeliveryDelayMillis(attempts, null, null);
-        }
-
-        /** As {@link #redeliveryDelayMillis(int)} with a destination's own delay and multiplier (null: these). */
         long redeliveryDelayMillis(int attempts, Integer destinationDelayMs, Double destinationMultiplier) {
             long base = destinationDelayMs != null ? destinationDelayMs : redeliveryDelayMillis;
             double multiplier = destinationMultiplier != null ? destinationMultiplier : redeliveryMultiplier;

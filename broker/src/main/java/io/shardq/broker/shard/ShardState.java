@@ -228,14 +228,8 @@ final class ShardState {
 
     /**
      * Hands a session up to {@code max} undelivered sequence numbers, ascending: given-back ones
-     * first, then new ones. {@code firstFromSession} counts the session as a holder.
-     */
-    synchronized List<Long> take(int max, boolean firstFromSession) {
-        return take(max, firstFromSession, null);
-    }
-
-    /**
-     * As {@link #take(int, boolean)}; with {@code groupSession} (a destination with message groups)
+     * first (unless waiting for their redelivery delay), then new ones. {@code firstFromSession}
+     * counts the session as a holder. With {@code groupSession} (a destination with message groups)
      * only that session may take while it holds anything here.
      */
     synchronized List<Long> take(int max, boolean firstFromSession, Object groupSession) {

@@ -137,10 +137,6 @@ public final class Subscription {
      * moves a cursor instead of logging). The scan starts at a rotating offset so that no shard
      * waits behind lower-numbered ones (that showed as a latency tail).
      */
-    ShardState pickForRange() {
-        return pickForRange(null);
-    }
-
     /** A shard to take a range from for {@code session} (null: any): never one whose groups another session owns. */
     ShardState pickForRange(Object session) {
         ShardState[] all = shards;
@@ -282,15 +278,11 @@ public final class Subscription {
     }
 
     /**
-     * Nothing to deliver: take leases, poll heads or wait. Returns false when the deadline passed.
-     * A {@code selective} consumer has just scanned everything available without a match, so it
+     * Nothing to deliver for {@code session} (null: any): take leases, poll heads or wait; shards
+     * whose groups another session owns do not count. Returns false when the deadline passed. A
+     * {@code selective} consumer has just scanned everything available without a match, so it
      * waits for the next change instead of returning at once.
      */
-    boolean awaitMessages(long deadlineNanos, boolean selective) throws InterruptedException {
-        return awaitMessages(deadlineNanos, selective, null);
-    }
-
-    /** As {@link #awaitMessages(long, boolean)} for {@code session}: shards whose groups another session owns do not count. */
     boolean awaitMessages(long deadlineNanos, boolean selective, Object session) throws InterruptedException {
         long now = System.nanoTime();
         boolean poll;
