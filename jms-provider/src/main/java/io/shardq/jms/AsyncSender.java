@@ -54,17 +54,7 @@ final class AsyncSender {
         if (stopped) {
             throw Exceptions.closed("session");
         }
-        boolean interrupted = false;
-        while (queue.size() >= MAX_QUEUED && !isWorker() && !stopped) {
-            try {
-                wait();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        waitWhile(() -> queue.size() >= MAX_QUEUED && !isWorker() && !stopped);
         queue.add(item);
         if (worker == null) {
             worker = new Thread(this::loop, "shardq-completion-" + System.identityHashCode(session));
@@ -84,17 +74,25 @@ final class AsyncSender {
             return;
         }
         synchronized (this) {
-            boolean interrupted = false;
-            while (!queue.isEmpty() || busy) {
-                try {
-                    wait();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
+            waitWhile(() -> !queue.isEmpty() || busy);
+        }
+    }
+
+    /**
+     * Holding this monitor: waits until {@code condition} is false, woken by {@code notifyAll}. An
+     * interrupt does not end the wait (what is queued must be written and completed) and is kept.
+     */
+    private void waitWhile(java.util.function.BooleanSupplier condition) {
+        boolean interrupted = false;
+        while (condition.getAsBoolean()) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                interrupted = true;
             }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
