@@ -319,7 +319,8 @@ BEGIN
 END $$;
 
 -- Discards every waiting message: cursors jump to the head of each shard (leases are revoked
--- so instances reload them), then every slice is truncated and the consumed ones freed.
+-- so instances reload them), then every slice is truncated and the consumed ones freed, and the
+-- streamed bodies of the destination's messages deleted.
 -- Returns how many messages were discarded.
 CREATE OR REPLACE FUNCTION shardq.purge_queue(name text) RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -340,6 +341,8 @@ BEGIN
     FOR v_slice IN SELECT * FROM shardq.slice WHERE destination_id = v_id AND first_seq IS NOT NULL LOOP
         EXECUTE format('TRUNCATE shardq.%I', 'm_' || v_id || '_' || v_slice.shard_no || '_' || v_slice.slot);
     END LOOP;
+    -- the streamed bodies of the truncated messages (V012; their chunks go by cascade)
+    DELETE FROM shardq.large_body WHERE destination_id = v_id;
     UPDATE shardq.slice sl SET first_seq = NULL, last_seq = NULL, assigned_at = NULL
       FROM shardq.shard s
      WHERE sl.destination_id = v_id AND s.destination_id = v_id AND s.shard_no = sl.shard_no

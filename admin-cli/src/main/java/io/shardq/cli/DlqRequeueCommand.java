@@ -87,7 +87,14 @@ final class DlqRequeueCommand implements Callable<Integer> {
                                 err)
                         .run((session, letters) -> {
                             for (BrokerMessage m : letters) {
-                                session.send(name, revived(m));
+                                if (m.streamedBody() == null) {
+                                    session.send(name, revived(m));
+                                } else { // streamed again from the dead letter's own chunks
+                                    session.send(
+                                            name,
+                                            revived(m),
+                                            broker.openBody(m.streamedBody(), "dead letter " + m.messageId()));
+                                }
                             }
                         });
             } finally {

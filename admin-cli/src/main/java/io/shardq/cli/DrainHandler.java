@@ -1,5 +1,7 @@
 package io.shardq.cli;
 
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.ShardQException;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.shard.BrokerSession;
 import java.io.IOException;
@@ -28,6 +30,18 @@ final class DrainHandler implements BatchMover.Handler {
 
     @Override
     public void accept(BrokerSession session, List<BrokerMessage> batch) throws IOException {
+        for (BrokerMessage m : batch) {
+            if (m.streamedBody() != null) {
+                // refused before anything of the batch is written: it stays in the queue
+                throw new ShardQException(
+                        ErrorKind.INVALID_ARGUMENT,
+                        "message " + m.messageId() + " has a streamed body of "
+                                + m.streamedBody().size()
+                                + " bytes, which queue drain does not write to a file; this batch stays in the"
+                                + " queue: receive it with a JMS client (JMS_ShardQ_SaveStream), or drain with a"
+                                + " --selector that leaves it");
+            }
+        }
         List<BrokerMessage> fresh = new ArrayList<>(batch.size());
         for (BrokerMessage m : batch) {
             if (m.messageId() == null || !printedUncommitted.contains(m.messageId())) {

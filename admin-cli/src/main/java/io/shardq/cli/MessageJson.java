@@ -29,7 +29,9 @@ import java.util.UUID;
  * "Infinity"}, {@code "-Infinity"}. The body is the text for TEXT (null for a null text: {@link
  * TextBody}, the encoding the JMS layer uses), base64 for every other body type. A TEXT body
  * that is not valid UTF-8 (never written by the JMS layer) goes to {@code bodyBase64} instead,
- * so nothing is ever lost in the conversion.
+ * so nothing is ever lost in the conversion. A streamed body (issue 12) is shown by browse as its
+ * size, {@code "bodyStreamed"}, without a body; drain refuses such a message (its file would need
+ * the body).
  */
 final class MessageJson {
     private static final Set<String> FIELDS = Set.of(
@@ -87,6 +89,10 @@ final class MessageJson {
             } else {
                 p.put("value", v.toString());
             }
+        }
+        if (m.streamedBody() != null) {
+            o.put("bodyStreamed", m.streamedBody().size()); // its size: the body itself is not shown
+            return o;
         }
         byte[] body = m.body();
         if (m.bodyType() == BodyType.TEXT) {

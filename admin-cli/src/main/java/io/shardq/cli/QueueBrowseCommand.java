@@ -127,6 +127,10 @@ final class QueueBrowseCommand implements Callable<Integer> {
 
     /** A short, single-line view of the body: the start of a text, else its type and size. */
     static String preview(BrokerMessage m) {
+        if (m.streamedBody() != null) {
+            return m.bodyType().name().toLowerCase(java.util.Locale.ROOT) + ", streamed, "
+                    + Format.bytes(m.streamedBody().size());
+        }
         if (m.bodyType() == BrokerMessage.BodyType.TEXT) {
             String s = TextBody.decode(m.body());
             return s == null ? "null" : "\"" + shorten(s, 40) + "\"";

@@ -134,7 +134,8 @@ public final class Broker implements AutoCloseable {
                 Math.max(0, config.getInt(BrokerProperty.FLOW_CONSUMER_ACTIVE_MS)),
                 Math.max(0, config.getInt(BrokerProperty.REDELIVERY_DELAY_MS)),
                 config.getDouble(BrokerProperty.REDELIVERY_MULTIPLIER),
-                Math.max(0, config.getInt(BrokerProperty.REDELIVERY_MAX_DELAY_MS)));
+                Math.max(0, config.getInt(BrokerProperty.REDELIVERY_MAX_DELAY_MS)),
+                config.getInt(BrokerProperty.PRIORITY_WINDOW, 0, 100_000));
         this.autoCreate = config.getBoolean(BrokerProperty.AUTO_CREATE_DESTINATIONS);
         this.defaultShards = config.getInt(BrokerProperty.DEFAULT_SHARDS);
         String prefix = "shardq-" + instanceId;
@@ -184,7 +185,7 @@ public final class Broker implements AutoCloseable {
                 Math.min(beat, settings.leaseTtlMillis() / 3),
                 settings.leaseTtlMillis(),
                 System::nanoTime,
-                maintainer::leadershipChanged,
+                this::leadershipChanged,
                 prefix + "-elector-1");
         this.temporaries = new TemporaryDestinations(database.dataSource(), instanceId);
         this.reaper = new TemporaryReaper(
@@ -214,9 +215,10 @@ public final class Broker implements AutoCloseable {
         this.scheduledMover = new ScheduledMover(
                 database.dataSource(),
                 () -> openSession(BrokerSession.Mode.TRANSACTED),
-                catalog::reloadById,
+                catalog::byId,
                 this::isMaintenanceLeader,
                 clock,
+                System::nanoTime,
                 config.getInt(BrokerProperty.SCHEDULE_POLL_MS),
                 prefix + "-scheduler-1");
         this.kvFlusher = new KvWriteBehindFlusher(
@@ -314,6 +316,18 @@ public final class Broker implements AutoCloseable {
     public <K, V> KvCache<K, V> cache(String name, Codec<K> keys, Codec<V> values) {
         checkOpen();
         return kvCaches.open(name, keys, values);
+    }
+
+    /**
+     * Reads a streamed body ({@link BrokerMessage#streamedBody()}) one chunk at a time: at most one
+     * chunk (1 MiB) on the heap, each read with one statement on a pooled connection held only for
+     * it. Read it while the message's delivery is not yet acknowledged (or committed): afterwards the
+     * message's slice may be retired, and a read of a body that is gone fails with an {@link
+     * java.io.IOException} saying so. {@code what} names the message in that error.
+     */
+    public java.io.InputStream openBody(io.shardq.broker.message.StreamedBody body, String what) {
+        return io.shardq.broker.store.LargeBodies.open(
+                dataSource(), java.util.Objects.requireNonNull(body, "body"), what);
     }
 
     /**
@@ -798,6 +812,14 @@ public final class Broker implements AutoCloseable {
     }
 
     /** True while this instance is the elected maintenance leader (retirement, spare slots). */
+    private void leadershipChanged(boolean nowLeader) {
+        maintainer.leadershipChanged(nowLeader);
+        ScheduledMover mover = scheduledMover; // null while the constructor runs
+        if (mover != null) {
+            mover.leadershipChanged(nowLeader);
+        }
+    }
+
     public boolean isMaintenanceLeader() {
         return elector.isLeader();
     }
@@ -844,8 +866,8 @@ public final class Broker implements AutoCloseable {
         }
 
         @Override
-        public void scheduled() {
-            scheduledMover.trigger(); // a no-op round unless this instance leads
+        public void scheduled(long earliestDeliverAt) {
+            scheduledMover.scheduled(earliestDeliverAt);
         }
 
         @Override

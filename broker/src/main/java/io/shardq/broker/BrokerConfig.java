@@ -42,6 +42,18 @@ public final class BrokerConfig {
         }
     }
 
+    /** A whole-number setting that must lie within {@code min..max}. */
+    public int getInt(BrokerProperty property, int min, int max) {
+        int v = getInt(property);
+        if (v < min || v > max) {
+            throw new ShardQException(
+                    ErrorKind.CONFIGURATION,
+                    "setting " + property.key() + " (" + property.envName() + ") is " + v + ": expected " + min + " to "
+                            + max);
+        }
+        return v;
+    }
+
     /** A decimal setting (a multiplier), at least 0. */
     public double getDouble(BrokerProperty property) {
         String raw = get(property);

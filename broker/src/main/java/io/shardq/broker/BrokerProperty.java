@@ -90,6 +90,12 @@ public enum BrokerProperty {
             "10",
             "messages a transacted or client-acknowledge session takes from a shard at once; other sessions "
                     + "take the next ones of the same shard in parallel"),
+    PRIORITY_WINDOW(
+            "shardq.dequeue.priority-window",
+            "SHARDQ_DEQUEUE_PRIORITY_WINDOW",
+            "1000",
+            "messages of a shard, from its oldest untaken one, among which the highest priority is delivered "
+                    + "first (0: plain send order, priorities kept but not used)"),
     NON_PERSISTENT_MAX_BYTES(
             "shardq.non-persistent.max-bytes",
             "SHARDQ_NON_PERSISTENT_MAX_BYTES",

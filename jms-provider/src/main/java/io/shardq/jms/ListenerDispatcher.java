@@ -5,7 +5,6 @@ import io.shardq.broker.shard.Delivery;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
-import jakarta.jms.Session;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -165,8 +164,7 @@ final class ListenerDispatcher {
         }
         MessageListener l = r.listener();
         Message m = session.toJms(r.delivery(), c.queueDestination());
-        int mode = session.sessionMode();
-        boolean autoAck = mode == Session.AUTO_ACKNOWLEDGE || mode == Session.DUPS_OK_ACKNOWLEDGE;
+        boolean autoAck = session.acknowledgesAutomatically();
         synchronized (idle) {
             inListener = true;
         }
@@ -174,7 +172,10 @@ final class ListenerDispatcher {
         try {
             l.onMessage(m);
             if (autoAck) {
-                session.acknowledge();
+                // not session.acknowledge(), which refuses once close() began: close() waits for this
+                // delivery to end, and a message whose onMessage returned is consumed (skipping the
+                // acknowledgement here had close() roll it back and another consumer get it again)
+                session.acknowledgeDelivered();
             }
         } catch (RuntimeException | Error e) {
             // a programming error (JMS 8.7); an Error too must not end delivery for the session
@@ -189,10 +190,7 @@ final class ListenerDispatcher {
             told.initCause(e);
             session.connection().onException(told);
             if (autoAck) {
-                session.call(s -> {
-                    s.recover();
-                    return null;
-                });
+                session.recoverDelivered();
             }
         } finally {
             ThreadRules.leaveListener();

@@ -1,6 +1,7 @@
 package io.shardq.jms;
 
 import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.message.StreamedBody;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.JMSException;
 import jakarta.jms.MessageEOFException;
@@ -11,6 +12,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UTFDataFormatException;
 import java.nio.ByteBuffer;
 
@@ -22,6 +25,20 @@ import java.nio.ByteBuffer;
  * {@link #reset()} (and receiving) switch to read mode at the first byte: writes throw {@link
  * jakarta.jms.MessageNotWriteableException} until {@link #clearBody()}. A read past the end throws
  * {@link MessageEOFException} and leaves the position where it was.
+ *
+ * <p><b>Streamed bodies</b> (issue 12, after Artemis' large messages). A producer sets a {@code
+ * java.io.InputStream} as the object property {@code JMS_ShardQ_InputStream} on a message with no
+ * body written; the send reads it to its end and stores it in chunks, holding one chunk on the heap.
+ * A received streamed message reads its body one chunk at a time: {@link #readBytes(byte[])} and
+ * the other reads work (a read that meets the end of the body mid-value throws {@link
+ * MessageEOFException} having consumed what was left), {@link #getBodyLength()} is the size, and
+ * setting {@code JMS_ShardQ_SaveStream} to an {@code OutputStream} writes the whole body to it and
+ * returns when it is written. {@code getBody(byte[].class)} refuses a streamed body (it would need
+ * all of it on the heap). Read the body before the message is acknowledged (CLIENT_ACKNOWLEDGE),
+ * before the transaction commits (transacted), or inside {@code onMessage}: once consumed, the body
+ * is deleted when its slice is retired, and a read then fails saying so. {@code
+ * JMS_ShardQ_OutputStream} (Artemis' non-blocking save) is refused: a write still running after
+ * {@code onMessage} returned or {@code receive} auto-acknowledged would race that deletion.
  */
 public class ShardQBytesMessage extends ShardQMessage implements BytesMessage {
     /** Write mode: the bytes written so far. Null in read mode. */
@@ -31,13 +48,29 @@ public class ShardQBytesMessage extends ShardQMessage implements BytesMessage {
     /** Read mode: the body, read from {@link #position}. Null in write mode. */
     private ByteBuffer in;
 
+    /** Producer side: the body to stream at send ({@code JMS_ShardQ_InputStream}), or null. */
+    private InputStream sendStream;
+    /** Receive side: the streamed body, read through {@link #opener}; null for an ordinary body. */
+    private StreamedBody streamed;
+
+    private BodyOpener opener;
+    /** Read mode of a streamed body: where the reads are, opened at the first read after a reset. */
+    private DataInputStream streamIn;
+
+    /** Opens a streamed body for reading; {@code what} names the message in errors. */
+    @FunctionalInterface
+    interface BodyOpener {
+        InputStream open(StreamedBody body, String what);
+    }
+
     ShardQBytesMessage() {}
 
     // ---------------------------------------------------------------- reading
 
     @Override
     public long getBodyLength() throws JMSException {
-        return reading().limit();
+        ByteBuffer b = reading();
+        return streamed != null ? streamed.size() : b.limit();
     }
 
     @Override
@@ -92,6 +125,19 @@ public class ShardQBytesMessage extends ShardQMessage implements BytesMessage {
 
     @Override
     public String readUTF() throws JMSException {
+        if (streamed != null) {
+            reading();
+            try {
+                return streamIn().readUTF();
+            } catch (java.io.EOFException e) {
+                throw eof(e);
+            } catch (UTFDataFormatException e) {
+                throw (MessageFormatException)
+                        new MessageFormatException("the bytes read are not a modified UTF-8 string").initCause(e);
+            } catch (IOException e) {
+                throw readFailed(e);
+            }
+        }
         ByteBuffer b = need(2);
         int start = b.position();
         int length = 2 + (b.getShort(start) & 0xFFFF);
@@ -127,6 +173,14 @@ public class ShardQBytesMessage extends ShardQMessage implements BytesMessage {
                     "length " + length + " is out of range: expected 0.." + value.length + " (the array's length)");
         }
         ByteBuffer b = reading();
+        if (streamed != null) {
+            try {
+                int n = streamIn().readNBytes(value, 0, length);
+                return n == 0 && length > 0 ? -1 : n;
+            } catch (IOException e) {
+                throw readFailed(e);
+            }
+        }
         if (!b.hasRemaining()) {
             return -1;
         }
@@ -144,6 +198,20 @@ public class ShardQBytesMessage extends ShardQMessage implements BytesMessage {
 
     private ByteBuffer need(int bytes) throws JMSException {
         ByteBuffer b = reading();
+        if (streamed != null) {
+            // the next bytes of the streamed body, as a buffer the caller reads as it would the body
+            byte[] next = new byte[bytes];
+            try {
+                int n = streamIn().readNBytes(next, 0, bytes);
+                if (n < bytes) {
+                    throw new MessageEOFException(
+                            "end of the streamed body: " + bytes + " bytes needed, " + n + " left");
+                }
+            } catch (IOException e) {
+                throw readFailed(e);
+            }
+            return ByteBuffer.wrap(next);
+        }
         if (b.remaining() < bytes) {
             throw new MessageEOFException("end of message body: " + bytes + " bytes needed at position " + b.position()
                     + ", " + b.remaining() + " left");
@@ -207,6 +275,10 @@ public class ShardQBytesMessage extends ShardQMessage implements BytesMessage {
     /** The stream to write to; a ByteArrayOutputStream underneath, so IOExceptions cannot happen. */
     private void write(Write write) throws JMSException {
         checkBodyWritable();
+        if (sendStream != null) {
+            throw new MessageFormatException("the body of this message is streamed from " + INPUT_STREAM
+                    + ": it cannot also be written (call clearBody() to write one instead)");
+        }
         try {
             write.to(out);
         } catch (UTFDataFormatException e) {
@@ -276,6 +348,7 @@ public class ShardQBytesMessage extends ShardQMessage implements BytesMessage {
     /** Switches to read mode at the first byte; the body becomes read-only. */
     @Override
     public void reset() {
+        closeStreamIn(); // a streamed body is read again from its first chunk
         if (!bodyReadOnly) {
             in = ByteBuffer.wrap(written.toByteArray());
             written = null;
@@ -288,6 +361,10 @@ public class ShardQBytesMessage extends ShardQMessage implements BytesMessage {
 
     @Override
     void doClearBody() {
+        closeStreamIn();
+        sendStream = null;
+        streamed = null;
+        opener = null;
         in = null;
         written = new ByteArrayOutputStream();
         out = new DataOutputStream(written);
@@ -313,14 +390,26 @@ public class ShardQBytesMessage extends ShardQMessage implements BytesMessage {
     }
 
     private boolean hasNoBody() {
+        if (streamed != null) {
+            return streamed.size() == 0;
+        }
         return bodyReadOnly ? in.limit() == 0 : written.size() == 0;
     }
 
-    /** A copy of the whole body (whatever the read position), or null when it is empty. */
+    /**
+     * A copy of the whole body (whatever the read position), or null when it is empty.
+     *
+     * @throws MessageFormatException for a streamed body, which would need all of it on the heap
+     */
     @Override
     public <T> T getBody(Class<T> c) throws JMSException {
         if (hasNoBody()) {
             return null;
+        }
+        if (streamed != null) {
+            throw new MessageFormatException("the body of message " + getJMSMessageID() + " is streamed ("
+                    + streamed.size() + " bytes): getBody would need all of it on the heap; read it with readBytes"
+                    + " or write it to an OutputStream with the property " + SAVE_STREAM);
         }
         if (!isBodyAssignableTo(c)) {
             throw notAssignable("byte[]", c);
@@ -331,7 +420,117 @@ public class ShardQBytesMessage extends ShardQMessage implements BytesMessage {
     @Override
     @SuppressWarnings("rawtypes")
     public boolean isBodyAssignableTo(Class c) {
-        return hasNoBody() || (c != null && c.isAssignableFrom(byte[].class));
+        return hasNoBody() || (streamed == null && c != null && c.isAssignableFrom(byte[].class));
+    }
+
+    // ---------------------------------------------------------------- streamed bodies
+
+    @Override
+    void streamProperty(String name, Object value) throws JMSException {
+        if (name.equals(INPUT_STREAM)) {
+            checkBodyWritable();
+            if (value == null) {
+                throw new MessageFormatException(INPUT_STREAM + " must not be null: set the java.io.InputStream the"
+                        + " body is read from when the message is sent");
+            }
+            if (!(value instanceof InputStream stream)) {
+                throw new MessageFormatException(INPUT_STREAM + " cannot hold a "
+                        + value.getClass().getName() + ": expected a java.io.InputStream");
+            }
+            if (written.size() > 0) {
+                throw new MessageFormatException("this BytesMessage has " + written.size() + " bytes written: a body"
+                        + " streamed from " + INPUT_STREAM + " is the whole body (call clearBody() first)");
+            }
+            sendStream = stream;
+        } else if (name.equals(SAVE_STREAM)) {
+            if (!(value instanceof OutputStream target)) {
+                throw new MessageFormatException(SAVE_STREAM + " takes the java.io.OutputStream to write the body to,"
+                        + " not "
+                        + (value == null ? "null" : "a " + value.getClass().getName()));
+            }
+            save(target);
+        } else {
+            throw new MessageFormatException(OUTPUT_STREAM + " (a non-blocking save) is not offered: it would"
+                    + " still be writing after the message is acknowledged, when the body may be deleted; set "
+                    + SAVE_STREAM + " (it returns when the body is written), from a thread of your own if need be");
+        }
+    }
+
+    /** The producer's {@code JMS_ShardQ_InputStream}; other names as for any message. */
+    @Override
+    public Object getObjectProperty(String name) {
+        return name.equals(INPUT_STREAM) ? sendStream : super.getObjectProperty(name);
+    }
+
+    /** Writes the whole body of a received message to {@code target}, one chunk at a time when streamed. */
+    private void save(OutputStream target) throws JMSException {
+        if (!bodyReadOnly) {
+            throw new MessageNotReadableException(SAVE_STREAM + " saves the body of a received message: this message's"
+                    + " body is write-only (call reset() to read it)");
+        }
+        try (InputStream body = streamed != null
+                ? opener.open(streamed, "message " + getJMSMessageID())
+                : new ByteArrayInputStream(in.array(), 0, in.limit())) {
+            body.transferTo(target);
+            target.flush();
+        } catch (IOException e) {
+            throw (JMSException) new JMSException("saving the body of message " + getJMSMessageID() + " to "
+                            + SAVE_STREAM + " failed: " + e.getMessage())
+                    .initCause(e);
+        }
+    }
+
+    /** A received streamed body ({@code in} stays empty): reads go to {@code opener}, one chunk at a time. */
+    void loadStreamed(StreamedBody body, BodyOpener opener) {
+        loadBody(new byte[0]);
+        this.streamed = body;
+        this.opener = opener;
+    }
+
+    /**
+     * What a send streams as this message's body: the producer's {@code JMS_ShardQ_InputStream}, or
+     * the streamed body of a received message sent on; null for an ordinary body.
+     *
+     * @throws MessageFormatException when bytes were also written
+     */
+    InputStream streamToSend() throws JMSException {
+        if (sendStream != null) {
+            if (!bodyReadOnly && written.size() > 0) {
+                throw new MessageFormatException("this BytesMessage has both " + written.size() + " bytes written and"
+                        + " a body stream in " + INPUT_STREAM + ": set one of them");
+            }
+            return sendStream;
+        }
+        return streamed == null ? null : opener.open(streamed, "message " + getJMSMessageID());
+    }
+
+    private DataInputStream streamIn() {
+        if (streamIn == null) {
+            streamIn = new DataInputStream(opener.open(streamed, "message " + getJMSMessageID()));
+        }
+        return streamIn;
+    }
+
+    private void closeStreamIn() {
+        if (streamIn != null) {
+            try {
+                streamIn.close();
+            } catch (IOException ignored) {
+                // a chunk reader holds nothing to release
+            }
+            streamIn = null;
+        }
+    }
+
+    private MessageEOFException eof(IOException e) {
+        return (MessageEOFException)
+                new MessageEOFException("end of the streamed body of message " + getJMSMessageID()).initCause(e);
+    }
+
+    private JMSException readFailed(IOException e) {
+        return (JMSException) new JMSException(
+                        "reading the streamed body of message " + getJMSMessageID() + " failed: " + e.getMessage())
+                .initCause(e);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.shardq.jms;
 import static io.shardq.jms.ShardQJMSContext.unchecked;
 
 import jakarta.jms.JMSConsumer;
+import jakarta.jms.JMSException;
 import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageFormatRuntimeException;
@@ -59,29 +60,47 @@ final class ShardQJMSConsumer implements JMSConsumer {
 
     @Override
     public <T> T receiveBody(Class<T> c) {
-        return body(receive(), c);
+        return receiveBody(c, 0);
     }
 
     @Override
     public <T> T receiveBody(Class<T> c, long timeout) {
-        return body(receive(timeout), c);
+        return unchecked(() -> body(consumer.receiveUnacknowledged(timeout), c));
     }
 
     @Override
     public <T> T receiveBodyNoWait(Class<T> c) {
-        return body(receiveNoWait(), c);
+        return unchecked(() -> body(consumer.receiveUnacknowledged(-1), c));
     }
 
-    private static <T> T body(Message m, Class<T> c) {
+    /**
+     * The body of {@code m} (received unacknowledged) as {@code c}. In an AUTO_ACKNOWLEDGE or
+     * DUPS_OK session it is acknowledged once read; a body that cannot be read as {@code c} is not
+     * acknowledged but recovered, so the message is delivered again (JMS 3.1, {@code receiveBody}).
+     * In other sessions the message counts as received either way, as after {@code receive}.
+     */
+    private <T> T body(Message m, Class<T> c) throws JMSException {
         if (m == null) {
             return null;
         }
-        return unchecked(() -> {
+        ShardQSession session = consumer.session();
+        boolean autoAck = session.acknowledgesAutomatically();
+        T body;
+        try {
             if (!m.isBodyAssignableTo(c)) {
                 throw new MessageFormatRuntimeException("the message body cannot be read as " + c.getName() + " ("
-                        + m.getClass().getSimpleName() + ")");
+                        + m.getClass().getSimpleName() + "); it was not acknowledged and will be delivered again");
             }
-            return m.getBody(c);
-        });
+            body = m.getBody(c);
+        } catch (JMSException | RuntimeException e) {
+            if (autoAck) {
+                session.recoverDelivered();
+            }
+            throw e;
+        }
+        if (autoAck) {
+            session.acknowledge();
+        }
+        return body;
     }
 }

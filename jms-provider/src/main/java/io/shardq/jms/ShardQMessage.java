@@ -39,6 +39,22 @@ public class ShardQMessage implements Message {
     static final String JMSX_GROUP_ID = "JMSXGroupID";
     static final String JMSX_GROUP_SEQ = "JMSXGroupSeq";
 
+    /**
+     * A producer's {@code java.io.InputStream} that the send reads the body from, streamed into
+     * PostgreSQL in chunks (BytesMessage only, as Artemis' {@code JMS_AMQ_InputStream}).
+     */
+    static final String INPUT_STREAM = "JMS_ShardQ_InputStream";
+    /**
+     * A consumer's {@code java.io.OutputStream} that the whole body of a received BytesMessage is
+     * written to when the property is set; blocks until it is written (Artemis' {@code
+     * JMS_AMQ_SaveStream}).
+     */
+    static final String SAVE_STREAM = "JMS_ShardQ_SaveStream";
+    /** Artemis' non-blocking {@code JMS_AMQ_OutputStream}: refused, see {@link ShardQBytesMessage}. */
+    static final String OUTPUT_STREAM = "JMS_ShardQ_OutputStream";
+
+    private static final Set<String> STREAM_PROPERTIES = Set.of(INPUT_STREAM, SAVE_STREAM, OUTPUT_STREAM);
+
     /** JMSX properties the provider sets; clients may set only JMSXGroupID and JMSXGroupSeq. */
     private static final Set<String> PROVIDER_JMSX = Set.of(
             JMSX_DELIVERY_COUNT,
@@ -318,6 +334,10 @@ public class ShardQMessage implements Message {
      */
     @Override
     public void setObjectProperty(String name, Object value) throws JMSException {
+        if (STREAM_PROPERTIES.contains(name)) {
+            streamProperty(name, value); // a received message's body may be saved: not a property write
+            return;
+        }
         checkPropertiesWritable();
         if (value != null && !isPropertyType(value)) {
             throw new MessageFormatException("property \"" + name + "\" cannot hold a "
@@ -330,6 +350,10 @@ public class ShardQMessage implements Message {
     private void setProperty(String name, Object value) throws JMSException {
         checkPropertiesWritable();
         checkPropertyName(name);
+        if (STREAM_PROPERTIES.contains(name)) {
+            throw new MessageFormatException("property " + name + " takes a stream, set with setObjectProperty, not a "
+                    + (value == null ? "null" : value.getClass().getSimpleName()));
+        }
         if (value != null) {
             checkJmsxType(name, value);
             properties.put(name, value);
@@ -338,7 +362,26 @@ public class ShardQMessage implements Message {
         }
     }
 
-    private void checkPropertiesWritable() throws MessageNotWriteableException {
+    /**
+     * Sets one of the stream properties ({@link #INPUT_STREAM}, {@link #SAVE_STREAM}, {@link
+     * #OUTPUT_STREAM}): only a BytesMessage has them.
+     */
+    void streamProperty(String name, Object value) throws JMSException {
+        throw new MessageFormatException("property " + name + " is for a BytesMessage only, not a " + jmsType()
+                + ": only a body of bytes can be streamed");
+    }
+
+    /** The Jakarta Messaging interface this message implements, for messages: TextMessage, ... */
+    final String jmsType() {
+        for (Class<?> i : getClass().getInterfaces()) {
+            if (i.getPackageName().equals("jakarta.jms")) {
+                return i.getSimpleName();
+            }
+        }
+        return "Message";
+    }
+
+    final void checkPropertiesWritable() throws MessageNotWriteableException {
         if (propertiesReadOnly) {
             throw new MessageNotWriteableException(
                     "message properties are read-only: call clearProperties() to change a received message's properties");

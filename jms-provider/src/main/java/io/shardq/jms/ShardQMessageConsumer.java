@@ -55,6 +55,10 @@ final class ShardQMessageConsumer implements QueueReceiver, TopicSubscriber {
     }
 
     /** The engine consumer this wraps; used under the session's lock. */
+    ShardQSession session() {
+        return session;
+    }
+
     BrokerConsumer engine() {
         return engine;
     }
@@ -137,6 +141,24 @@ final class ShardQMessageConsumer implements QueueReceiver, TopicSubscriber {
         return receiveUntil(timeout == 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout));
     }
 
+    /**
+     * For {@code JMSConsumer#receiveBody}: receives as {@link #receive(long)} ({@code timeout} -1: no
+     * wait) but, in an AUTO_ACKNOWLEDGE or DUPS_OK session, does not acknowledge: the caller
+     * acknowledges once the body was read, or recovers when it cannot be (JMS 3.1: a body that
+     * cannot be assigned is not acknowledged and is delivered again).
+     */
+    Message receiveUnacknowledged(long timeout) throws JMSException {
+        deferAck = true;
+        try {
+            return timeout < 0 ? receiveNoWait() : receive(timeout);
+        } finally {
+            deferAck = false;
+        }
+    }
+
+    /** Set by {@link #receiveUnacknowledged} for the receive running on the caller's thread. */
+    private boolean deferAck;
+
     @Override
     public Message receiveNoWait() throws JMSException {
         checkOpen();
@@ -145,7 +167,7 @@ final class ShardQMessageConsumer implements QueueReceiver, TopicSubscriber {
             return null;
         }
         session.connection().require(queue.getName(), Privilege.RECEIVE);
-        Delivery d = session.call(s -> engine.receive(-1, false));
+        Delivery d = session.call(s -> engine.receive(-1, deferAck));
         return d == null ? null : session.toJms(d, queue);
     }
 
@@ -164,7 +186,7 @@ final class ShardQMessageConsumer implements QueueReceiver, TopicSubscriber {
                     return null;
                 }
                 long slice = Math.max(1, Math.min(SLICE_MILLIS, TimeUnit.NANOSECONDS.toMillis(left)));
-                Delivery d = session.call(s -> engine.receive(slice, false));
+                Delivery d = session.call(s -> engine.receive(slice, deferAck));
                 if (d != null) {
                     return session.toJms(d, queue);
                 }

@@ -226,11 +226,40 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
     }
 
     void doSend(ShardQDestination target, Message message, int mode, int prio, long ttl) throws JMSException {
+        java.io.InputStream stream = bodyStream(message, mode);
         BrokerMessage bm = prepare(target, message, mode, prio, ttl);
         session.call(s -> {
-            engine.send(target.getName(), bm);
+            if (stream == null) {
+                engine.send(target.getName(), bm);
+            } else {
+                engine.send(target.getName(), bm, stream);
+            }
             return null;
         });
+    }
+
+    /**
+     * The body stream of a message sent with {@code JMS_ShardQ_InputStream} (or a received streamed
+     * message sent on), checked: persistent and without a delivery delay; null for an ordinary body.
+     */
+    private java.io.InputStream bodyStream(Message message, int mode) throws JMSException {
+        if (!(message instanceof ShardQBytesMessage b)) {
+            return null;
+        }
+        java.io.InputStream stream = b.streamToSend();
+        if (stream == null) {
+            return null;
+        }
+        if (mode == DeliveryMode.NON_PERSISTENT) {
+            throw new jakarta.jms.MessageFormatException(
+                    "a message with a streamed body (" + ShardQMessage.INPUT_STREAM
+                            + ") must be sent PERSISTENT: the body is stored in PostgreSQL, and a non-persistent message never is");
+        }
+        if (deliveryDelay > 0) {
+            throw new jakarta.jms.MessageFormatException("a message with a streamed body (" + ShardQMessage.INPUT_STREAM
+                    + ") cannot be sent with a delivery delay (" + deliveryDelay + " ms): set the delay to 0");
+        }
+        return stream;
     }
 
     /**
@@ -309,6 +338,11 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
     private void sendAsync(
             ShardQDestination target, Message message, int mode, int prio, long ttl, CompletionListener listener)
             throws JMSException {
+        if (message instanceof ShardQBytesMessage b && b.streamToSend() != null) {
+            throw new jakarta.jms.MessageFormatException("a message with a streamed body (" + ShardQMessage.INPUT_STREAM
+                    + ") cannot be sent asynchronously: the send reads the stream, so send it without a"
+                    + " CompletionListener");
+        }
         BrokerMessage bm = prepare(target, message, mode, prio, ttl);
         session.asyncSender().submit(new AsyncSender.Item(target.getName(), bm, message, listener));
     }

@@ -120,8 +120,10 @@ final class ShardQQueueBrowser implements QueueBrowser {
             }
             BrowsedMessage b = cursor.next();
             try {
-                return MessageCodec.fromBroker(
+                ShardQMessage m = MessageCodec.fromBroker(
                         b.message(), queue, 1, session.connection().allowList());
+                ShardQSession.streamed(m, b.message(), session.connection());
+                return m;
             } catch (JMSException e) {
                 JMSRuntimeException r = Exceptions.unchecked(e);
                 throw r;

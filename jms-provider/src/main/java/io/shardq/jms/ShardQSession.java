@@ -165,6 +165,7 @@ public final class ShardQSession implements QueueSession, TopicSession {
     /** The delivered message as the application sees it, with its acknowledger. */
     Message toJms(Delivery d, ShardQDestination destination) throws JMSException {
         ShardQMessage m = MessageCodec.fromBroker(d.message(), destination, d.deliveryCount(), connection.allowList());
+        streamed(m, d.message(), connection);
         if (m.getJMSReplyTo() instanceof ShardQDestination r
                 && (r instanceof TemporaryQueue || r instanceof TemporaryTopic)) {
             // a reply-to of this connection's own: the object it created, which delete() accepts
@@ -177,6 +178,13 @@ public final class ShardQSession implements QueueSession, TopicSession {
             m.setAcknowledger(this::acknowledge);
         }
         return m;
+    }
+
+    /** A received or browsed message whose body was streamed reads it through the engine, one chunk at a time. */
+    static void streamed(ShardQMessage m, io.shardq.broker.message.BrokerMessage bm, ShardQConnection connection) {
+        if (bm.streamedBody() != null && m instanceof ShardQBytesMessage b) {
+            b.loadStreamed(bm.streamedBody(), connection.broker()::openBody);
+        }
     }
 
     // ---------------------------------------------------------------- transactions
@@ -249,10 +257,7 @@ public final class ShardQSession implements QueueSession, TopicSession {
         if (sessionMode == Session.SESSION_TRANSACTED) {
             throw new IllegalStateException("recover() is for non-transacted sessions; use rollback()");
         }
-        call(s -> {
-            s.recover();
-            return null;
-        });
+        recoverDelivered();
     }
 
     /** CLIENT_ACKNOWLEDGE: consumes every message delivered by this session so far. */
@@ -260,8 +265,29 @@ public final class ShardQSession implements QueueSession, TopicSession {
         if (closed) {
             throw Exceptions.closed("session");
         }
+        acknowledgeDelivered();
+    }
+
+    /** AUTO_ACKNOWLEDGE or DUPS_OK_ACKNOWLEDGE: the provider acknowledges each delivery itself. */
+    boolean acknowledgesAutomatically() {
+        return sessionMode == Session.AUTO_ACKNOWLEDGE || sessionMode == Session.DUPS_OK_ACKNOWLEDGE;
+    }
+
+    /**
+     * The provider's own acknowledgement of what was delivered (after {@code onMessage} returned, or
+     * once {@code receiveBody} read the body): also while {@link #close()} waits for that delivery.
+     */
+    void acknowledgeDelivered() throws JMSException {
         call(s -> {
             s.acknowledge();
+            return null;
+        });
+    }
+
+    /** The provider's own recovery of what was delivered: it is delivered again. */
+    void recoverDelivered() throws JMSException {
+        call(s -> {
+            s.recover();
             return null;
         });
     }

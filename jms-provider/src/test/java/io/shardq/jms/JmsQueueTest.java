@@ -373,6 +373,28 @@ class JmsQueueTest {
     }
 
     @Test
+    void receiveBody_ofAWrongType_doesNotAcknowledge_theMessageComesAgain_andIsConsumedOnceRead() throws Exception {
+        try (JMSContext ctx = factory.createContext(JMSContext.AUTO_ACKNOWLEDGE)) {
+            Queue q = ctx.createQueue("jms.body.type");
+            ctx.createProducer().send(q, "a text");
+            ctx.createProducer().send(q, "second");
+            var consumer = ctx.createConsumer(q);
+            assertThatThrownBy(() -> consumer.receiveBody(byte[].class, 5000))
+                    .isInstanceOf(jakarta.jms.MessageFormatRuntimeException.class)
+                    .hasMessageContaining("cannot be read as [B")
+                    .hasMessageContaining("delivered again");
+            assertThatThrownBy(() -> consumer.receiveBodyNoWait(Integer.class))
+                    .isInstanceOf(jakarta.jms.MessageFormatRuntimeException.class);
+            Message again = consumer.receive(5000);
+            assertThat(again.getBody(String.class)).isEqualTo("a text");
+            assertThat(again.getJMSRedelivered()).isTrue();
+            assertThat(consumer.receiveBody(String.class, 5000)).isEqualTo("second");
+            assertThat(consumer.receiveBodyNoWait(String.class)).isNull();
+        }
+        assertThat(factory.broker().admin().backlog("jms.body.type")).isZero();
+    }
+
+    @Test
     void databaseLoss_givesJMSException_andCallsExceptionListener() throws Exception {
         AtomicReference<JMSException> seen = new AtomicReference<>();
         CountDownLatch called = new CountDownLatch(1);

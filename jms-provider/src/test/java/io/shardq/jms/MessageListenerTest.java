@@ -17,6 +17,7 @@ import jakarta.jms.TextMessage;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -66,6 +67,40 @@ class MessageListenerTest {
         assertThat(List.of(second.next(), second.next(), second.next(), second.next()))
                 .containsExactly("m2", "m3", "m4", "m5");
         assertThat(first.texts).isEmpty();
+    }
+
+    @Test
+    void aMessageWhoseListenerReturnsWhileItsSessionCloses_isConsumed_notDeliveredAgain() throws Exception {
+        Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue q = s.createQueue("listener.closing");
+        s.createProducer(q).send(s.createTextMessage("last"));
+        ShardQSession ls = (ShardQSession) connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        CountDownLatch closing = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Exception> closeFailed =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Thread closer = new Thread(() -> {
+            try {
+                ls.close(); // waits for the listener below
+            } catch (Exception e) {
+                closeFailed.set(e);
+            }
+        });
+        ls.createConsumer(q).setMessageListener(m -> {
+            closer.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!ls.isClosed() && System.nanoTime() < deadline) {
+                Thread.onSpinWait(); // close() has begun once the session says it is closed
+            }
+            closing.countDown();
+        });
+        assertThat(closing.await(10, TimeUnit.SECONDS)).isTrue();
+        closer.join(TimeUnit.SECONDS.toMillis(30));
+        assertThat(closer.isAlive()).isFalse();
+        assertThat(closeFailed.get()).isNull();
+        // onMessage returned: the message is consumed, even though close() had begun
+        MessageConsumer other = s.createConsumer(q);
+        assertThat(other.receive(500)).isNull();
+        assertThat(factory.broker().admin().backlog("listener.closing")).isZero();
     }
 
     @Test

@@ -56,6 +56,14 @@ public final class MessageCache {
         return m;
     }
 
+    /**
+     * The cached message, or null, without counting a hit or miss and without telling the
+     * eviction policy about the access (a look at a message's priority is not a use of it).
+     */
+    public BrokerMessage peek(int destination, int shard, long seq) {
+        return cache.policy().getIfPresentQuietly(new Key(destination, shard, seq));
+    }
+
     /** True if the message is cached; does not count as a hit or miss. */
     public boolean contains(int destination, int shard, long seq) {
         return cache.getIfPresent(new Key(destination, shard, seq)) != null;

@@ -85,6 +85,16 @@ public final class Catalog {
         }
     }
 
+    /** The destination with this id, from memory if known, else from the database. */
+    public Optional<DestinationInfo> byId(int id) {
+        for (DestinationInfo d : byName.values()) {
+            if (d.id() == id) {
+                return Optional.of(d);
+            }
+        }
+        return reloadById(id);
+    }
+
     /** The snapshot held in memory, without asking the database. */
     public Optional<DestinationInfo> known(String name) {
         return Optional.ofNullable(byName.get(name));

@@ -42,6 +42,8 @@ public final class BrokerMessage {
      * messages and before publishing. Never modified once set.
      */
     private final byte[] subscribers;
+    /** A body streamed into chunks of its own (the message's body is then empty); null otherwise. */
+    private final StreamedBody streamed;
 
     /** Reads a body that is not loaded, e.g. one row of a slot by sequence number. */
     @FunctionalInterface
@@ -93,6 +95,7 @@ public final class BrokerMessage {
                 body == null ? new byte[0] : body,
                 body == null ? 0 : body.length,
                 null,
+                null,
                 null);
     }
 
@@ -111,7 +114,8 @@ public final class BrokerMessage {
             byte[] body,
             int bodySize,
             BodyRef bodyRef,
-            byte[] subscribers) {
+            byte[] subscribers,
+            StreamedBody streamed) {
         Objects.requireNonNull(bodyType, "bodyType");
         if (priority < 0 || priority > 9) {
             throw new IllegalArgumentException("priority " + priority + " is out of range: expected 0..9");
@@ -131,6 +135,7 @@ public final class BrokerMessage {
         this.bodySize = bodySize;
         this.bodyRef = bodyRef;
         this.subscribers = subscribers;
+        this.streamed = streamed;
     }
 
     private BrokerMessage with(Map<String, Object> properties, byte[] body, int bodySize, BodyRef bodyRef) {
@@ -149,6 +154,17 @@ public final class BrokerMessage {
             BodyRef bodyRef,
             byte[] subscribers,
             long expiration) {
+        return with(properties, body, bodySize, bodyRef, subscribers, expiration, streamed);
+    }
+
+    private BrokerMessage with(
+            Map<String, Object> properties,
+            byte[] body,
+            int bodySize,
+            BodyRef bodyRef,
+            byte[] subscribers,
+            long expiration,
+            StreamedBody streamed) {
         return new BrokerMessage(
                 messageId,
                 bodyType,
@@ -164,7 +180,8 @@ public final class BrokerMessage {
                 body,
                 bodySize,
                 bodyRef,
-                subscribers);
+                subscribers,
+                streamed);
     }
 
     /**
@@ -238,6 +255,20 @@ public final class BrokerMessage {
         }
         byte[] b = Objects.requireNonNull(bodyRef.read(), "body");
         return with(properties, b, b.length, null);
+    }
+
+    /**
+     * A copy whose body is the streamed body {@code body} (its own body is then empty): what the
+     * engine makes of a send with an {@code InputStream} once the chunks are written, and what it
+     * decodes from a stored row. Null makes an ordinary empty body.
+     */
+    public BrokerMessage withStreamedBody(StreamedBody body) {
+        return with(properties, new byte[0], 0, null, subscribers, expiration, body);
+    }
+
+    /** The streamed body, or null when the body is an ordinary one ({@link #body()}). */
+    public StreamedBody streamedBody() {
+        return streamed;
     }
 
     /**
@@ -347,7 +378,9 @@ public final class BrokerMessage {
     @Override
     public String toString() {
         return "BrokerMessage[" + messageId + ", " + bodyType + ", " + bodySize + " bytes"
-                + (body == null ? " not loaded" : "") + ", priority " + priority + ", properties " + properties.keySet()
+                + (body == null ? " not loaded" : "")
+                + (streamed == null ? "" : ", streamed body " + streamed.id() + " of " + streamed.size() + " bytes")
+                + ", priority " + priority + ", properties " + properties.keySet()
                 + "]";
     }
 

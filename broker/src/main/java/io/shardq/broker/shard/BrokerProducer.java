@@ -43,6 +43,17 @@ public final class BrokerProducer implements AutoCloseable {
         session.send(destination, message);
     }
 
+    /**
+     * Sends to {@code destination} a message whose body is streamed from {@code body} (see {@link
+     * BrokerSession#send(String, BrokerMessage, java.io.InputStream)}).
+     */
+    public void send(String destination, BrokerMessage message, java.io.InputStream body) {
+        if (closed) {
+            throw new ShardQException(ErrorKind.ILLEGAL_STATE, "the producer is closed");
+        }
+        session.send(destination, message, body);
+    }
+
     /** Safe twice. */
     @Override
     public void close() {

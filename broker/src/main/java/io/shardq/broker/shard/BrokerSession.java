@@ -6,8 +6,11 @@ import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.Queries;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.message.StreamedBody;
 import io.shardq.broker.selector.Selector;
 import io.shardq.broker.store.HeaderCodec;
+import io.shardq.broker.store.LargeBodies;
+import java.io.InputStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -251,9 +254,110 @@ public final class BrokerSession implements AutoCloseable {
     /** Sends (transacted: buffers until commit) one message to a destination. */
     public void send(String destination, BrokerMessage message) {
         checkOpen();
-        buffer(enqueueable(destination), message, false);
+        buffer(enqueueable(destination), ordinary(message), false);
         if (mode != Mode.TRANSACTED) {
             commitWork(true, false);
+        }
+    }
+
+    /**
+     * Sends one message whose body is {@code body}, read to its end and written as chunks now, in
+     * this session's transaction, before the shard's row is locked (see {@link LargeBodies}); the
+     * message itself is buffered and written as {@link #send(String, BrokerMessage)} does, never
+     * through the shard's group-commit writer. Outside a transaction the send commits at once.
+     * Persistent messages without a delivery delay only. When the stream fails, nothing of this send
+     * is kept and the transaction's other work is untouched.
+     *
+     * @param message the message; its own body must be empty
+     * @throws ShardQException {@code INVALID_ARGUMENT} for a message that cannot be streamed or a
+     *     stream that failed
+     */
+    public void send(String destination, BrokerMessage message, InputStream body) {
+        checkOpen();
+        java.util.Objects.requireNonNull(body, "body");
+        DestinationRuntime rt = enqueueable(destination);
+        if (!message.persistent()) {
+            throw LargeBodies.refused("a streamed body needs a persistent message: a non-persistent one lives in"
+                    + " one instance's memory, and a streamed body is stored in PostgreSQL");
+        }
+        if (message.deliverAt() > engine.clock().millis()) {
+            throw LargeBodies.refused("a streamed body cannot be sent with a delivery delay (deliver at "
+                    + java.time.Instant.ofEpochMilli(message.deliverAt()) + "): send it without one");
+        }
+        if (message.bodySize() != 0 || message.streamedBody() != null) {
+            throw LargeBodies.refused("a message sent with a body stream must have no body of its own (it has "
+                    + message.bodySize() + " bytes)");
+        }
+        boolean inTransaction = txConnection != null || external != null;
+        Connection c = null;
+        java.sql.Savepoint before = null;
+        StreamedBody written;
+        try {
+            c = transactionConnection();
+            if (c.getAutoCommit()) {
+                throw LargeBodies.refused("a streamed send on an application's connection needs a transaction:"
+                        + " the connection is in autocommit mode");
+            }
+            before = inTransaction ? c.setSavepoint() : null;
+            written = LargeBodies.write(c, body);
+            if (before != null) {
+                c.releaseSavepoint(before);
+            }
+        } catch (SQLException | java.io.IOException | RuntimeException e) {
+            undoStreamedSend(c, before, inTransaction);
+            if (e instanceof SQLException se) {
+                throw SqlErrors.translate(se, "writing a streamed body to " + destination);
+            }
+            if (e instanceof java.io.IOException io) {
+                throw LargeBodies.refused("reading the body stream of a message to " + destination + " failed: " + io);
+            }
+            throw (RuntimeException) e;
+        }
+        // (not undone when buffering fails: in a transaction that may have written batches ahead, whose
+        // failure breaks the transaction as it did before; its commit then fails and rolls back all)
+        try {
+            buffer(rt, message.withStreamedBody(written), false);
+        } catch (RuntimeException e) {
+            if (!inTransaction && mode != Mode.TRANSACTED) {
+                undoStreamedSend(c, null, false); // nothing else was in this transaction
+            }
+            throw e;
+        }
+        if (mode != Mode.TRANSACTED) {
+            commitWork(true, false);
+        }
+    }
+
+    /**
+     * {@code message}, refused when it carries a streamed body: that names chunks this session did
+     * not write (another message's, which go when that message is retired); a body is streamed with
+     * {@link #send(String, BrokerMessage, InputStream)}.
+     */
+    private static BrokerMessage ordinary(BrokerMessage message) {
+        if (message.streamedBody() != null) {
+            throw LargeBodies.refused("message " + message.messageId() + " carries the streamed body "
+                    + message.streamedBody().id() + " of another message: send its body as a stream with"
+                    + " send(destination, message, body)");
+        }
+        return message;
+    }
+
+    /** A streamed send that failed: back to before it (a savepoint), or the whole transaction it began. */
+    private void undoStreamedSend(Connection c, java.sql.Savepoint before, boolean inTransaction) {
+        if (c == null) {
+            return;
+        }
+        if (!inTransaction) {
+            rollbackQuietly(c);
+            releaseConnection(c, false);
+            return;
+        }
+        if (before != null) {
+            try {
+                c.rollback(before);
+            } catch (SQLException ignored) {
+                // the transaction failed as a whole: the commit reports it
+            }
         }
     }
 
@@ -283,7 +387,7 @@ public final class BrokerSession implements AutoCloseable {
         }
         try {
             for (Map.Entry<String, BrokerMessage> e : sends) {
-                buffer(enqueueable(e.getKey()), e.getValue(), false);
+                buffer(enqueueable(e.getKey()), ordinary(e.getValue()), false);
             }
         } catch (RuntimeException e) {
             // nothing of the unit was written: forget what was buffered (no consumption is touched)
@@ -401,12 +505,16 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     private void writeBatch(Connection c, Batch b) throws SQLException {
-        List<Enqueue.Part> parts = List.of(new Enqueue.Part(b.messages, origin));
+        // messages moved aside get copies of their streamed bodies (one message per body), made in
+        // the commit while the consumer's claim still keeps the originals from retirement
+        List<BrokerMessage> messages = b.deadLetters ? LargeBodies.withCopies(c, b.messages) : b.messages;
+        List<Enqueue.Part> parts = List.of(new Enqueue.Part(messages, origin));
         if (Enqueue.insertReserving(engine, c, b.rt, b.shard, parts) < 0) {
             Enqueue.reserveAndInsert(engine, c, b.rt, b.shard, parts, tentativeSlices);
         }
         b.firstSeq = parts.get(0).firstSeq;
         b.stored = parts.get(0).stored;
+        LargeBodies.bind(c, b.rt.info().id(), b.shard, b.firstSeq, messages, b.stored);
     }
 
     // ---------------------------------------------------------------- receive
@@ -560,15 +668,18 @@ public final class BrokerSession implements AutoCloseable {
                 cl.prefetched.clear(); // the lease moved: these are another instance's now
             }
         }
+        Object group = groupSession(sub);
+        // a group's messages keep their send order whatever their priorities
+        int priorityWindow = group == null ? engine.settings().priorityWindow() : 0;
+        sub.learnPriorities(priorityWindow);
         for (int attempt = 0; attempt < 4; attempt++) {
-            Object group = groupSession(sub);
             ShardState s = sub.pickForRange(group);
             if (s == null) {
                 return null;
             }
             Claim cl = claimOf(sub, s);
             boolean first = cl == null || !cl.current();
-            List<Long> got = s.take(prefetch(), first, group);
+            List<Long> got = s.take(prefetch(), first, group, priorityWindow);
             if (got.isEmpty()) {
                 continue; // raced with another session; look again
             }
@@ -1014,7 +1125,11 @@ public final class BrokerSession implements AutoCloseable {
         pending.values().removeAll(toWrite);
         if (!toSchedule.isEmpty()) {
             scheduled.removeAll(toSchedule);
-            engine.scheduled();
+            long earliest = Long.MAX_VALUE;
+            for (ScheduledSend s : toSchedule) {
+                earliest = Math.min(earliest, s.message().deliverAt());
+            }
+            engine.scheduled(earliest);
         }
         afterCommit(batches, sends, consumption);
         long took = System.nanoTime() - started;

@@ -13,10 +13,11 @@ public interface Engine {
     java.time.Clock clock();
 
     /**
-     * Told after a commit wrote messages with a delivery delay into the scheduled area: wakes this
-     * instance's mover (if it leads), which looks at the next due time itself.
+     * Told after a commit wrote messages with a delivery delay into the scheduled area, the earliest
+     * due at {@code earliestDeliverAt}: wakes this instance's mover (if it leads) when that is before
+     * its planned wake-up, and makes it scan the whole area when that time has passed already.
      */
-    void scheduled();
+    void scheduled(long earliestDeliverAt);
 
     /**
      * A pooled connection; when none frees up within the pool's timeout this fails with {@link
@@ -103,7 +104,8 @@ public interface Engine {
             long flowConsumerActiveMillis,
             long redeliveryDelayMillis,
             double redeliveryMultiplier,
-            long redeliveryMaxDelayMillis) {
+            long redeliveryMaxDelayMillis,
+            int priorityWindow) {
         /**
          * How long a message waits before its next delivery after its {@code attempts}-th failed
          * one (0: at once): delay x multiplier^(attempts-1), capped at the max delay; a

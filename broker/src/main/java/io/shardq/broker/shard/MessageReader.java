@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.stream.LongStream;
 
 /**
  * Reads the message at a sequence number of a claimed shard for the dequeue path: from the
@@ -50,6 +51,56 @@ final class MessageReader {
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "reading messages of " + d.name());
         }
+    }
+
+    /**
+     * Looks at the priorities of messages {@code from..to} of {@code shard}: in the cache while it
+     * holds them, else (from the first miss on) in PostgreSQL, which returns only the rows of other
+     * than the default priority, slot by slot. Returns those, each packed as {@code seq * 16 +
+     * priority}.
+     */
+    static long[] priorities(Engine engine, DestinationRuntime rt, int shard, long from, long to) {
+        DestinationInfo d = rt.info();
+        MessageCache cache = engine.cache();
+        LongStream.Builder noted = LongStream.builder();
+        long seq = from;
+        for (; seq <= to; seq++) {
+            BrokerMessage m = cache.peek(d.id(), shard, seq);
+            if (m == null) {
+                break;
+            }
+            if (m.priority() != Priorities.DEFAULT) {
+                noted.add(seq * 16 + m.priority());
+            }
+        }
+        if (seq <= to) {
+            try (Connection c = engine.dataSource().getConnection()) {
+                while (seq <= to) {
+                    SliceMap.Slice slice = rt.slices.findOrReload(c, shard, seq);
+                    if (slice == null) {
+                        throw new ShardQException(
+                                ErrorKind.DATABASE,
+                                "no slice of " + d.name() + " shard " + shard + " holds message " + seq);
+                    }
+                    long last = Math.min(to, slice.last());
+                    engine.stats().dequeueSqlReads.increment();
+                    try (PreparedStatement ps = c.prepareStatement(
+                            Queries.withLeaf("message_select_priorities", d.id(), shard, slice.slot()))) {
+                        ps.setLong(1, seq);
+                        ps.setLong(2, last);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            while (rs.next()) {
+                                noted.add(rs.getLong(1) * 16 + rs.getShort(2));
+                            }
+                        }
+                    }
+                    seq = last + 1;
+                }
+            } catch (SQLException e) {
+                throw SqlErrors.translate(e, "reading message priorities of " + d.name());
+            }
+        }
+        return noted.build().toArray();
     }
 
     private static BrokerMessage readAhead(

@@ -91,6 +91,20 @@ final class ShardState {
     private final TreeSet<Long> consumedAhead = new TreeSet<>();
     /** Delivery attempts already recorded for sequence numbers above the position. */
     final ConcurrentHashMap<Long, Integer> attempts = new ConcurrentHashMap<>();
+    /**
+     * Untaken messages whose priority is known here and not the default: {@link #take} hands them
+     * out by priority (see {@link #takeByPriority}). They may lie below {@link #dispatched}: the plain
+     * sequence passes over them.
+     */
+    private final Priorities priorities = new Priorities();
+    /** Numbers above {@link #dispatched} already handed out ahead of their turn, by priority. */
+    private final TreeSet<Long> takenAhead = new TreeSet<>();
+    /** Every message up to here had its priority looked at ({@link #learned}). */
+    private volatile long knownUpTo;
+    /** The highest priority among {@link #priorities} (-1: none): a lock-free hint for choosing a shard. */
+    private volatile int topNoted = -1;
+    /** One session at a time learns this shard's priorities; the others do not wait for it. */
+    private final java.util.concurrent.atomic.AtomicBoolean learning = new java.util.concurrent.atomic.AtomicBoolean();
 
     ShardState(int shardNo, ShardHead head) {
         this.shardNo = shardNo;
@@ -117,6 +131,7 @@ final class ShardState {
                 && exclusive == null
                 && (anyReturned
                         || Math.max(dispatched, position) < head.get()
+                        || topNoted >= 0
                         || (nextDelayedNanos != Long.MAX_VALUE && System.nanoTime() - nextDelayedNanos >= 0));
     }
 
@@ -201,6 +216,7 @@ final class ShardState {
         delayedUntil.clear();
         nextDelayedNanos = Long.MAX_VALUE;
         groupOwner = null;
+        forgetPriorities(cursor);
         consumedAhead.clear();
         consumedAhead.addAll(loggedAhead);
         holders = 0;
@@ -227,12 +243,14 @@ final class ShardState {
     }
 
     /**
-     * Hands a session up to {@code max} undelivered sequence numbers, ascending: given-back ones
-     * first (unless waiting for their redelivery delay), then new ones. {@code firstFromSession}
-     * counts the session as a holder. With {@code groupSession} (a destination with message groups)
-     * only that session may take while it holds anything here.
+     * Hands a session up to {@code max} undelivered sequence numbers: given-back ones first (unless
+     * waiting for their redelivery delay), then new ones, ascending or, when messages of other than
+     * the default priority are known here, by priority within {@code priorityWindow} (0: ascending
+     * always; see {@link #takeByPriority}). {@code firstFromSession} counts the session as a holder.
+     * With {@code groupSession} (a destination with message groups) only that session may take
+     * while it holds anything here.
      */
-    synchronized List<Long> take(int max, boolean firstFromSession, Object groupSession) {
+    synchronized List<Long> take(int max, boolean firstFromSession, Object groupSession, int priorityWindow) {
         if (!leaseLive() || exclusive != null) {
             return List.of();
         }
@@ -252,16 +270,20 @@ final class ShardState {
             }
             refreshReturned(now);
         }
-        long next = Math.max(dispatched, position) + 1;
-        long last = head.get();
-        while (out.size() < max && next <= last) {
-            if (!consumedAhead.contains(next)) {
-                out.add(next);
+        if (!takenAhead.isEmpty() || (priorityWindow > 0 && priorities.size() > 0)) {
+            takeByPriority(out, max, priorityWindow);
+        } else {
+            long next = Math.max(dispatched, position) + 1;
+            long last = head.get();
+            while (out.size() < max && next <= last) {
+                if (!consumedAhead.contains(next)) {
+                    out.add(next);
+                }
+                next++;
             }
-            next++;
-        }
-        if (next - 1 > dispatched) {
-            dispatched = next - 1;
+            if (next - 1 > dispatched) {
+                dispatched = next - 1;
+            }
         }
         if (!out.isEmpty()) {
             if (firstFromSession) {
@@ -275,6 +297,142 @@ final class ShardState {
         return out;
     }
 
+    /**
+     * Under the monitor: new numbers by priority. The messages considered are the untaken ones from
+     * the oldest untaken ({@code start}) to {@code start + window - 1}: the highest priority among
+     * them goes first, the oldest within a priority, and unknown priorities count as the default.
+     * A message of low priority thus waits at most {@code window} deliveries of its shard, and the
+     * cursor (which cannot pass it) stays within that distance of the shard's deliveries.
+     */
+    private void takeByPriority(List<Long> out, int max, int window) {
+        long last = head.get();
+        while (out.size() < max) {
+            long next = passTaken(last);
+            long lowest = priorities.lowest();
+            long pick;
+            if (window <= 0) {
+                pick = next < 0 ? (lowest == Long.MAX_VALUE ? -1 : lowest) : Math.min(next, lowest);
+            } else {
+                long end = Math.min(next < 0 ? Long.MAX_VALUE : next, lowest) + window - 1;
+                pick = priorities.best(9, Priorities.DEFAULT + 1, end);
+                if (pick < 0 && next > 0 && next <= end) {
+                    pick = next;
+                }
+                if (pick < 0) {
+                    pick = priorities.best(Priorities.DEFAULT - 1, 0, end);
+                }
+            }
+            if (pick < 0) {
+                break;
+            }
+            if (pick == next) {
+                dispatched = next;
+            } else {
+                priorities.remove(pick);
+                if (pick > dispatched) {
+                    takenAhead.add(pick);
+                }
+            }
+            out.add(pick);
+        }
+        passTaken(last);
+        topNoted = priorities.top();
+    }
+
+    /**
+     * Under the monitor: moves {@link #dispatched} over what is consumed, taken ahead or noted with
+     * a priority (those stay in {@link #priorities}); returns the next number of the plain sequence
+     * up to {@code last}, or -1.
+     */
+    private long passTaken(long last) {
+        long n = Math.max(dispatched, position) + 1;
+        while (n <= last && (consumedAhead.contains(n) || takenAhead.contains(n) || priorities.contains(n))) {
+            n++;
+        }
+        if (n - 1 > dispatched) {
+            dispatched = n - 1;
+            takenAhead.headSet(dispatched, true).clear();
+        }
+        return n <= last ? n : -1;
+    }
+
+    /**
+     * A racy hint: the first number whose priority a session should look at before taking, with a
+     * window of {@code window} (0: none), or -1 when nothing needs learning: when less than half the
+     * window past the last number handed out is known, it learns up to the whole window past it (so
+     * a backlog read from PostgreSQL costs one look per half window, not one per take).
+     */
+    long learnFrom(int window) {
+        if (window <= 0 || exclusive != null || !leased) {
+            return -1;
+        }
+        long base = Math.max(dispatched, position);
+        long known = knownUpTo;
+        if (window > 1 && known - base >= window / 2) {
+            return -1; // enough is known ahead: learn again in batches of at least half the window
+        }
+        long from = Math.max(known, base) + 1;
+        return from <= Math.min(head.get(), base + window) ? from : -1;
+    }
+
+    /** The last number to look at when learning from {@link #learnFrom}. */
+    long learnTo(int window) {
+        return Math.min(head.get(), Math.max(dispatched, position) + window);
+    }
+
+    /** Claims the learning of this shard's priorities; false if another session is at it. */
+    boolean startLearning() {
+        return learning.compareAndSet(false, true);
+    }
+
+    void endLearning() {
+        learning.set(false);
+    }
+
+    /**
+     * The priorities of messages {@code from..to} were looked at (under lease {@code epoch}): {@code
+     * noted} holds those not of the default priority, each {@code seq * 16 + priority}. Those handed
+     * out meanwhile (a take does not wait for learning) are left out.
+     */
+    synchronized void learned(long from, long to, long[] noted, int epoch) {
+        if (epoch != leaseEpoch || !leased || exclusive != null || from > Math.max(knownUpTo, dispatched) + 1) {
+            return; // the lease or a selective scan came between: what was learned may not fit
+        }
+        for (long packed : noted) {
+            long seq = packed / 16;
+            if (seq > dispatched
+                    && seq > knownUpTo
+                    && !takenAhead.contains(seq)
+                    && !consumedAhead.contains(seq)
+                    && !returned.contains(seq)) {
+                priorities.add(seq, (int) (packed % 16));
+            }
+        }
+        if (to > knownUpTo) {
+            knownUpTo = to;
+        }
+        topNoted = priorities.top();
+    }
+
+    /** Under the monitor: forgets known priorities; learning starts again after {@code from}. */
+    private void forgetPriorities(long from) {
+        priorities.clear();
+        takenAhead.clear();
+        knownUpTo = from;
+        topNoted = -1;
+    }
+
+    /** A racy hint for choosing a shard: the best priority waiting untaken here (-1: nothing known). */
+    int priorityHint() {
+        int t = topNoted;
+        return Math.max(t, Math.max(dispatched, position) < head.get() ? Priorities.DEFAULT : -1);
+    }
+
+    /** A racy hint: are messages of other than the default priority known to wait here? */
+    boolean prioritiesNoted() {
+        return topNoted >= 0;
+    }
+
     /** A selective session takes the shard alone: only when nobody holds anything here. */
     synchronized boolean takeExclusive(Object session) {
         if (!leaseLive() || exclusive != null || holders > 0 || position >= head.get()) {
@@ -285,6 +443,7 @@ final class ShardState {
         returned.clear(); // nobody holds anything: everything above the cursor is scanned again
         anyReturned = false;
         dispatched = position;
+        forgetPriorities(position); // a scan delivers in sequence order
         lastClaimNanos = System.nanoTime();
         return true;
     }
@@ -334,6 +493,7 @@ final class ShardState {
                 if (exclusive != null) {
                     exclusive = null;
                     dispatched = position;
+                    knownUpTo = position;
                 }
                 holders = Math.max(0, holders - 1);
                 if (holders == 0) {
@@ -435,10 +595,16 @@ final class ShardState {
         }
         consumedAhead.addAll(ahead);
         consumedAhead.headSet(position, true).clear();
+        if (!takenAhead.isEmpty() || priorities.size() > 0) {
+            takenAhead.headSet(position, true).clear();
+            priorities.removeUpTo(position);
+            topNoted = priorities.top();
+        }
         if (release) {
             if (exclusive != null) {
                 exclusive = null;
                 dispatched = position;
+                knownUpTo = position;
             }
             holders = Math.max(0, holders - 1);
             if (holders == 0) {
@@ -470,6 +636,7 @@ final class ShardState {
         delayedUntil.clear();
         nextDelayedNanos = Long.MAX_VALUE;
         groupOwner = null;
+        forgetPriorities(position);
     }
 
     /** Committed cursor position plus what was consumed ahead of it (for stats). */

@@ -140,6 +140,10 @@ public final class Subscription {
     /** A shard to take a range from for {@code session} (null: any): never one whose groups another session owns. */
     ShardState pickForRange(Object session) {
         ShardState[] all = shards;
+        ShardState byPriority = byPriority(all, session);
+        if (byPriority != null) {
+            return byPriority;
+        }
         ShardState unheld = null;
         ShardState shared = null;
         int start = Math.floorMod(pickCounter.getAndIncrement(), all.length);
@@ -159,6 +163,69 @@ public final class Subscription {
             }
         }
         return unheld != null ? unheld : shared;
+    }
+
+    /**
+     * When messages of other than the default priority are known to wait in some shards: the shard
+     * whose best waiting priority is highest, if the shards differ in it; else null (choose as usual).
+     */
+    private static ShardState byPriority(ShardState[] all, Object session) {
+        boolean any = false;
+        for (ShardState s : all) {
+            if (s.prioritiesNoted()) {
+                any = true;
+                break;
+            }
+        }
+        if (!any) {
+            return null;
+        }
+        ShardState best = null;
+        int bestHint = -1;
+        boolean differ = false;
+        for (ShardState s : all) {
+            if (!s.mayHaveAvailable(session)) {
+                continue;
+            }
+            int hint = s.priorityHint();
+            if (best != null && hint != bestHint) {
+                differ = true;
+            }
+            if (hint > bestHint) {
+                best = s;
+                bestHint = hint;
+            }
+        }
+        return differ ? best : null;
+    }
+
+    /**
+     * Before a session takes a range: looks at the priorities of the messages within {@code window}
+     * of each leased shard's next ones that were not looked at yet (in the message cache, else in
+     * PostgreSQL: only the rows of other than the default priority), so that {@link ShardState#take}
+     * can hand out the highest first. One session learns a shard at a time; the others take without
+     * waiting for it. A failed read fails the receive, before anything was taken.
+     */
+    void learnPriorities(int window) {
+        if (window <= 0) {
+            return;
+        }
+        for (ShardState s : shards) {
+            if (s.learnFrom(window) < 0 || !s.leaseLive() || !s.startLearning()) {
+                continue;
+            }
+            try {
+                int epoch = s.leaseEpoch;
+                long from = s.learnFrom(window);
+                if (from < 0) {
+                    continue;
+                }
+                long to = s.learnTo(window);
+                s.learned(from, to, MessageReader.priorities(engine, destination, s.shardNo, from, to), epoch);
+            } finally {
+                s.endLearning();
+            }
+        }
     }
 
     /** A consumer took a range: flow control's producers may go on. */

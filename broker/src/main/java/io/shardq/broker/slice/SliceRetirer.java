@@ -2,6 +2,7 @@ package io.shardq.broker.slice;
 
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.store.LargeBodies;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * abandoned, the blocking backend and its age are recorded for stats, and it is retried on the
  * next round. Enqueue and dequeue never wait for it: they do not touch retired slots. Each
  * shard keeps at least {@link #SPARE_SLOTS} free slots prepared ahead, so enqueue rarely runs
- * DDL itself.
+ * DDL itself. The streamed bodies of the slice's messages (V012) are deleted in the same
+ * transaction: the one storage here that is deleted, not truncated, and left to VACUUM.
  */
 public final class SliceRetirer {
     private static final Logger LOG = LoggerFactory.getLogger(SliceRetirer.class);
@@ -76,12 +78,12 @@ public final class SliceRetirer {
                 ps.setInt(2, d.id());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        candidates.add(new long[] {rs.getInt(1), rs.getInt(2), rs.getLong(3)});
+                        candidates.add(new long[] {rs.getInt(1), rs.getInt(2), rs.getLong(3), rs.getLong(4)});
                     }
                 }
             }
             for (long[] cand : candidates) {
-                Boolean done = retire(c, d, (int) cand[0], (int) cand[1], cand[2]);
+                Boolean done = retire(c, d, (int) cand[0], (int) cand[1], cand[2], cand[3]);
                 if (done == null) {
                     busy = true;
                 } else if (done) {
@@ -100,7 +102,8 @@ public final class SliceRetirer {
     }
 
     /** True when retired, false when another instance has it or it changed, null when blocked. */
-    private Boolean retire(Connection c, DestinationInfo d, int shard, int slot, long first) throws SQLException {
+    private Boolean retire(Connection c, DestinationInfo d, int shard, int slot, long first, long last)
+            throws SQLException {
         String leaf = Queries.leafTable(d.id(), shard, slot);
         c.setAutoCommit(false);
         try {
@@ -119,6 +122,16 @@ public final class SliceRetirer {
             }
             try (Statement s = c.createStatement()) {
                 s.execute("truncate " + leaf);
+            }
+            // the streamed bodies of its messages (V012): deleted rows, which VACUUM reclaims
+            int bodies = LargeBodies.deleteSlice(c, d.id(), shard, first, last);
+            if (bodies > 0) {
+                LOG.debug(
+                        "{} - {} streamed bodies of the slice from {} of shard {} deleted",
+                        d.name(),
+                        bodies,
+                        first,
+                        shard);
             }
             try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_free"))) {
                 ps.setInt(1, d.id());

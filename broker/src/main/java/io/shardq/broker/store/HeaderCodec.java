@@ -1,6 +1,7 @@
 package io.shardq.broker.store;
 
 import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.message.StreamedBody;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -13,10 +14,13 @@ import java.util.Map;
 /**
  * The {@code header} column: everything of a message but its body and the columns the engine
  * filters on (priority, expiration, delivery time). A compact, versioned binary form; property
- * values keep their exact type.
+ * values keep their exact type. A message whose body was streamed is written as version 2, which
+ * carries the {@link StreamedBody} (id and size) after the body type; others stay version 1.
  */
 public final class HeaderCodec {
     private static final int VERSION = 1;
+    /** Version 1 followed, after the body type, by a streamed body's id and size (V012). */
+    private static final int VERSION_STREAMED = 2;
 
     private HeaderCodec() {}
 
@@ -25,8 +29,13 @@ public final class HeaderCodec {
             ByteArrayOutputStream bytes =
                     new ByteArrayOutputStream(64 + m.properties().size() * 24);
             DataOutputStream out = new DataOutputStream(bytes);
-            out.writeByte(VERSION);
+            StreamedBody streamed = m.streamedBody();
+            out.writeByte(streamed == null ? VERSION : VERSION_STREAMED);
             out.writeByte(m.bodyType().code());
+            if (streamed != null) {
+                out.writeLong(streamed.id());
+                out.writeLong(streamed.size());
+            }
             writeNullable(out, m.messageId());
             out.writeLong(m.timestamp());
             writeNullable(out, m.correlationId());
@@ -48,10 +57,11 @@ public final class HeaderCodec {
     public static BrokerMessage decode(byte[] header, byte[] body, int priority, long expiration, long deliverAt) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(header))) {
             int version = in.readUnsignedByte();
-            if (version != VERSION) {
+            if (version != VERSION && version != VERSION_STREAMED) {
                 throw new IllegalStateException("message header version " + version + " is not supported");
             }
             BrokerMessage.BodyType bodyType = BrokerMessage.BodyType.ofCode(in.readUnsignedByte());
+            StreamedBody streamed = version == VERSION_STREAMED ? new StreamedBody(in.readLong(), in.readLong()) : null;
             String id = readNullable(in);
             long timestamp = in.readLong();
             String correlationId = readNullable(in);
@@ -63,7 +73,7 @@ public final class HeaderCodec {
                 String name = in.readUTF();
                 props.put(name, readValue(in));
             }
-            return new BrokerMessage(
+            BrokerMessage m = new BrokerMessage(
                     id,
                     bodyType,
                     timestamp,
@@ -76,6 +86,7 @@ public final class HeaderCodec {
                     true,
                     props,
                     body);
+            return streamed == null ? m : m.withStreamedBody(streamed);
         } catch (IOException e) {
             throw new UncheckedIOException("corrupt message header", e);
         }

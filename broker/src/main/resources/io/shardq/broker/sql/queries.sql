@@ -275,6 +275,11 @@ SELECT seq, enqueued_at, deliver_at, expires_at, priority, header, body, body_si
  WHERE upto - octet_length(header) - coalesce(octet_length(body), 0) < ?
  ORDER BY seq
 
+-- name: message_select_priorities
+-- Priority ordering's look ahead on a cache miss: of the rows first..last of one slot, those whose
+-- priority is not the default (4). Nothing else is read: no header, no body.
+SELECT seq, priority FROM /* TEMPLATE: leaf */ WHERE seq BETWEEN ? AND ? AND priority <> 4 ORDER BY seq
+
 -- name: message_select_body
 -- A large body, read when its message is delivered.
 SELECT body FROM /* TEMPLATE: leaf */ WHERE seq = ?
@@ -587,16 +592,59 @@ INSERT INTO shardq.scheduled_message (destination_id, deliver_at, expires_at, pr
 VALUES (?, ?, ?, ?, ?, ?)
 
 -- name: scheduled_select_due
--- The mover's round: the due scheduled messages, oldest first (index scheduled_message_due).
+-- The mover's round: the due scheduled messages after its position, oldest first (index
+-- scheduled_message_due). The mover deletes in this order, so the index's low end fills with dead
+-- entries until vacuum; seeking past the last row moved (keyset) skips them. A full scan passes
+-- (-9223372036854775808, 0), before every row.
 SELECT id, destination_id, deliver_at, expires_at, priority, header, body
   FROM shardq.scheduled_message
- WHERE deliver_at <= ?
+ WHERE deliver_at <= ? AND (deliver_at, id) > (?, ?)
  ORDER BY deliver_at, id
  LIMIT ?
 
 -- name: scheduled_next_due
-SELECT min(deliver_at) FROM shardq.scheduled_message
+-- The next due time after the mover's position (the same keyset as scheduled_select_due), if it is
+-- before the bound (the mover never sleeps longer than a poll interval): the scan stops there
+-- whatever it meets on the way.
+SELECT deliver_at
+  FROM shardq.scheduled_message
+ WHERE (deliver_at, id) > (?, ?) AND deliver_at <= ?
+ ORDER BY deliver_at, id
+ LIMIT 1
 
 -- name: scheduled_delete
 -- In the moving transaction, with the sends: the mover checks it deleted every row it moved.
 DELETE FROM shardq.scheduled_message WHERE id = ANY(?)
+
+-- Streamed large bodies (V012). The chunks are written in the sending transaction before the
+-- shard's reservation; large_body (the message a body belongs to) after it, in the same
+-- transaction. The chunks' foreign key is checked at COMMIT, so a body cannot commit without its
+-- message, and deleting a large_body row deletes its chunks.
+
+-- name: large_body_next_id
+SELECT nextval('shardq.large_body_id')
+
+-- name: large_body_chunk_insert
+INSERT INTO shardq.large_body_chunk (body_id, chunk_no, data) VALUES (?, ?, ?)
+
+-- name: large_body_insert
+INSERT INTO shardq.large_body (id, destination_id, shard_no, seq, size) VALUES (?, ?, ?, ?, ?)
+
+-- name: large_body_chunk_delete
+-- A topic message no subscription wanted is not stored: its chunks go in the same transaction.
+DELETE FROM shardq.large_body_chunk WHERE body_id = ?
+
+-- name: large_body_chunk_copy
+-- A dead letter or an expired message moved aside gets a copy of its body (one message per body),
+-- made by the server in the consuming transaction: nothing of it passes through the instance.
+INSERT INTO shardq.large_body_chunk (body_id, chunk_no, data)
+SELECT ?, chunk_no, data FROM shardq.large_body_chunk WHERE body_id = ?
+
+-- name: large_body_chunk_select
+-- One chunk, when a streamed body is read (one chunk on the heap at a time).
+SELECT data FROM shardq.large_body_chunk WHERE body_id = ? AND chunk_no = ?
+
+-- name: large_body_delete_slice
+-- Slice retirement, in the transaction that truncates the slice: the streamed bodies of its
+-- messages (their chunks by cascade).
+DELETE FROM shardq.large_body WHERE destination_id = ? AND shard_no = ? AND seq BETWEEN ? AND ?

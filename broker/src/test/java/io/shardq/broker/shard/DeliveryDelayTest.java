@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardq.broker.Broker;
+import io.shardq.broker.BrokerConfig;
+import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.ShardQException;
@@ -21,6 +23,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -150,6 +153,112 @@ class DeliveryDelayTest {
                         .isInstanceOf(ShardQException.class)
                         .hasMessageContaining("delivery delay is available for persistent messages only")
                         .satisfies(e -> assertThat(((ShardQException) e).kind()).isEqualTo(ErrorKind.INVALID_ARGUMENT));
+            }
+        }
+    }
+
+    /**
+     * The mover reads past the last row it moved (keyset). A sending transaction that commits after
+     * its own due time, when the mover has already moved a message due later, is behind that
+     * position: the commit asks this instance's mover for a full scan at once. With a poll interval
+     * of ten minutes nothing else would find it within the test's deadline.
+     */
+    @Test
+    void aMessageCommittedAfterItsTime_behindTheMoversPosition_isMovedAtOnce(TestDatabase db) throws Exception {
+        BrokerConfig config =
+                db.brokerConfig().set(BrokerProperty.SCHEDULE_POLL_MS, 600_000).build();
+        try (Broker broker = Broker.start(config, clock)) {
+            broker.admin().createQueue("delay.late", QueueOptions.DEFAULTS.withShards(1));
+            long base = clock.millis();
+            try (BrokerSession slow = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                    BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
+                    BrokerSession c = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+                slow.send("delay.late", delayed("committed late", base + 1_000));
+                p.send("delay.late", delayed("due later", base + 2_000));
+                clock.advance(Duration.ofSeconds(3));
+                Delivery first = c.receive("delay.late", DEADLINE_MS, false);
+                assertThat(first).isNotNull();
+                assertThat(body(first.message())).isEqualTo("due later"); // the position is past 'committed late'
+
+                slow.commit();
+                Delivery late = c.receive("delay.late", DEADLINE_MS, false);
+                assertThat(late).as("the message committed after its time").isNotNull();
+                assertThat(body(late.message())).isEqualTo("committed late");
+                assertThat(late.message().deliverAt()).isEqualTo(base + 1_000);
+                assertThat(scheduledRows(db, "delay.late")).isZero();
+            }
+        }
+    }
+
+    /**
+     * The same on another instance, whose commit does not wake the leader's mover: the leader's
+     * full scan every poll interval finds it.
+     */
+    @Test
+    void aMessageCommittedAfterItsTime_onAnotherInstance_isMovedByTheNextFullScan(TestDatabase db) throws Exception {
+        BrokerConfig config = db.brokerConfig().build(); // poll-ms 100
+        try (Broker first = Broker.start(config, clock);
+                Broker second = Broker.start(config, clock)) {
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
+                    .until(() -> first.isMaintenanceLeader() != second.isMaintenanceLeader());
+            Broker leader = first.isMaintenanceLeader() ? first : second;
+            Broker follower = leader == first ? second : first;
+            leader.admin().createQueue("delay.late2", QueueOptions.DEFAULTS.withShards(1));
+            long base = clock.millis();
+            try (BrokerSession slow = follower.openSession(BrokerSession.Mode.TRANSACTED);
+                    BrokerSession p = leader.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
+                    BrokerSession c = leader.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+                slow.send("delay.late2", delayed("committed late", base + 1_000));
+                p.send("delay.late2", delayed("due later", base + 2_000));
+                clock.advance(Duration.ofSeconds(3));
+                Delivery first1 = c.receive("delay.late2", DEADLINE_MS, false);
+                assertThat(first1).isNotNull();
+                assertThat(body(first1.message())).isEqualTo("due later");
+
+                slow.commit();
+                Delivery late = c.receive("delay.late2", DEADLINE_MS, false);
+                assertThat(late)
+                        .as("the message committed after its time on the follower")
+                        .isNotNull();
+                assertThat(body(late.message())).isEqualTo("committed late");
+                assertThat(scheduledRows(db, "delay.late2")).isZero();
+            }
+        }
+    }
+
+    /**
+     * A destination that refuses (enqueue stopped) is skipped, the others' messages move on, and its
+     * messages, now behind the mover's position, move once it accepts again (the full scan).
+     */
+    @Test
+    void aRefusingDestination_holdsBackNoOther_andItsMessagesMoveOnceItAccepts(TestDatabase db) throws Exception {
+        try (Broker broker = Broker.start(db.brokerConfig().build(), clock)) {
+            broker.admin().createQueue("delay.stopped", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().createQueue("delay.open", QueueOptions.DEFAULTS.withShards(1));
+            long base = clock.millis();
+            try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                    BrokerSession c = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+                for (int i = 0; i < 1_500; i++) { // more than a mover's batch, all due before the other's
+                    p.send("delay.stopped", delayed("s" + i, base + 1_000));
+                }
+                p.send("delay.open", delayed("open", base + 2_000));
+                p.commit();
+                broker.admin().stop("delay.stopped", true, false);
+                clock.advance(Duration.ofSeconds(3));
+                Delivery open = c.receive("delay.open", DEADLINE_MS, false);
+                assertThat(open).isNotNull();
+                assertThat(body(open.message())).isEqualTo("open");
+                assertThat(scheduledRows(db, "delay.stopped")).isEqualTo(1_500);
+
+                broker.admin().start("delay.stopped", true, false);
+                Set<String> received = new HashSet<>();
+                while (received.size() < 1_500) {
+                    Delivery d = c.receive("delay.stopped", DEADLINE_MS, false);
+                    assertThat(d).as("after %d", received.size()).isNotNull();
+                    assertThat(received.add(body(d.message()))).isTrue();
+                }
+                assertThat(scheduledRows(db, "delay.stopped")).isZero();
             }
         }
     }

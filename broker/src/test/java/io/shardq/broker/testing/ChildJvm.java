@@ -25,11 +25,18 @@ public final class ChildJvm implements AutoCloseable {
 
     /** Starts {@code main} with {@code args}; its standard error is merged into its output. */
     public static ChildJvm start(Class<?> main, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                main.getName()));
+        return start(List.of(), main, args);
+    }
+
+    /**
+     * Starts {@code main} with JVM options (e.g. {@code -Xmx256m}) and {@code args}; its standard
+     * error is merged into its output.
+     */
+    public static ChildJvm start(List<String> jvmOptions, Class<?> main, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
         cmd.addAll(List.of(args));
         return new ChildJvm(new ProcessBuilder(cmd).redirectErrorStream(true).start());
     }
@@ -39,6 +46,14 @@ public final class ChildJvm implements AutoCloseable {
      * "exited"} when the JVM ended without printing one.
      */
     public String awaitLine(String prefix) throws Exception {
+        return awaitLine(prefix, java.time.Duration.ofMinutes(2));
+    }
+
+    /**
+     * The first output line starting with {@code prefix}, waiting at most {@code limit}; {@code
+     * "exited"} when the JVM ended without printing one.
+     */
+    public String awaitLine(String prefix, java.time.Duration limit) throws Exception {
         return CompletableFuture.supplyAsync(() -> {
                     try {
                         String l;
@@ -52,7 +67,7 @@ public final class ChildJvm implements AutoCloseable {
                         return e.toString();
                     }
                 })
-                .get(2, TimeUnit.MINUTES);
+                .get(limit.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     public long pid() {

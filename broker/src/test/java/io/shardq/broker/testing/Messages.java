@@ -46,6 +46,13 @@ public final class Messages {
                 m.body());
     }
 
+    /** A persistent text message of priority {@code priority} (0..9). */
+    public static BrokerMessage text(String text, int priority) {
+        BrokerMessage m = text(text);
+        return new BrokerMessage(
+                m.messageId(), m.bodyType(), m.timestamp(), null, null, null, priority, 0, 0, true, Map.of(), m.body());
+    }
+
     public static BrokerMessage nonPersistent(String text) {
         BrokerMessage m = text(text);
         return new BrokerMessage(
