@@ -36,6 +36,22 @@ final class Comparison {
         return naive == null || !r.consumes() ? Double.NaN : Rates.ratio(r.dequeueRate(), naive.dequeueRate());
     }
 
+    /**
+     * The asynchronous ShardQ's enqueue rate divided by the synchronous one's at the same threads;
+     * NaN for every other system or without both.
+     */
+    double enqueueVsSync(StepResult r) {
+        StepResult sync = byKey.get(key(SystemRegistry.SHARDQ, r.threads()));
+        return sync == null || !r.system().equals(ShardQSystem.ASYNC_NAME)
+                ? Double.NaN
+                : Rates.ratio(r.enqueueRate(), sync.enqueueRate());
+    }
+
+    /** Whether the run measured the asynchronous ShardQ (its reports then show async/sync). */
+    boolean hasAsync() {
+        return results.stream().anyMatch(r -> r.system().equals(ShardQSystem.ASYNC_NAME));
+    }
+
     /** The threads values, ascending. */
     List<Integer> threadValues() {
         TreeSet<Integer> t = new TreeSet<>();

@@ -12,8 +12,17 @@ import java.util.function.ToDoubleFunction;
  */
 final class HtmlReport {
     private static final Map<String, String> COLORS = Map.of(
-            CeilingSystem.NAME, "#6b7280", NaiveSkipLockedSystem.NAME, "#d95f02", SystemRegistry.SHARDQ, "#1f6fd1");
+            CeilingSystem.NAME,
+            "#6b7280",
+            NaiveSkipLockedSystem.NAME,
+            "#d95f02",
+            SystemRegistry.SHARDQ,
+            "#1f6fd1",
+            ShardQSystem.ASYNC_NAME,
+            "#7fb3f0");
     private static final List<String> PALETTE = List.of("#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf");
+
+    private static final String ASYNC_HEADER = "async/sync";
 
     private HtmlReport() {}
 
@@ -52,6 +61,7 @@ final class HtmlReport {
                 series(run, true, r -> r.latency().millis(r.latency().p99())),
                 v -> v == 0 ? "0" : Numbers.millis(v)));
         sb.append("</div>\n<h2>Results</h2>\n<div style=\"overflow-x:auto\">\n<table>\n<tr>");
+        boolean async = run.hasAsync();
         String[] head = {
             "threads",
             "system",
@@ -59,6 +69,7 @@ final class HtmlReport {
             "dequeue/s",
             "enq/ceiling",
             "deq/naive",
+            "async/sync",
             "backlog",
             "p50 ms",
             "p90 ms",
@@ -73,6 +84,9 @@ final class HtmlReport {
             "errors"
         };
         for (String h : head) {
+            if (!async && h.equals(ASYNC_HEADER)) {
+                continue;
+            }
             sb.append(h.equals("system") ? "<th class=\"l\">" : "<th>")
                     .append(esc(h))
                     .append("</th>");
@@ -87,6 +101,7 @@ final class HtmlReport {
                 Numbers.rate(r.dequeueRate()),
                 Numbers.ratio(run.enqueueVsCeiling(r)),
                 Numbers.ratio(run.dequeueVsNaive(r)),
+                Numbers.ratio(run.enqueueVsSync(r)),
                 Numbers.count(r.backlog()),
                 Numbers.millis(l.millis(l.p50())),
                 Numbers.millis(l.millis(l.p90())),
@@ -102,6 +117,9 @@ final class HtmlReport {
             };
             sb.append("<tr>");
             for (int i = 0; i < cells.length; i++) {
+                if (!async && head[i].equals(ASYNC_HEADER)) {
+                    continue;
+                }
                 sb.append(i == 1 ? "<td class=\"l\">" : "<td>")
                         .append(esc(cells[i]))
                         .append("</td>");
@@ -113,6 +131,11 @@ final class HtmlReport {
                         + " threads. deq/naive: dequeue rate divided by the naive FOR UPDATE SKIP LOCKED queue's."
                         + " Latency: from the payload stamp just before sendBatch to receiveBatch returning after"
                         + " its commit. WAL B/msg: WAL of the whole server in the window per message enqueued.")
+                .append(
+                        async
+                                ? " async/sync: shardq-async's enqueue rate divided by shardq's (synchronous) at the"
+                                        + " same threads, in the same run."
+                                : "")
                 .append("</p>\n");
         for (StepResult r : run.results()) {
             if (r.firstError() != null) {

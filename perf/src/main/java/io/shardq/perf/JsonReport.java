@@ -50,6 +50,9 @@ final class JsonReport {
         field(sb, 2, "persistent", sc.base().persistent(), true);
         field(sb, 2, "unsafe_option", sc.base().unsafe(), true);
         field(sb, 2, "warmup_s", sc.warmup().toMillis() / 1000.0, true);
+        if (sc.systems().contains(ShardQSystem.ASYNC_NAME)) {
+            field(sb, 2, "async_in_flight_batches", sc.asyncInFlightBatches(), true);
+        }
         field(sb, 2, "duration_s", sc.duration().toMillis() / 1000.0, false);
         sb.append("  },\n  \"results\": [");
         List<RunReport.Row> rows = report.rows();

@@ -6,11 +6,13 @@ import picocli.CommandLine.Command;
 
 /**
  * The benchmark command line, {@code ./shardq perf} (which builds and runs {@code
- * perf/target/shardq-perf.jar}). {@code queue}, {@code mixed}, {@code topic}, {@code cache-putall} and {@code cache-read} are the
+ * perf/target/shardq-perf.jar}). {@code queue}, {@code mixed}, {@code topic}, {@code delay}, {@code cache-putall} and {@code cache-read} are the
  * scenarios.
  *
  * <pre>{@code
  * ./shardq perf queue --threads 1,2,4 --duration 20 --out target/perf
+ * ./shardq perf queue --async --threads 1,4 --systems shardq,ceiling
+ * ./shardq perf delay --messages 1000000 --spread 60 --out target/perf-delay
  * ./shardq perf mixed --stages 4,8,16,32 --stage-seconds 20 --out target/perf-mixed
  * ./shardq perf topic --publishers 1,4 --duration 15 --warmup 5
  * ./shardq perf cache-putall --out target/perf-putall
@@ -24,13 +26,15 @@ import picocli.CommandLine.Command;
             "Measure ShardQ on PostgreSQL: queue against references run in the same process (the",
             "ceiling, a plain multi-row INSERT, and the naive FOR UPDATE SKIP LOCKED queue); mixed",
             "with concurrent users running a weighted mix of transactions; topic with publishers and",
-            "durable subscriptions, beside the queue and the ceiling at the same publisher count;",
+            "durable subscriptions, beside the queue and the ceiling at the same publisher count; delay",
+            "with messages scheduled over a minute, their lateness and SQL per delivery;",
             "cache-putall and cache-read on the key/value cache, beside plain SQL on a plain table."
         },
         subcommands = {
             QueueCommand.class,
             MixedCommand.class,
             TopicCommand.class,
+            DelayCommand.class,
             CachePutAllCommand.class,
             CacheReadCommand.class,
             CommandLine.HelpCommand.class
@@ -38,9 +42,10 @@ import picocli.CommandLine.Command;
         footer = {
             "",
             "Scenarios:",
-            "  queue          producers and consumers on one queue (available)",
+            "  queue          producers and consumers on one queue; --async adds asynchronous send (available)",
             "  mixed          users running a weighted transaction mix, in stages (available)",
             "  topic          publishers and durable subscriptions on a topic, beside the queue (available)",
+            "  delay          messages with a delivery delay, due over a minute: lateness and SQL per delivery (available)",
             "  cache-putall   threads writing putAll batches into a key/value cache, beside a plain upsert (available)",
             "  cache-read     random reads of a key/value cache by size, beside a primary-key SELECT (available)",
             "",

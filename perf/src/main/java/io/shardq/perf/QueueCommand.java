@@ -94,6 +94,19 @@ final class QueueCommand implements Callable<Integer> {
             description = "systems to run, in this order (default: ${DEFAULT-VALUE})")
     List<String> systems;
 
+    @Option(
+            names = "--async",
+            description = "also run " + ShardQSystem.ASYNC_NAME + " right after shardq: the same queue and"
+                    + " consumers, producers sending with a CompletionListener instead of committing each batch")
+    boolean async;
+
+    @Option(
+            names = "--async-in-flight",
+            paramLabel = "BATCHES",
+            defaultValue = "" + ShardQSystem.DEFAULT_IN_FLIGHT_BATCHES,
+            description = "batches each asynchronous producer may have awaiting completion (default: ${DEFAULT-VALUE})")
+    int asyncInFlight;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -140,8 +153,17 @@ final class QueueCommand implements Callable<Integer> {
 
     /** The scenario from the options; systems not available yet are left out, with a note. */
     Scenario scenario(List<String> notes) {
+        if (asyncInFlight < 1) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--async-in-flight " + asyncInFlight + " is invalid: expected at least 1 batch");
+        }
+        if (asyncInFlight != ShardQSystem.DEFAULT_IN_FLIGHT_BATCHES) {
+            int inFlight = asyncInFlight;
+            registry.register(ShardQSystem.ASYNC_NAME, () -> ShardQSystem.async(BrokerConfig::builder, inFlight));
+        }
         List<String> runnable = new ArrayList<>();
-        for (String raw : systems) {
+        for (String raw : withAsync(systems)) {
             String name = raw.trim();
             if (registry.isRegistered(name)) {
                 if (!runnable.contains(name)) {
@@ -159,10 +181,30 @@ final class QueueCommand implements Callable<Integer> {
         }
         try {
             Settings base = new Settings(threads.get(0), payload, batch, shards, !nonPersistent, unsafe);
-            return new Scenario(threads, runnable, Duration.ofSeconds(warmup), Duration.ofSeconds(duration), base);
+            return new Scenario(
+                    threads, runnable, Duration.ofSeconds(warmup), Duration.ofSeconds(duration), base, asyncInFlight);
         } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    /**
+     * The systems asked for, with {@code --async}: {@value ShardQSystem#ASYNC_NAME} right after
+     * shardq (both first when shardq was not asked for), so the two modes run back to back at
+     * each threads value.
+     */
+    private List<String> withAsync(List<String> asked) {
+        List<String> out = new ArrayList<>(asked.stream().map(String::trim).toList());
+        if (!async || out.contains(ShardQSystem.ASYNC_NAME)) {
+            return out;
+        }
+        int sync = out.indexOf(SystemRegistry.SHARDQ);
+        if (sync < 0) {
+            out.add(0, SystemRegistry.SHARDQ);
+            sync = 0;
+        }
+        out.add(sync + 1, ShardQSystem.ASYNC_NAME);
+        return out;
     }
 
     /**

@@ -27,6 +27,7 @@ record RunReport(Environment environment, Scenario scenario, Comparison run) {
             col("dequeue_per_s", r -> r.result().dequeueRate()),
             col("enqueue_vs_ceiling", r -> r.report().run().enqueueVsCeiling(r.result())),
             col("dequeue_vs_naive", r -> r.report().run().dequeueVsNaive(r.result())),
+            col("enqueue_vs_sync", r -> r.report().run().enqueueVsSync(r.result())),
             col("backlog", r -> orNull(r.result().backlog())),
             col("latency_count", r -> r.result().latency().count()),
             col("p50_ms", r -> latencyMs(r, LatencyStats::p50)),

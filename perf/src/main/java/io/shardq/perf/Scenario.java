@@ -9,8 +9,20 @@ import java.util.List;
  * @param threads the sweep, in the order run
  * @param systems the systems that will run, in the order run (unregistered ones already removed)
  * @param base payload, batch, shards and durability, shared by every step
+ * @param asyncInFlightBatches batches each producer of {@value ShardQSystem#ASYNC_NAME} may have
+ *     awaiting completion (only printed; the system is built with it)
  */
-record Scenario(List<Integer> threads, List<String> systems, Duration warmup, Duration duration, Settings base) {
+record Scenario(
+        List<Integer> threads,
+        List<String> systems,
+        Duration warmup,
+        Duration duration,
+        Settings base,
+        int asyncInFlightBatches) {
+
+    Scenario(List<Integer> threads, List<String> systems, Duration warmup, Duration duration, Settings base) {
+        this(threads, systems, warmup, duration, base, ShardQSystem.DEFAULT_IN_FLIGHT_BATCHES);
+    }
 
     Scenario {
         threads = List.copyOf(threads);
@@ -30,7 +42,7 @@ record Scenario(List<Integer> threads, List<String> systems, Duration warmup, Du
 
     /** {@code name  value} lines of the scenario, printed after the environment. */
     List<String[]> facts() {
-        return List.of(
+        List<String[]> facts = new java.util.ArrayList<>(List.of(
                 new String[] {"scenario", "queue"},
                 new String[] {"systems", String.join(", ", systems)},
                 new String[] {"threads", threads + " producers, and as many consumers (ceiling: producers only)"},
@@ -42,7 +54,32 @@ record Scenario(List<Integer> threads, List<String> systems, Duration warmup, Du
                 },
                 new String[] {"warm-up", warmup.toSeconds() + " s"},
                 new String[] {"measured", duration.toSeconds() + " s per step"},
-                new String[] {"shardq", shardqSettings()});
+                new String[] {"shardq", shardqSettings()}));
+        if (systems.contains(ShardQSystem.ASYNC_NAME)) {
+            facts.addAll(sendModes());
+        }
+        return facts;
+    }
+
+    /** What the synchronous and the asynchronous ShardQ producers do, so their rows compare fairly. */
+    private List<String[]> sendModes() {
+        int b = base.batchSize();
+        return List.of(
+                new String[] {
+                    "send: shardq",
+                    "a transacted session per producer: " + b + " send() then commit(), waiting for it (one durable"
+                            + " commit per " + b + " messages, several producers' commits grouped by the shard writer)"
+                },
+                new String[] {
+                    "send: shardq-async",
+                    "an AUTO_ACKNOWLEDGE session per producer: send(message, CompletionListener) for each, at most "
+                            + asyncInFlightBatches + " batches (" + asyncInFlightBatches * b + " messages) awaiting"
+                            + " completion; the session's AsyncSender writes what is queued, up to 500, per durable"
+                            + " commit (grouped with other sessions' by the shard writer)"
+                },
+                new String[] {
+                    "receive (both)", "a transacted session per consumer, up to " + b + " receive() then commit()"
+                });
     }
 
     /** The ShardQ settings that shape the figures, as the environment and system properties set them. */

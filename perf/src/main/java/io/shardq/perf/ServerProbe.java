@@ -75,6 +75,21 @@ final class ServerProbe {
     }
 
     /**
+     * {@code VACUUM} of one table (a validated, schema-qualified name), so a step does not start
+     * with another run's dead rows. Needs the table's owner; returns false when refused.
+     */
+    boolean vacuum(String table) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
+            c.setAutoCommit(true); // VACUUM cannot run inside a transaction block
+            s.execute("vacuum " + table);
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    /**
      * Total size (heap, indexes, TOAST) and dead tuples of the tables and all their partitions.
      * Backends flush their table statistics at most once a second, so call this more than a second
      * after the workers stopped; {@code pg_stat_force_next_flush()} (PostgreSQL 15+) flushes this

@@ -7,6 +7,7 @@ import io.shardq.broker.ShardQException;
 import io.shardq.jms.ShardQConnectionFactory;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
+import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.Session;
@@ -21,12 +22,21 @@ import javax.sql.DataSource;
 /**
  * ShardQ measured as applications use it: through the JMS API, transacted sessions, one commit
  * per batch. One connection factory (one ShardQ instance) for the run.
+ *
+ * <p>The {@linkplain #async asynchronous} variant ({@value #ASYNC_NAME}, {@code perf queue
+ * --async}) differs only in its producers: a non-transacted session each, every message sent with a
+ * {@code CompletionListener}, a bounded number in flight ({@link JmsAsyncProducer}). Its consumers
+ * are the same as the synchronous system's, so the two rows of a run differ in the send alone.
  */
 final class ShardQSystem implements QueueSystem {
     static final String QUEUE = "perf.shardq";
+    static final String ASYNC_NAME = "shardq-async";
+    /** Default of {@code --async-in-flight}: batches a producer may have awaiting completion. */
+    static final int DEFAULT_IN_FLIGHT_BATCHES = 10;
 
     private final Supplier<BrokerConfig.Builder> baseConfig;
     private final double ratePerSecond;
+    private final int asyncInFlightBatches;
     private final PublishMeter publishes = new PublishMeter();
     private ShardQConnectionFactory factory;
     private Connection connection;
@@ -45,13 +55,30 @@ final class ShardQSystem implements QueueSystem {
      * @param ratePerSecond messages per second sent by all producers together; 0: as fast as they can
      */
     ShardQSystem(Supplier<BrokerConfig.Builder> baseConfig, double ratePerSecond) {
+        this(baseConfig, ratePerSecond, 0);
+    }
+
+    private ShardQSystem(Supplier<BrokerConfig.Builder> baseConfig, double ratePerSecond, int asyncInFlightBatches) {
         this.baseConfig = baseConfig;
         this.ratePerSecond = ratePerSecond;
+        this.asyncInFlightBatches = asyncInFlightBatches;
+    }
+
+    /**
+     * The asynchronous variant: each producer may have {@code inFlightBatches} x the batch size
+     * messages sent and not yet completed.
+     */
+    static ShardQSystem async(Supplier<BrokerConfig.Builder> baseConfig, int inFlightBatches) {
+        if (inFlightBatches < 1) {
+            throw new IllegalArgumentException(
+                    "async in flight " + inFlightBatches + " is invalid: expected at least 1 batch");
+        }
+        return new ShardQSystem(baseConfig, 0, inFlightBatches);
     }
 
     @Override
     public String name() {
-        return SystemRegistry.SHARDQ;
+        return asyncInFlightBatches > 0 ? ASYNC_NAME : SystemRegistry.SHARDQ;
     }
 
     @Override
@@ -65,22 +92,22 @@ final class ShardQSystem implements QueueSystem {
             config.set(BrokerProperty.JDBC_INIT_SQL, "set synchronous_commit = off");
         }
         factory = new ShardQConnectionFactory(config.build());
-        try {
-            factory.broker().admin().dropQueue(QUEUE, true);
-        } catch (ShardQException e) {
-            // not there yet
-        }
-        factory.broker()
-                .admin()
-                .createQueue(
-                        QUEUE,
-                        QueueOptions.DEFAULTS.withShards(settings.shards()).withSliceSize(50_000));
+        freshQueue(factory, QUEUE, settings.shards());
         connection = factory.createConnection();
         connection.start();
     }
 
     @Override
     public Producer producer() throws Exception {
+        if (asyncInFlightBatches > 0) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            return new JmsAsyncProducer(
+                    session,
+                    session.createQueue(QUEUE),
+                    settings,
+                    asyncInFlightBatches * settings.batchSize(),
+                    publishes);
+        }
         Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
         return new JmsBatchProducer(
                 session, session.createQueue(QUEUE), settings, ratePerSecond, publishes, new LongAdder());
@@ -213,5 +240,17 @@ final class ShardQSystem implements QueueSystem {
                 factory.close();
             }
         }
+    }
+
+    /** Drops {@code name} if a previous run left it, and creates it anew with {@code shards} shards. */
+    static void freshQueue(ShardQConnectionFactory factory, String name, int shards) throws JMSException {
+        try {
+            factory.broker().admin().dropQueue(name, true);
+        } catch (ShardQException e) {
+            // not there yet
+        }
+        factory.broker()
+                .admin()
+                .createQueue(name, QueueOptions.DEFAULTS.withShards(shards).withSliceSize(50_000));
     }
 }

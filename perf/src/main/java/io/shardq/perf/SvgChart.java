@@ -17,6 +17,8 @@ final class SvgChart {
     private static final int RIGHT = 120;
     private static final int TOP = 40;
     private static final int BOTTOM = 58;
+    /** At most this many x labels; beyond it every k-th category is labelled. */
+    static final int MAX_LABELS = 15;
 
     /** One line: a value per x category, NaN where the series has none. */
     record Series(String name, String color, double[] values) {}
@@ -83,7 +85,10 @@ final class SvgChart {
             text(sb, LEFT - 8, y + 4, "end", "fill=\"#374151\"", yFormat.apply(t));
         }
         int n = Math.max(1, categories.size());
-        for (int i = 0; i < categories.size(); i++) {
+        // many categories (a 60-second timeline): label every k-th so the labels do not overlap;
+        // each point's tooltip still names its own
+        int every = Math.max(1, (n + MAX_LABELS - 1) / MAX_LABELS);
+        for (int i = 0; i < categories.size(); i += every) {
             text(sb, x(i, n, plotW), TOP + plotH + 18, "middle", "fill=\"#374151\"", categories.get(i));
         }
         sb.append(String.format(

@@ -30,6 +30,10 @@ final class SystemRegistry {
         r.register(CeilingSystem.NAME, CeilingSystem::new);
         r.register(NaiveSkipLockedSystem.NAME, NaiveSkipLockedSystem::new);
         r.register(SHARDQ, ShardQSystem::new);
+        r.register(
+                ShardQSystem.ASYNC_NAME,
+                () -> ShardQSystem.async(
+                        io.shardq.broker.BrokerConfig::builder, ShardQSystem.DEFAULT_IN_FLIGHT_BATCHES));
         return r;
     }
 

@@ -9,6 +9,8 @@
  * <pre>{@code
  * export SHARDQ_EMBEDDED_DATA_DIR=/tmp/perf-pg/pgdata     # a server of its own
  * ./shardq perf queue --threads 1,2,4 --warmup 5 --duration 20 --out target/perf
+ * ./shardq perf queue --async --threads 1,4 --systems shardq,ceiling
+ * ./shardq perf delay --out target/perf-delay
  * ./shardq perf mixed --stages 4,8,16,32 --stage-seconds 20 --out target/perf-mixed
  * ./shardq perf topic --publishers 1,4 --duration 15 --warmup 5 --out target/perf-topic
  * ./shardq perf topic --subscriptions 1000 --rate 10 --publishers 1
@@ -34,6 +36,11 @@
  * through {@code ServerProbe}; producers and consumers run in {@code Load}; the steps are
  * sequenced by {@code Runner}.
  *
+ * <p>{@code --async} (issue 12) adds {@code shardq-async} right after {@code shardq}: the same
+ * {@code ShardQSystem} and consumers, its producers a {@code JmsAsyncProducer} each (a
+ * non-transacted session sending every message with a {@code CompletionListener}, a bounded
+ * number in flight); {@code Comparison#enqueueVsSync} is the report's {@code async/sync}.
+ *
  * <h2>mixed</h2>
  *
  * <p>After the TPoX benchmark: {@link io.shardq.perf.MixedUser}s, one transacted JMS session and
@@ -57,6 +64,15 @@
  * subscription's backlog, the publish commits ({@code PublishMeter}) and the stored row size
  * ({@code StoredRows}). After each window the runner drains, so the topic's own totals must show
  * every message published delivered to every subscription.
+ *
+ * <h2>delay</h2>
+ *
+ * <p>Issue 12's delivery-delay benchmark, not a {@code QueueSystem} step: {@code DelayRunner}
+ * has producers schedule every message (a delivery time drawn from a window, sent with the delay
+ * that makes it due then), consumers receive them, and measures each delivery's lateness after
+ * its {@code JMSDeliveryTime}, early deliveries and exactly-once (a bit set of sequence numbers),
+ * and what the server ran in each phase ({@code SqlCounters}: {@code pg_stat_statements} when the
+ * server preloads it, {@code pg_stat_database} always). {@code DelayReport} renders it.
  *
  * <h2>cache-putall and cache-read</h2>
  *

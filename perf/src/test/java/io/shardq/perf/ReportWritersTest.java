@@ -146,6 +146,21 @@ class ReportWritersTest {
     }
 
     @Test
+    void manyCategories_labelEveryKth_butEveryPointKeepsItsTooltip() {
+        List<String> seconds = new java.util.ArrayList<>();
+        double[] values = new double[60];
+        for (int i = 0; i < 60; i++) {
+            seconds.add("s" + i);
+            values[i] = i;
+        }
+        String svg = SvgChart.render(
+                "t", "x", "y", seconds, "s", List.of(new SvgChart.Series("p99", "#000", values)), SvgChart::compact);
+        // 60 categories, at most 15 labels: every 4th, so s0, s4, ..., s56
+        assertThat(svg).contains(">s0<").contains(">s4<").contains(">s56<").doesNotContain(">s1<");
+        assertThat(svg).contains("<title>p99, s59 s: 59</title>"); // the last point keeps its tooltip
+    }
+
+    @Test
     void plainNumbers_haveNoExponentAndNoTrailingZeros() {
         assertThat(Numbers.plain(19537.128)).isEqualTo("19537.13");
         assertThat(Numbers.plain(0.000123456789)).isEqualTo("0.0001234568");
