@@ -146,10 +146,14 @@ final class MessageJson {
                 body(n, bodyType));
     }
 
+    /** A line without {@code bodyType} is a text message: {@code {"body": "text"}} is a whole line. */
     private static BodyType bodyType(JsonNode v) {
-        if (v == null || !v.isTextual()) {
+        if (v == null) {
+            return BodyType.TEXT;
+        }
+        if (!v.isTextual()) {
             throw new IllegalArgumentException(
-                    "\"bodyType\" is missing: expected one of NONE, TEXT, BYTES, MAP," + " STREAM, OBJECT");
+                    "\"bodyType\" must be a string: one of NONE, TEXT, BYTES, MAP, STREAM, OBJECT");
         }
         try {
             return BodyType.valueOf(v.textValue());
@@ -173,7 +177,8 @@ final class MessageJson {
         }
         if (bodyType == BodyType.TEXT) {
             if (!body.isNull() && !body.isTextual()) {
-                throw new IllegalArgumentException("\"body\" of a TEXT message must be a string or null");
+                throw new IllegalArgumentException("\"body\" of a TEXT message must be a string or null (a line"
+                        + " without \"bodyType\" is TEXT; put JSON in a string, or give \"bodyType\" and base64)");
             }
             return TextBody.encode(body.isNull() ? null : body.textValue());
         }

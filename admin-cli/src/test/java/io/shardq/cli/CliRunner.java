@@ -53,12 +53,25 @@ final class CliRunner {
         return List.of("--jdbc-url", db.jdbcUrl(), "--user", db.user(), "--password-file", passwordFile.toString());
     }
 
-    /** The command exactly as given. */
+    /**
+     * The command exactly as given. Every run of every CLI test also checks the convention that
+     * each command's output, on stdout and on stderr, ends with a newline (issue 14).
+     */
     static Run runBare(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int exit = ShardqCommand.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(exit, out.toString(), err.toString());
+        Run run = new Run(exit, out.toString(), err.toString());
+        endsWithNewline("stdout", run.out(), args);
+        endsWithNewline("stderr", run.err(), args);
+        return run;
+    }
+
+    private static void endsWithNewline(String stream, String text, String[] args) {
+        if (!text.isEmpty() && !text.endsWith("\n")) {
+            throw new AssertionError("shardq " + String.join(" ", args) + ": its " + stream
+                    + " does not end with a newline: ..." + text.substring(Math.max(0, text.length() - 80)));
+        }
     }
 
     /** A broker of the test's own, e.g. to send messages or hold leases. */

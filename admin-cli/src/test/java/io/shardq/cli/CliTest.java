@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardq.broker.testing.PgTest;
 import io.shardq.broker.testing.TestDatabase;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,10 +21,8 @@ class CliTest {
     record Run(int exit, String out, String err) {}
 
     static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exit = ShardqCommand.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(exit, out.toString(), err.toString());
+        CliRunner.Run r = CliRunner.runBare(args);
+        return new Run(r.exit(), r.out(), r.err());
     }
 
     @Test

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.message.BrokerMessage.BodyType;
+import io.shardq.broker.message.TextBody;
 import io.shardq.broker.testing.PgTest;
 import io.shardq.broker.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
@@ -236,5 +238,40 @@ class QueueDrainLoadCommandsTest {
         assertThat(r.err())
                 .isEqualTo("shardq: enqueue is stopped on queue closed (start it: shardq queue start"
                         + " closed --enqueue)\n");
+    }
+
+    @Test
+    void load_takesAPlainBodyLine_asATextMessage() throws Exception {
+        cli.run("queue", "create", "plain", "--shards", "1");
+        Path in = Files.writeString(
+                tmp.resolve("plain.jsonl"), "{\"body\": \"hello\"}\n{\"body\": \"{\\\"order\\\": 1}\"}\n");
+
+        CliRunner.Run load = cli.run("queue", "load", "plain", "--from", in.toString());
+        assertThat(load.exit()).as(load.err()).isZero();
+        assertThat(load.out()).startsWith("loaded 2 messages from " + in + " into queue plain in ");
+
+        Path out = tmp.resolve("plain-out.jsonl");
+        assertThat(cli.run("queue", "drain", "plain", "--to", out.toString()).exit())
+                .isZero();
+        List<BrokerMessage> drained = CliRunner.messages(out);
+        assertThat(drained).extracting(BrokerMessage::bodyType).containsOnly(BodyType.TEXT);
+        assertThat(drained).extracting(m -> TextBody.decodeStrict(m.body())).containsExactly("hello", "{\"order\": 1}");
+        assertThat(drained).extracting(BrokerMessage::priority).containsOnly(4);
+        assertThat(drained).extracting(BrokerMessage::messageId).allMatch(id -> id.startsWith("ID:"));
+    }
+
+    @Test
+    void load_refusesAJsonObjectAsAPlainBody_namingTheFix() throws Exception {
+        cli.run("queue", "create", "objbody");
+        Path in = Files.writeString(tmp.resolve("obj.jsonl"), "{\"body\": {\"order\": 1}}\n");
+
+        CliRunner.Run r = cli.run("queue", "load", "objbody", "--from", in.toString());
+
+        assertOneLineError(r);
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err())
+                .startsWith("shardq: " + in + " line 1: \"body\" of a TEXT message must be a string or null")
+                .contains("put JSON in a string");
+        assertThat(cli.backlog("objbody")).isZero();
     }
 }
