@@ -6,7 +6,8 @@ package io.shardq.broker;
  * instance counts its own: add them up across instances. No database read.
  *
  * @param kind {@code queue} or {@code topic}
- * @param enqueued messages this instance's sessions committed to it
+ * @param enqueued messages this instance's sessions committed to it (persistent or not, with or
+ *     without a delivery delay)
  * @param dequeued messages delivered by this instance whose consumption committed (a topic:
  *     over all its subscriptions served here)
  * @param redelivered deliveries of a message that had been delivered before (JMSRedelivered),

@@ -1136,12 +1136,13 @@ public final class BrokerSession implements AutoCloseable {
             long earliest = Long.MAX_VALUE;
             for (ScheduledSend s : toSchedule) {
                 earliest = Math.min(earliest, s.message().deliverAt());
+                s.rt().enqueued.increment();
             }
             engine.scheduled(earliest);
         }
         afterCommit(batches, sends, consumption);
         long took = System.nanoTime() - started;
-        engine.stats().recordCommit(!batches.isEmpty(), !moving.isEmpty(), took);
+        engine.stats().recordCommit(!batches.isEmpty(), !toSchedule.isEmpty(), !moving.isEmpty(), took);
         if (external == null) {
             throttle(batches);
         }
@@ -1410,6 +1411,7 @@ public final class BrokerSession implements AutoCloseable {
     /** Committed non-persistent sends become deliverable (their room was reserved when buffered). */
     private void offerAll(List<NpSend> sends) {
         for (NpSend np : sends) {
+            np.rt().enqueued.increment();
             if (np.rt().info().isQueue()) {
                 np.rt().queue().offerNonPersistent(new Subscription.NpEntry(np.message(), 0), false);
             } else {

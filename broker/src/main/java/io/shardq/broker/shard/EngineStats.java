@@ -167,7 +167,10 @@ public final class EngineStats {
         return retireBlockedSinceMillis;
     }
 
-    /** Successful commits that wrote messages (sends, including a consuming commit's). */
+    /**
+     * Successful commits that wrote messages (sends, delayed sends, and a consuming commit's dead
+     * letters or sends).
+     */
     public long sendCommits() {
         return sendCommits.sum();
     }
@@ -187,10 +190,17 @@ public final class EngineStats {
         return consumeCommitNanos.sum();
     }
 
-    void recordCommit(boolean sent, boolean consumed, long nanos) {
-        if (sent) {
+    /**
+     * A successful commit: {@code sent} wrote messages into shards, {@code scheduled} wrote
+     * messages sent with a delivery delay (a send commit too, but not a step of {@link #steps}:
+     * nothing became visible), {@code consumed} consumed messages.
+     */
+    void recordCommit(boolean sent, boolean scheduled, boolean consumed, long nanos) {
+        if (sent || scheduled) {
             sendCommits.increment();
             sendCommitNanos.add(nanos);
+        }
+        if (sent) {
             steps.record(StepTimes.Step.SEND_COMMIT, nanos);
         }
         if (consumed) {
