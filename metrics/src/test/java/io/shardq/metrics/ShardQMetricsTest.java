@@ -144,8 +144,14 @@ class ShardQMetricsTest {
                 ShardQMetrics metrics = metrics(broker)) {
             broker.admin().createQueue("short.lived", QueueOptions.DEFAULTS.withShards(1));
             MeterRegistry r = new SimpleMeterRegistry();
+            MeterRegistry other = new SimpleMeterRegistry();
             metrics.bindTo(r);
+            metrics.bindTo(other);
             assertThat(r.find("shardq.destination.backlog")
+                            .tag("destination", "short.lived")
+                            .gauge())
+                    .isNotNull();
+            assertThat(other.find("shardq.destination.backlog")
                             .tag("destination", "short.lived")
                             .gauge())
                     .isNotNull();
@@ -167,6 +173,12 @@ class ShardQMetricsTest {
             assertThat(r.getMeters())
                     .as("no meter of the dropped queue is left")
                     .noneMatch(m -> "short.lived".equals(m.getId().getTag("destination")));
+            assertThat(other.getMeters()).as("in any registry").noneMatch(m -> "short.lived"
+                    .equals(m.getId().getTag("destination")));
+            assertThat(other.find("shardq.destination.backlog")
+                            .tag("destination", "newcomer")
+                            .gauge())
+                    .isNotNull();
         }
     }
 
@@ -238,6 +250,18 @@ class ShardQMetricsTest {
                                     .tags("destination", "arrives", "app", "test")
                                     .gauge()
                             != null);
+        }
+    }
+
+    @Test
+    void badArguments_areRefused_namingTheProblem(TestDatabase db) {
+        assertThatThrownBy(() -> new ShardQMetrics(null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("broker is null");
+        try (Broker broker = Broker.start(db.brokerConfig().build())) {
+            assertThatThrownBy(() -> new ShardQMetrics(broker, Duration.ofSeconds(-1), Tags.empty()))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("snapshot interval PT-1S is negative");
         }
     }
 
