@@ -415,6 +415,29 @@ public final class ShardQMetrics implements MeterBinder, AutoCloseable {
                 .tags(tags)
                 .description("how long the blocked slice has waited for its lock, 0 when none is blocked")
                 .register(r));
+        m.add(FunctionTimer.builder(
+                        "shardq.flow.waits",
+                        broker,
+                        b -> b.stats().flowWaits(),
+                        b -> b.stats().flowWaitMillis(),
+                        TimeUnit.MILLISECONDS)
+                .tags(tags)
+                .description("producer commits held back by flow control (consumers busy and behind), and for how long")
+                .register(r));
+        m.add(Gauge.builder("shardq.flow.held", broker, b -> b.stats().flowHeld())
+                .tags(tags)
+                .description("producer commits held back by flow control right now")
+                .register(r));
+        m.add(Gauge.builder("shardq.non.persistent.size", broker, b -> b.stats().nonPersistentBytes())
+                .tags(tags)
+                .baseUnit("bytes")
+                .description("non-persistent messages held in memory (bound: shardq.non-persistent.max-bytes)")
+                .register(r));
+        m.add(FunctionCounter.builder(
+                        "shardq.non.persistent.rejected", broker, b -> b.stats().nonPersistentRejected())
+                .tags(tags)
+                .description("non-persistent sends refused because that bound was reached")
+                .register(r));
         m.add(FunctionCounter.builder(
                         "shardq.slices.retired", broker, b -> b.stats().slicesRetired())
                 .tags(tags)
@@ -500,7 +523,7 @@ public final class ShardQMetrics implements MeterBinder, AutoCloseable {
                 t,
                 "bytes",
                 s -> row(s, name, CacheInfo::bytes),
-                "bytes of the cache's tables (database-wide)"));
+                "bytes of the cache's partitions and indexes on disk (database-wide)"));
         return m;
     }
 

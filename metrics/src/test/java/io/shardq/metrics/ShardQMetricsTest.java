@@ -35,6 +35,11 @@ class ShardQMetricsTest {
         try (Broker broker = Broker.start(db.brokerConfig().build());
                 ShardQMetrics metrics = metrics(broker)) {
             Workload.run(broker);
+            broker.admin().createQueue("np", QueueOptions.DEFAULTS.withShards(1));
+            try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                p.send("np", Messages.nonPersistent("in memory only"));
+                p.commit();
+            }
             MeterRegistry r = new SimpleMeterRegistry();
             metrics.bindTo(r);
 
@@ -132,6 +137,21 @@ class ShardQMetricsTest {
             assertThat(consume.count())
                     .as("the queue's two commits and the topic's")
                     .isEqualTo(3);
+            assertThat(counter(r, "shardq.destination.enqueued", "np")).isEqualTo(1);
+            assertThat(gauge(r, "shardq.destination.backlog", "np"))
+                    .as("a non-persistent message is not in the database")
+                    .isZero();
+            assertThat(r.get("shardq.non.persistent.size").gauge().value())
+                    .isPositive()
+                    .isEqualTo(broker.stats().nonPersistentBytes());
+            assertThat(r.get("shardq.non.persistent.rejected").functionCounter().count())
+                    .isZero();
+            assertThat(r.get("shardq.flow.waits").functionTimer().count())
+                    .isEqualTo(broker.stats().flowWaits());
+            assertThat(r.get("shardq.flow.held").gauge().value()).isZero();
+            assertThat(r.get("shardq.kv.size").tags("cache", "rates").gauge().value())
+                    .as("on disk")
+                    .isPositive();
             assertThat(r.get("shardq.retirement.blocked").gauge().value()).isZero();
             assertThat(r.get("shardq.retirement.blocked.duration").timeGauge().value(TimeUnit.MILLISECONDS))
                     .isZero();
