@@ -150,8 +150,13 @@ public final class Broker implements AutoCloseable {
             }
 
             @Override
-            public void blocked(String description) {
-                stats.recordRetireBlocked(description);
+            public void blocked(String leaf, String description) {
+                stats.recordRetireBlocked(leaf, description, Broker.this.clock.millis());
+            }
+
+            @Override
+            public void settled(String leaf) {
+                stats.recordRetireSettled(leaf);
             }
 
             @Override
@@ -401,6 +406,29 @@ public final class Broker implements AutoCloseable {
     /** Counters and step timings of this instance. */
     public EngineStats stats() {
         return stats;
+    }
+
+    /** This instance's message cache: hits, misses, size. No database read. */
+    public MessageCacheStats messageCacheStats() {
+        return new MessageCacheStats(
+                cache.hits(), cache.misses(), cache.estimatedSize(), cache.weightedSize(), cache.maxBytes());
+    }
+
+    /**
+     * What this instance counted per destination it serves (one it sent to or received from since
+     * it started), by name. No database read.
+     */
+    public List<DestinationCounters> destinationCounters() {
+        return runtimes.values().stream()
+                .map(DestinationRuntime::counters)
+                .sorted(java.util.Comparator.comparing(DestinationCounters::name))
+                .toList();
+    }
+
+    /** What this instance counted for {@code name}; empty when it does not serve it (see above). */
+    public Optional<DestinationCounters> destinationCounters(String name) {
+        DestinationRuntime rt = runtimes.get(name);
+        return rt == null ? Optional.empty() : Optional.of(rt.counters());
     }
 
     /** This instance's id ({@code shardq.instance.id}). */

@@ -585,6 +585,9 @@ public final class BrokerSession implements AutoCloseable {
             NpTaken np = takeNonPersistent(sub, selector);
             if (np != null) {
                 if (np.delivered()) {
+                    if (np.entry().attempts > 0) {
+                        rt.redelivered.increment();
+                    }
                     return new Delivery(destination, np.entry().message, np.entry().attempts + 1, -1, 0);
                 }
                 continue; // expired or dead-lettered on the way
@@ -642,6 +645,9 @@ public final class BrokerSession implements AutoCloseable {
                 claim.taken.add(seq);
                 claim.delivered.add(seq);
                 settled = true;
+                if (attempts > 0) {
+                    rt.redelivered.increment();
+                }
                 return new Delivery(destination, m, attempts + 1, s.shardNo, seq);
             } finally {
                 if (!settled) {
@@ -820,6 +826,7 @@ public final class BrokerSession implements AutoCloseable {
     private void expire(DestinationRuntime rt, BrokerMessage m, boolean persistent) {
         DestinationInfo d = rt.info();
         engine.stats().expired.increment();
+        rt.expired.increment();
         if (d.expiryName() == null) {
             return; // dropped
         }
@@ -855,6 +862,7 @@ public final class BrokerSession implements AutoCloseable {
                 "delivery failed " + attempts + " times; " + d.name() + " allows " + d.maxAttempts() + " attempts",
                 persistent);
         engine.stats().deadLettered.increment();
+        rt.deadLettered.increment();
     }
 
     /** Non-persistent dead letters: released with the consumption that produced them. */
@@ -1128,17 +1136,13 @@ public final class BrokerSession implements AutoCloseable {
             long earliest = Long.MAX_VALUE;
             for (ScheduledSend s : toSchedule) {
                 earliest = Math.min(earliest, s.message().deliverAt());
+                s.rt().enqueued.increment();
             }
             engine.scheduled(earliest);
         }
         afterCommit(batches, sends, consumption);
         long took = System.nanoTime() - started;
-        if (!batches.isEmpty()) {
-            engine.stats().steps.record(StepTimes.Step.SEND_COMMIT, took);
-        }
-        if (!moving.isEmpty()) {
-            engine.stats().steps.record(StepTimes.Step.CONSUMER_COMMIT, took);
-        }
+        engine.stats().recordCommit(!batches.isEmpty(), !toSchedule.isEmpty(), !moving.isEmpty(), took);
         if (external == null) {
             throttle(batches);
         }
@@ -1333,6 +1337,7 @@ public final class BrokerSession implements AutoCloseable {
         Enqueue.publish(tentativeSlices);
         for (Batch b : batches) {
             engine.stats().enqueued.add(b.messages.size());
+            b.rt.enqueued.add(b.messages.size());
             int n = b.stored.size();
             if (external != null || b.published || n == 0) {
                 continue; // external: the application may still roll back; consumers find these by polling
@@ -1368,6 +1373,7 @@ public final class BrokerSession implements AutoCloseable {
                 }
             }
             delivered += cl.delivered.size();
+            cl.rt.dequeued.add(cl.delivered.size());
             engine.cursorCommitted(cl.rt.info(), cl.shard.shardNo, cl.startPosition, cl.newPosition);
             // prefetched messages stay with the session (given back when it closes or rolls back), so
             // each consumer sees a shard in sequence order
@@ -1395,6 +1401,7 @@ public final class BrokerSession implements AutoCloseable {
             engine.releaseNonPersistent(t.entry().message);
             if (t.delivered()) {
                 delivered++;
+                t.sub().destination.dequeued.increment();
             }
         }
         takenNp.clear();
@@ -1404,6 +1411,7 @@ public final class BrokerSession implements AutoCloseable {
     /** Committed non-persistent sends become deliverable (their room was reserved when buffered). */
     private void offerAll(List<NpSend> sends) {
         for (NpSend np : sends) {
+            np.rt().enqueued.increment();
             if (np.rt().info().isQueue()) {
                 np.rt().queue().offerNonPersistent(new Subscription.NpEntry(np.message(), 0), false);
             } else {

@@ -35,6 +35,13 @@ public final class DestinationRuntime {
     private volatile TopicView view;
 
     private final AtomicInteger producerCounter = new AtomicInteger();
+    /** This instance's counts for the destination ({@link #counters()}); one add per event, no allocation. */
+    final java.util.concurrent.atomic.LongAdder enqueued = new java.util.concurrent.atomic.LongAdder();
+
+    final java.util.concurrent.atomic.LongAdder dequeued = new java.util.concurrent.atomic.LongAdder();
+    final java.util.concurrent.atomic.LongAdder redelivered = new java.util.concurrent.atomic.LongAdder();
+    final java.util.concurrent.atomic.LongAdder deadLettered = new java.util.concurrent.atomic.LongAdder();
+    final java.util.concurrent.atomic.LongAdder expired = new java.util.concurrent.atomic.LongAdder();
     private final ThreadLocal<Integer> threadShard = new ThreadLocal<>();
 
     public DestinationRuntime(Engine engine, DestinationInfo info) {
@@ -49,6 +56,19 @@ public final class DestinationRuntime {
 
     public DestinationInfo info() {
         return info;
+    }
+
+    /** What this instance counted for the destination since its runtime was made. */
+    public io.shardq.broker.DestinationCounters counters() {
+        DestinationInfo d = info;
+        return new io.shardq.broker.DestinationCounters(
+                d.name(),
+                d.kind(),
+                enqueued.sum(),
+                dequeued.sum(),
+                redelivered.sum(),
+                deadLettered.sum(),
+                expired.sum());
     }
 
     /** The queue's subscription: the owner of its per-shard cursors. */

@@ -35,7 +35,21 @@ public final class EngineStats {
     final LongAdder maintenanceRounds = new LongAdder();
     final LongAdder catalogChanges = new LongAdder();
     volatile String retireBlockedBy = "";
+    /** The leaf whose truncation timed out last, and since when (clock millis); guarded by this. */
+    private String retireBlockedLeaf;
+
+    private long retireBlockedSinceMillis = -1;
     final StepTimes steps = new StepTimes();
+    /**
+     * Cumulative commit counts and times (nanoseconds) of commits that wrote messages and of
+     * commits that consumed them, for meters that need totals rather than {@link #steps}'
+     * intervals; a commit doing both counts in both. Two adds per commit, no allocation.
+     */
+    final LongAdder sendCommits = new LongAdder();
+
+    final LongAdder sendCommitNanos = new LongAdder();
+    final LongAdder consumeCommits = new LongAdder();
+    final LongAdder consumeCommitNanos = new LongAdder();
 
     /** Where a message's time goes inside this instance, from the producer's commit to the consumer's. */
     public StepTimes steps() {
@@ -135,9 +149,65 @@ public final class EngineStats {
         return wakeupsReceived.sum();
     }
 
-    /** Empty, or which backend blocked the last slice truncation and for how long. */
+    /**
+     * Empty, or which backend blocked the last slice truncation and for how long; cleared when
+     * that slice is retired (or found retired or changed by another instance).
+     */
     public String retireBlockedBy() {
         return retireBlockedBy;
+    }
+
+    /**
+     * Since when (the broker clock's epoch millis) the slice named by {@link #retireBlockedBy()}
+     * has been blocked, -1 when none is. Only this instance's own attempts count: it is set while
+     * this instance is the maintenance leader, and a leader that loses the lead keeps the value
+     * until it leads again and retires the slice.
+     */
+    public synchronized long retireBlockedSinceMillis() {
+        return retireBlockedSinceMillis;
+    }
+
+    /**
+     * Successful commits that wrote messages (sends, delayed sends, and a consuming commit's dead
+     * letters or sends).
+     */
+    public long sendCommits() {
+        return sendCommits.sum();
+    }
+
+    /** Their total time in nanoseconds, from the start of the commit until it returned. */
+    public long sendCommitNanos() {
+        return sendCommitNanos.sum();
+    }
+
+    /** Successful commits that consumed messages (moved a cursor or logged a consumption). */
+    public long consumeCommits() {
+        return consumeCommits.sum();
+    }
+
+    /** Their total time in nanoseconds. */
+    public long consumeCommitNanos() {
+        return consumeCommitNanos.sum();
+    }
+
+    /**
+     * A successful commit: {@code sent} wrote messages into shards, {@code scheduled} wrote
+     * messages sent with a delivery delay (a send commit too, but not a step of {@link #steps}:
+     * nothing became visible), {@code consumed} consumed messages.
+     */
+    void recordCommit(boolean sent, boolean scheduled, boolean consumed, long nanos) {
+        if (sent || scheduled) {
+            sendCommits.increment();
+            sendCommitNanos.add(nanos);
+        }
+        if (sent) {
+            steps.record(StepTimes.Step.SEND_COMMIT, nanos);
+        }
+        if (consumed) {
+            consumeCommits.increment();
+            consumeCommitNanos.add(nanos);
+            steps.record(StepTimes.Step.CONSUMER_COMMIT, nanos);
+        }
     }
 
     /** Maintenance rounds (retirement and spare slots of one destination) run by this instance. */
@@ -162,8 +232,22 @@ public final class EngineStats {
         slicesRetired.increment();
     }
 
-    public void recordRetireBlocked(String description) {
+    /** Truncating {@code leaf} timed out on a lock held as {@code description} says. */
+    public synchronized void recordRetireBlocked(String leaf, String description, long nowMillis) {
+        if (!leaf.equals(retireBlockedLeaf) || retireBlockedSinceMillis < 0) {
+            retireBlockedLeaf = leaf;
+            retireBlockedSinceMillis = nowMillis;
+        }
         retireBlockedBy = description;
+    }
+
+    /** {@code leaf} is no longer blocked (retired, or another instance's): clears it if it was the blocked one. */
+    public synchronized void recordRetireSettled(String leaf) {
+        if (leaf.equals(retireBlockedLeaf)) {
+            retireBlockedLeaf = null;
+            retireBlockedSinceMillis = -1;
+            retireBlockedBy = "";
+        }
     }
 
     public void recordWakeup() {

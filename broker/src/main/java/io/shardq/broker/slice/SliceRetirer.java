@@ -36,7 +36,11 @@ public final class SliceRetirer {
     public interface Listener {
         void retired(DestinationInfo destination, int shard, long firstSeq);
 
-        void blocked(String description);
+        /** Truncating {@code leaf} timed out on a lock; {@code description} names the holders. */
+        void blocked(String leaf, String description);
+
+        /** {@code leaf} was retired, or another instance had it or it changed: no longer blocked here. */
+        default void settled(String leaf) {}
 
         /** A round over one destination started. */
         default void round(DestinationInfo destination) {}
@@ -116,6 +120,7 @@ public final class SliceRetirer {
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
                         c.rollback();
+                        listener.settled(leaf);
                         return false; // another instance is on it, or it changed
                     }
                 }
@@ -141,6 +146,7 @@ public final class SliceRetirer {
             }
             c.commit();
             listener.retired(d, shard, first);
+            listener.settled(leaf);
             LOG.debug("{} - slice from {} of shard {} retired (slot {})", d.name(), first, shard, slot);
             return true;
         } catch (SQLException e) {
@@ -150,7 +156,7 @@ public final class SliceRetirer {
             }
             c.setAutoCommit(true);
             String who = lockHolders(c, leaf);
-            listener.blocked(leaf + " held by " + who);
+            listener.blocked(leaf, leaf + " held by " + who);
             LOG.warn("{} - cannot truncate {} yet: held by {}", d.name(), leaf, who);
             return null;
         } finally {

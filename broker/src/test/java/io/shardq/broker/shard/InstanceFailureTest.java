@@ -132,12 +132,21 @@ class InstanceFailureTest {
                         .atMost(Duration.ofSeconds(20))
                         .until(() -> broker.stats().retireBlockedBy().contains("backend pid " + pid));
                 assertThat(broker.stats().retireBlockedBy()).contains("idle in transaction");
+                assertThat(broker.stats().retireBlockedSinceMillis())
+                        .as("since when the slice is blocked")
+                        .isPositive()
+                        .isLessThanOrEqualTo(System.currentTimeMillis());
                 assertThat(broker.stats().slicesRetired()).isZero();
                 holder.rollback();
             }
             Awaitility.await()
                     .atMost(Duration.ofSeconds(20))
                     .until(() -> broker.stats().slicesRetired() >= 1);
+            // the blocked slice retired: nothing is blocked any more
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
+                    .until(() -> broker.stats().retireBlockedSinceMillis() == -1);
+            assertThat(broker.stats().retireBlockedBy()).isEmpty();
         }
     }
 }

@@ -52,4 +52,38 @@ class StepTimesTest {
                     .isZero();
         }
     }
+
+    @Test
+    void commitTotals_countEverySuccessfulCommit_notRollbacks(TestDatabase db) {
+        try (Broker broker = Broker.start(db.brokerConfig().build())) {
+            broker.admin().createQueue("commits.q", QueueOptions.DEFAULTS.withShards(2));
+            EngineStats stats = broker.stats();
+            try (BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                for (int i = 0; i < 12; i++) {
+                    producer.send("commits.q", Messages.text("m" + i));
+                    if (i % 3 == 2) {
+                        producer.commit(); // 4 commits of 3 messages
+                    }
+                }
+                producer.send("commits.q", Messages.text("rolled back"));
+                producer.rollback();
+            }
+            assertThat(stats.sendCommits()).isEqualTo(4);
+            assertThat(stats.sendCommitNanos()).isPositive();
+            assertThat(stats.consumeCommits()).isZero();
+            try (BrokerSession consumer = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                for (int i = 0; i < 12; i++) {
+                    assertThat(consumer.receive("commits.q", 5000, false)).isNotNull();
+                    if (i % 4 == 3) {
+                        consumer.commit(); // 3 commits of 4 messages
+                    }
+                }
+                consumer.commit(); // nothing taken: no commit to count
+                assertThat(consumer.receive("commits.q", 200, false)).isNull();
+            }
+            assertThat(stats.consumeCommits()).isEqualTo(3);
+            assertThat(stats.consumeCommitNanos()).isPositive();
+            assertThat(stats.sendCommits()).isEqualTo(4);
+        }
+    }
 }

@@ -55,6 +55,9 @@ public final class ApiBoundary {
             ENGINE + ".ShardQException",
             ENGINE + ".ErrorKind",
             ENGINE + ".Privilege",
+            // metrics (issue 13): this instance's counts per destination and its message cache
+            ENGINE + ".DestinationCounters",
+            ENGINE + ".MessageCacheStats",
             ENGINE + ".RoleAccess",
             // topics: which subscription a consumer wants, and what shardq.subscriptions shows
             ENGINE + ".SubscriptionSpec",
