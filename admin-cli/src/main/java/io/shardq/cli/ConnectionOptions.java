@@ -38,6 +38,31 @@ public final class ConnectionOptions {
         return builder().build();
     }
 
+    /** The settings with the instance named, so {@code shardq status} elsewhere shows who is connected. */
+    BrokerConfig config(String instanceName) {
+        BrokerConfig.Builder b = builder();
+        if (b.build().get(BrokerProperty.INSTANCE_NAME).isBlank()) {
+            b.set(BrokerProperty.INSTANCE_NAME, instanceName);
+        }
+        return b.build();
+    }
+
+    /** These options as a command line, for a child process that must connect where this one does. */
+    java.util.List<String> asArguments() {
+        java.util.List<String> args = new java.util.ArrayList<>();
+        if (jdbcUrl != null) {
+            args.addAll(java.util.List.of("--jdbc-url", jdbcUrl));
+        }
+        if (user != null) {
+            args.addAll(java.util.List.of("--user", user));
+        }
+        if (passwordFile != null) {
+            args.addAll(java.util.List.of(
+                    "--password-file", passwordFile.toAbsolutePath().toString()));
+        }
+        return args;
+    }
+
     private BrokerConfig.Builder builder() {
         BrokerConfig.Builder b = BrokerConfig.builder();
         if (jdbcUrl != null) {

@@ -30,6 +30,8 @@ import picocli.CommandLine.Option;
         },
         subcommands = {
             VersionCommand.class,
+            DemoCommand.class,
+            DemoConsumerCommand.class,
             MigrateCommand.class,
             StatusCommand.class,
             QueueCommand.class,

@@ -1,0 +1,522 @@
+package io.shardq.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.shardq.broker.Admin;
+import io.shardq.broker.Broker;
+import io.shardq.broker.CacheOptions;
+import io.shardq.broker.QueueOptions;
+import io.shardq.broker.SubscriptionStats;
+import io.shardq.broker.catalog.DestinationInfo;
+import io.shardq.jms.ShardQConnectionFactory;
+import jakarta.jms.Connection;
+import jakarta.jms.JMSException;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.Session;
+import jakarta.jms.TextMessage;
+import jakarta.jms.Topic;
+import java.io.PrintWriter;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code shardq demo}: an order-processing scene that shows what ShardQ is for. Producers send
+ * orders to a queue; consumer processes take each order and, in one transaction, update an
+ * inventory table, read or fill a price in the key/value cache and publish an event on a topic
+ * with three durable subscriptions; halfway one consumer process is killed with {@code kill -9}
+ * and replaced. At the end the exactly-once check: every order processed once, the stock down by
+ * exactly what was ordered, every subscription holding every event once.
+ */
+@Command(
+        name = "demo",
+        description = {
+            "Run an order-processing scene for a while and check that nothing was lost or duplicated.",
+            "Orders go to queue " + DemoCommand.ORDERS + "; consumer processes take each one and, in one transaction,"
+                    + " update shardq_demo.inventory, read or fill a price in cache " + DemoCommand.PRICES
+                    + " and publish an event on topic " + DemoCommand.EVENTS
+                    + " (durable subscriptions billing, shipping, analytics). Halfway one consumer is killed with"
+                    + " kill -9 and replaced. A live view shows rates, backlog, subscription lag and the cache hit"
+                    + " ratio; the summary checks exactly-once. The demo's queue, topic, cache and tables are"
+                    + " created afresh on each run and left in place afterwards to look at. Ctrl-C stops it"
+                    + " cleanly."
+        })
+final class DemoCommand implements Callable<Integer> {
+    static final String ORDERS = "demo.orders";
+    static final String EVENTS = "demo.events";
+    static final String PRICES = "demo.prices";
+    static final List<String> SUBSCRIPTIONS = List.of("billing", "shipping", "analytics");
+    static final int ITEMS = 20;
+    static final int PRODUCER_SESSIONS = 4;
+    static final long INITIAL_STOCK = 1_000_000_000L;
+
+    @Mixin
+    HelpOption help;
+
+    @Option(
+            names = "--duration",
+            paramLabel = "TIME",
+            description = "how long orders are sent (default: ${DEFAULT-VALUE}); then the consumers finish")
+    String duration = "30s";
+
+    @Option(names = "--rate", paramLabel = "N", description = "orders per second (default: ${DEFAULT-VALUE})")
+    int rate = 200;
+
+    @Option(
+            names = "--consumers",
+            paramLabel = "N",
+            description = "consumer processes, 1 to 8 (default: ${DEFAULT-VALUE})")
+    int consumers = 2;
+
+    @Option(names = "--no-kill", description = "do not kill a consumer process halfway (kill -9) and replace it")
+    boolean noKill;
+
+    @Option(names = "--json", description = "print the summary as JSON (the live view goes to stderr)")
+    boolean json;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        Duration sending = Durations.parse(duration);
+        if (sending.isZero() || rate < 1 || rate > 100_000 || consumers < 1 || consumers > 8) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--duration must be more than 0, --rate 1 to 100000, --consumers 1 to 8");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter view = json ? spec.commandLine().getErr() : out;
+        try (GracefulStop stop = GracefulStop.install();
+                ShardQConnectionFactory factory = new ShardQConnectionFactory(connection.config(
+                        "shardq demo (" + ProcessHandle.current().pid() + ")"));
+                DemoConsumers processes = new DemoConsumers(connection)) {
+            Broker broker = factory.broker();
+            view.println("shardq demo: setting up " + ORDERS + ", " + EVENTS + " (" + String.join(", ", SUBSCRIPTIONS)
+                    + "), " + PRICES + " and shardq_demo.inventory"
+                    + (broker.config().embedded() ? " on the embedded PostgreSQL" : ""));
+            view.flush();
+            setUp(broker.admin(), broker.dataSource());
+            Scene scene = new Scene(broker, factory, processes, stop, view, System.console() != null && !json);
+            Summary summary = scene.run(sending);
+            if (json) {
+                Json.print(out, summary.json());
+            } else {
+                summary.print(out);
+            }
+            out.flush();
+            return summary.stoppedEarly ? 130 : summary.exactlyOnce() ? 0 : 1;
+        }
+    }
+
+    /** The price the demo's "pricing service" gives an item: fixed, so a cached one can be checked. */
+    static String priceOf(String item) {
+        int n = Integer.parseInt(item.substring(item.indexOf('-') + 1));
+        return String.format(Locale.ROOT, "%d.%02d", 3 + n, (n * 37) % 100);
+    }
+
+    static String item(long order) {
+        return String.format(Locale.ROOT, "item-%02d", (order * 7) % ITEMS);
+    }
+
+    static int quantity(long order) {
+        return 1 + (int) (order % 5);
+    }
+
+    /** The demo's destinations, cache and tables, created afresh. */
+    private static void setUp(Admin admin, DataSource ds) throws SQLException {
+        for (DestinationInfo d : admin.list()) {
+            if (d.name().equals(ORDERS)) {
+                admin.dropQueue(ORDERS, true);
+            } else if (d.name().equals(EVENTS)) {
+                admin.dropTopic(EVENTS, true);
+            }
+        }
+        if (admin.listCaches().stream().anyMatch(c -> c.name().equals(PRICES))) {
+            admin.dropCache(PRICES);
+        }
+        admin.createQueue(ORDERS, QueueOptions.DEFAULTS.withShards(4));
+        admin.createTopic(EVENTS, QueueOptions.DEFAULTS.withShards(2));
+        for (String s : SUBSCRIPTIONS) {
+            admin.addSubscriber(EVENTS, s, null);
+        }
+        admin.createCache(PRICES, CacheOptions.DEFAULTS);
+        try (java.sql.Connection c = ds.getConnection();
+                Statement st = c.createStatement()) {
+            st.execute("create schema if not exists shardq_demo");
+            st.execute("drop table if exists shardq_demo.inventory, shardq_demo.processed");
+            st.execute("create table shardq_demo.inventory (item text primary key, stock bigint not null)");
+            st.execute("create table shardq_demo.processed (order_id bigint primary key, consumer int not null,"
+                    + " deliveries int not null default 1, at timestamptz not null default clock_timestamp())");
+            st.execute("insert into shardq_demo.inventory select format('item-%s', lpad(n::text, 2, '0')), "
+                    + INITIAL_STOCK + " from generate_series(0, " + (ITEMS - 1) + ") n");
+        }
+    }
+
+    /** The scene: producers, consumer processes, subscribers, the kill, the live view. */
+    private final class Scene {
+        private final Broker broker;
+        private final ShardQConnectionFactory factory;
+        private final DemoConsumers processes;
+        private final GracefulStop stop;
+        private final DemoView view;
+        private final Map<String, Map<Long, Integer>> received = new LinkedHashMap<>();
+        private volatile long sent;
+        private volatile long orderedQuantity;
+        private volatile boolean throttleAnalytics = true;
+        private volatile String killed;
+        private volatile Throwable producerFailure;
+
+        Scene(
+                Broker broker,
+                ShardQConnectionFactory factory,
+                DemoConsumers processes,
+                GracefulStop stop,
+                PrintWriter out,
+                boolean terminal) {
+            this.broker = broker;
+            this.factory = factory;
+            this.processes = processes;
+            this.stop = stop;
+            this.view = new DemoView(out, terminal);
+            for (String s : SUBSCRIPTIONS) {
+                received.put(s, new ConcurrentHashMap<>());
+            }
+        }
+
+        Summary run(Duration sending) throws Exception {
+            try (Connection subscribers = factory.createConnection();
+                    Connection producers = factory.createConnection()) {
+                subscribe(subscribers);
+                subscribers.start();
+                for (int i = 1; i <= consumers; i++) {
+                    processes.start(i);
+                }
+                processes.awaitReady(Duration.ofSeconds(90));
+                long start = System.nanoTime();
+                long sendNanos = sending.toNanos();
+                Thread producer = new Thread(() -> produce(producers, start, sendNanos), "shardq-demo-producer-1");
+                producer.start();
+                boolean killDone = noKill;
+                long lastView = 0;
+                while (producer.isAlive()) {
+                    long now = System.nanoTime();
+                    if (!killDone && now - start >= sendNanos / 2) {
+                        killDone = true;
+                        killed = processes.killOne(now - start);
+                        view.event(killed);
+                    }
+                    if (now - lastView >= view.interval()) {
+                        view.show(snapshot(now - start, sendNanos, "sending"));
+                        lastView = now;
+                    }
+                    producer.join(100);
+                }
+                if (producerFailure != null) {
+                    throw new IllegalStateException("the demo's producer failed: " + producerFailure, producerFailure);
+                }
+                // the consumers finish the backlog, the slow subscription catches up; a killed consumer's
+                // shards come back once its leases expire (shardq.lease.ttl-ms)
+                throttleAnalytics = false;
+                long drainStart = System.nanoTime();
+                long drainLimit = Duration.ofMillis(
+                                broker.config().getInt(io.shardq.broker.BrokerProperty.LEASE_TTL_MS))
+                        .plusSeconds(stop.requested() ? 10 : 90)
+                        .toNanos();
+                Snapshot last = snapshot(System.nanoTime() - start, sendNanos, "finishing");
+                while (!last.done(sent) && System.nanoTime() - drainStart < drainLimit) {
+                    long now = System.nanoTime();
+                    if (now - lastView >= view.interval()) {
+                        view.show(last);
+                        lastView = now;
+                    }
+                    Thread.sleep(250);
+                    last = snapshot(System.nanoTime() - start, sendNanos, "finishing");
+                }
+                view.show(last);
+                view.close();
+                processes.stopAll(Duration.ofSeconds(15));
+                return new Summary(
+                        (System.nanoTime() - start) / 1_000_000,
+                        sent,
+                        orderedQuantity,
+                        killed,
+                        stop.requested(),
+                        check(),
+                        last);
+            }
+        }
+
+        private void subscribe(Connection c) throws JMSException {
+            for (String name : SUBSCRIPTIONS) {
+                Session s = c.createSession(Session.AUTO_ACKNOWLEDGE);
+                Topic topic = s.createTopic(EVENTS);
+                Map<Long, Integer> seen = received.get(name);
+                boolean slow = name.equals("analytics");
+                long[] next = {System.nanoTime()};
+                s.createSharedDurableConsumer(topic, name).setMessageListener(m -> {
+                    try {
+                        seen.merge(m.getLongProperty("orderId"), 1, Integer::sum);
+                    } catch (JMSException e) {
+                        throw new IllegalStateException(e);
+                    }
+                    if (slow && throttleAnalytics) {
+                        // a slow reporting job: half the order rate, so its lag grows while orders flow
+                        next[0] = Math.max(next[0], System.nanoTime()) + 2_000_000_000L / rate;
+                        LockSupport.parkNanos(next[0] - System.nanoTime());
+                    }
+                });
+            }
+        }
+
+        /**
+         * Four producer sessions, as four order-taking front ends would be: a JMS session's sends go
+         * to one shard (so that they stay in order), and four sessions spread the orders over the
+         * queue's four shards, where every consumer process can take them.
+         */
+        private void produce(Connection c, long start, long sendNanos) {
+            List<Session> sessions = new ArrayList<>();
+            try {
+                List<MessageProducer> producers = new ArrayList<>();
+                for (int i = 0; i < PRODUCER_SESSIONS; i++) {
+                    Session s = c.createSession(Session.SESSION_TRANSACTED);
+                    sessions.add(s);
+                    producers.add(s.createProducer(s.createQueue(ORDERS)));
+                }
+                long n = 0;
+                long qty = 0;
+                while (!stop.requested()) {
+                    long elapsed = System.nanoTime() - start;
+                    if (elapsed >= sendNanos) {
+                        break;
+                    }
+                    long due = (long) (rate * (elapsed / 1e9)) + 1;
+                    if (n >= due) {
+                        LockSupport.parkNanos(5_000_000L);
+                        continue;
+                    }
+                    for (; n < due; n++) {
+                        int k = (int) (n % PRODUCER_SESSIONS);
+                        TextMessage m = sessions.get(k).createTextMessage("order " + n);
+                        m.setLongProperty("orderId", n);
+                        m.setStringProperty("item", item(n));
+                        m.setIntProperty("qty", quantity(n));
+                        producers.get(k).send(m);
+                        qty += quantity(n);
+                    }
+                    for (Session s : sessions) {
+                        s.commit();
+                    }
+                    sent = n;
+                    orderedQuantity = qty;
+                }
+            } catch (Throwable t) {
+                producerFailure = t;
+            } finally {
+                for (Session s : sessions) {
+                    try {
+                        s.close();
+                    } catch (JMSException e) {
+                        // the connection closes them anyway
+                    }
+                }
+            }
+        }
+
+        private Snapshot snapshot(long elapsedNanos, long sendNanos, String phase) throws SQLException {
+            Admin admin = broker.admin();
+            Map<String, Long> lag = new LinkedHashMap<>();
+            for (SubscriptionStats s : admin.subscriptions(EVENTS)) {
+                lag.put(s.name(), s.lag());
+            }
+            Map<String, Long> got = new LinkedHashMap<>();
+            received.forEach((name, seen) -> got.put(name, (long) seen.size()));
+            long processed;
+            long twice;
+            try (java.sql.Connection c = broker.dataSource().getConnection();
+                    Statement st = c.createStatement();
+                    ResultSet rs = st.executeQuery("select count(*), count(*) filter (where deliveries > 1)"
+                            + " from shardq_demo.processed")) {
+                rs.next();
+                processed = rs.getLong(1);
+                twice = rs.getLong(2);
+            }
+            return new Snapshot(
+                    elapsedNanos / 1_000_000,
+                    sendNanos / 1_000_000,
+                    phase,
+                    sent,
+                    processed,
+                    twice,
+                    admin.backlog(ORDERS),
+                    lag,
+                    got,
+                    processes.lines(),
+                    processes.hits(),
+                    processes.misses());
+        }
+
+        /** The exactly-once check over the database and what each subscription received. */
+        private Check check() throws SQLException {
+            long processed;
+            long twice;
+            long missing;
+            long stockDown;
+            try (java.sql.Connection c = broker.dataSource().getConnection();
+                    Statement st = c.createStatement()) {
+                try (ResultSet rs = st.executeQuery("select count(*), count(*) filter (where deliveries > 1),"
+                        + " " + sent + " - count(*) filter (where order_id < " + sent + ")"
+                        + " from shardq_demo.processed")) {
+                    rs.next();
+                    processed = rs.getLong(1);
+                    twice = rs.getLong(2);
+                    missing = rs.getLong(3);
+                }
+                try (ResultSet rs = st.executeQuery(
+                        "select " + (INITIAL_STOCK * ITEMS) + " - sum(stock) from shardq_demo.inventory")) {
+                    rs.next();
+                    stockDown = rs.getLong(1);
+                }
+            }
+            Map<String, long[]> events = new LinkedHashMap<>();
+            received.forEach((name, seen) -> {
+                long dup = seen.values().stream().filter(v -> v > 1).count();
+                long absent = 0;
+                for (long o = 0; o < sent; o++) {
+                    if (!seen.containsKey(o)) {
+                        absent++;
+                    }
+                }
+                events.put(name, new long[] {seen.size(), dup, absent});
+            });
+            return new Check(
+                    processed, twice, missing, stockDown, events, broker.admin().backlog(ORDERS));
+        }
+    }
+
+    record Check(long processed, long twice, long missing, long stockDown, Map<String, long[]> events, long backlog) {}
+
+    /** What the live view shows once. */
+    record Snapshot(
+            long elapsedMs,
+            long sendMs,
+            String phase,
+            long sent,
+            long processed,
+            long twice,
+            long backlog,
+            Map<String, Long> lag,
+            Map<String, Long> received,
+            List<String> consumers,
+            long hits,
+            long misses) {
+        boolean done(long total) {
+            return processed >= total
+                    && backlog == 0
+                    && received.values().stream().allMatch(n -> n >= total);
+        }
+
+        String hitRatio() {
+            long all = hits + misses;
+            return all == 0 ? "-" : String.format(Locale.ROOT, "%.1f%%", 100.0 * hits / all);
+        }
+    }
+
+    /** The end of the demo: the check and where to look next. */
+    record Summary(
+            long elapsedMs,
+            long sent,
+            long orderedQuantity,
+            String killed,
+            boolean stoppedEarly,
+            Check check,
+            Snapshot last) {
+        boolean exactlyOnce() {
+            return check.processed() == sent
+                    && check.twice() == 0
+                    && check.missing() == 0
+                    && check.stockDown() == orderedQuantity
+                    && check.backlog() == 0
+                    && check.events().values().stream().allMatch(e -> e[0] == sent && e[1] == 0 && e[2] == 0);
+        }
+
+        void print(PrintWriter out) {
+            out.println();
+            out.println("shardq demo: " + Format.count(sent) + " orders in " + Format.duration(elapsedMs)
+                    + (killed == null ? ", no consumer killed" : "; " + killed)
+                    + (stoppedEarly ? "; stopped early by Ctrl-C" : ""));
+            out.println("exactly once: " + (exactlyOnce() ? "PASS" : "FAIL"));
+            List<String[]> rows = new ArrayList<>();
+            rows.add(new String[] {
+                "orders processed",
+                Format.count(check.processed()) + " of " + Format.count(sent) + ", " + Format.count(check.twice())
+                        + " twice, " + Format.count(check.missing()) + " missing (shardq_demo.processed)"
+            });
+            rows.add(new String[] {
+                "inventory",
+                "stock down by " + Format.count(check.stockDown()) + "; ordered " + Format.count(orderedQuantity)
+                        + " (shardq_demo.inventory)"
+            });
+            check.events()
+                    .forEach((name, e) -> rows.add(new String[] {
+                        "events: " + name,
+                        Format.count(e[0]) + " received, " + Format.count(e[1]) + " twice, " + Format.count(e[2])
+                                + " missing"
+                    }));
+            rows.add(new String[] {"queue backlog", Format.count(check.backlog())});
+            rows.add(new String[] {
+                "price cache",
+                "hit ratio " + last.hitRatio() + " (" + Format.count(last.hits()) + " hits, "
+                        + Format.count(last.misses()) + " misses, entries live 5 s)"
+            });
+            for (String[] r : rows) {
+                out.println(String.format(Locale.ROOT, "  %-18s %s", r[0], r[1]));
+            }
+            out.println("where to look next:");
+            out.println("  ./shardq queue stats " + ORDERS + "        the queue's shards, rates and oldest message");
+            out.println("  ./shardq topic stats " + EVENTS + "        its subscriptions, their lag and retirement");
+            out.println("  ./shardq cache stats " + PRICES + "        the cache's entries and expirations");
+            out.println("  psql: select * from shardq_demo.inventory   what the consumers' transactions changed");
+            out.println("  ./shardq perf queue --threads 1,4         the benchmark, beside a plain INSERT");
+        }
+
+        ObjectNode json() {
+            ObjectNode o = Json.object();
+            o.put("exactlyOnce", exactlyOnce());
+            o.put("stoppedEarly", stoppedEarly);
+            o.put("elapsedMs", elapsedMs);
+            o.put("sent", sent);
+            o.put("processed", check.processed());
+            o.put("processedTwice", check.twice());
+            o.put("missing", check.missing());
+            o.put("orderedQuantity", orderedQuantity);
+            o.put("stockDown", check.stockDown());
+            o.put("backlog", check.backlog());
+            o.put("killed", killed);
+            ObjectNode events = o.putObject("subscriptions");
+            check.events().forEach((name, e) -> events.putObject(name)
+                    .put("received", e[0])
+                    .put("twice", e[1])
+                    .put("missing", e[2]));
+            o.putObject("priceCache").put("hits", last.hits()).put("misses", last.misses());
+            com.fasterxml.jackson.databind.node.ArrayNode cs = o.putArray("consumers");
+            last.consumers().forEach(cs::add);
+            return o;
+        }
+    }
+}
