@@ -129,12 +129,17 @@ public class ShardQAutoConfiguration {
     @ConditionalOnMissingBean(name = "jmsListenerContainerFactory")
     @ConditionalOnClass(DefaultJmsListenerContainerFactoryConfigurer.class)
     DefaultJmsListenerContainerFactory jmsListenerContainerFactory(
-            DefaultJmsListenerContainerFactoryConfigurer configurer,
+            ObjectProvider<DefaultJmsListenerContainerFactoryConfigurer> configurer,
             ConnectionFactory connectionFactory,
             ShardQSpringProperties properties,
             ObjectProvider<PlatformTransactionManager> transactionManager) {
         DefaultJmsListenerContainerFactory factory = new DefaultJmsListenerContainerFactory();
-        configurer.configure(factory, connectionFactory);
+        DefaultJmsListenerContainerFactoryConfigurer boot = configurer.getIfAvailable();
+        if (boot != null) {
+            boot.configure(factory, connectionFactory); // spring.jms.listener.*, converter, destination resolver
+        } else {
+            factory.setConnectionFactory(connectionFactory); // JmsAutoConfiguration excluded
+        }
         if (properties.isListenerTransactions()
                 && connectionFactory instanceof TransactionAwareShardQConnectionFactory shardq
                 && shardq.joinedDataSource() != null) {

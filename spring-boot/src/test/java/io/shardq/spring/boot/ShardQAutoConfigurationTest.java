@@ -148,6 +148,24 @@ class ShardQAutoConfigurationTest {
     }
 
     @Test
+    void jmsTransactionManager_withoutADataSourceTransaction_keepsLocalJmsTransactions(TestDatabase db) {
+        withDataSource(db, db.jdbcUrl()).run(ctx -> {
+            ConnectionFactory cf = ctx.getBean(ConnectionFactory.class);
+            var jmsTx = new TransactionTemplate(new org.springframework.jms.connection.JmsTransactionManager(cf));
+            JmsTemplate jms = new JmsTemplate(cf);
+            jms.setReceiveTimeout(1_000);
+            jmsTx.executeWithoutResult(status -> {
+                jms.convertAndSend("auto.jmstx", "rolled back");
+                status.setRollbackOnly();
+            });
+            assertThat(jms.receiveAndConvert("auto.jmstx")).isNull();
+            jmsTx.executeWithoutResult(status -> jms.convertAndSend("auto.jmstx", "committed"));
+            jms.setReceiveTimeout(10_000);
+            assertThat(jms.receiveAndConvert("auto.jmstx")).isEqualTo("committed");
+        });
+    }
+
+    @Test
     void aDataSourceOnAnotherDatabase_failsTheStart_namingTheProblem(TestDatabase db) throws Exception {
         String other = db.name() + "_other";
         try (var c = db.connect();
