@@ -13,15 +13,16 @@ final class TestApp implements AutoCloseable {
     final JmsTemplate jms;
     final Failures failures;
 
-    TestApp(TestDatabase db) {
-        context = new SpringApplicationBuilder(OrderServiceApplication.class)
-                .run(
-                        "--spring.datasource.url=" + db.jdbcUrl(),
-                        "--spring.datasource.username=" + db.user(),
-                        "--spring.datasource.password=" + db.password(),
-                        "--spring.datasource.hikari.maximum-pool-size=4",
-                        "--shardq.pool.size=6",
-                        "--spring.jms.listener.receive-timeout=200ms");
+    TestApp(TestDatabase db, String... more) {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
+                "--spring.datasource.url=" + db.jdbcUrl(),
+                "--spring.datasource.username=" + db.user(),
+                "--spring.datasource.password=" + db.password(),
+                "--spring.datasource.hikari.maximum-pool-size=6",
+                "--shardq.pool.size=6",
+                "--spring.jms.listener.receive-timeout=200ms"));
+        args.addAll(java.util.List.of(more));
+        context = new SpringApplicationBuilder(OrderServiceApplication.class).run(args.toArray(String[]::new));
         jdbc = context.getBean(JdbcTemplate.class);
         failures = context.getBean(Failures.class);
         // the test's own template: outside any transaction its sends commit at once
