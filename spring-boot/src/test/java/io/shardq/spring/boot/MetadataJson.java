@@ -39,7 +39,9 @@ public final class MetadataJson {
     static String generate() {
         StringBuilder out = new StringBuilder("{\n  \"groups\": [\n    {\n      \"name\": \"shardq\",\n");
         out.append("      \"description\": \"ShardQ settings (io.shardq.broker.BrokerProperty); environment variables")
-                .append(" and system properties of the same names work too.\"\n    }\n  ],\n  \"properties\": [\n");
+                .append(" and system properties of the same names work too. With the starter, unset shardq.jdbc.*")
+                .append(" settings are the application's DataSource's, and the embedded PostgreSQL starts only")
+                .append(" when there is no DataSource.\"\n    }\n  ],\n  \"properties\": [\n");
         BrokerProperty[] all = BrokerProperty.values();
         for (int i = 0; i < all.length; i++) {
             BrokerProperty p = all[i];
