@@ -309,8 +309,20 @@ public final class Broker implements AutoCloseable {
      * writes there and never commits or rolls back; the application does.
      */
     public BrokerSession openSession(Connection connection) {
+        return openSession(connection, false);
+    }
+
+    /**
+     * As {@link #openSession(Connection)}; with {@code awaitsOutcome} the application tells the
+     * session how each of its transactions ended ({@link BrokerSession#transactionEnded}), so that
+     * what the session wrote becomes visible in memory only once committed, and a rolled-back
+     * receive is given back and counted as a failed delivery (a framework's transaction
+     * synchronization does this, e.g. the Spring Boot starter's).
+     */
+    public BrokerSession openSession(Connection connection, boolean awaitsOutcome) {
         checkOpen();
-        return new BrokerSession(engine, BrokerSession.Mode.TRANSACTED, connection);
+        java.util.Objects.requireNonNull(connection, "connection");
+        return new BrokerSession(engine, BrokerSession.Mode.TRANSACTED, connection, awaitsOutcome);
     }
 
     /**

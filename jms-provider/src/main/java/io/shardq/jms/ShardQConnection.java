@@ -127,9 +127,30 @@ public final class ShardQConnection implements QueueConnection, jakarta.jms.Topi
      * session's buffered work into the connection without committing it.
      */
     public ShardQSession createSession(java.sql.Connection connection) throws JMSException {
+        return createSession(connection, false);
+    }
+
+    /**
+     * As {@link #createSession(java.sql.Connection)}; with {@code awaitsOutcome} the application
+     * (or its framework's transaction synchronization, as the Spring Boot starter's) tells the
+     * session how each of its transactions on {@code connection} ended, with {@link
+     * ShardQSession#transactionEnded}: the messages it sent are delivered once committed, and a
+     * receive rolled back is delivered again as a failed delivery ({@code JMSRedelivered}, {@code
+     * JMSXDeliveryCount}, redelivery delay, dead letter queue). Between {@link Session#commit()}
+     * (which writes into the connection) and that call the session refuses other work.
+     */
+    public ShardQSession createSession(java.sql.Connection connection, boolean awaitsOutcome) throws JMSException {
         checkOpen();
+        if (connection == null) {
+            throw new JMSException("the application's JDBC connection must not be null");
+        }
         clientIdFixed = true;
-        ShardQSession s = new ShardQSession(this, broker.openSession(connection), Session.SESSION_TRANSACTED);
+        ShardQSession s;
+        try {
+            s = new ShardQSession(this, broker.openSession(connection, awaitsOutcome), Session.SESSION_TRANSACTED);
+        } catch (RuntimeException e) {
+            throw Exceptions.translate(e);
+        }
         sessions.add(s);
         return s;
     }

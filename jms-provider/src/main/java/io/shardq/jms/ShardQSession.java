@@ -292,6 +292,40 @@ public final class ShardQSession implements QueueSession, TopicSession {
         });
     }
 
+    /** How an application's transaction that this session joined ended: see {@link #transactionEnded}. */
+    public enum TransactionOutcome {
+        COMMITTED,
+        ROLLED_BACK,
+        /** The commit's outcome is not known (e.g. the connection was lost while it ran). */
+        UNKNOWN
+    }
+
+    /**
+     * For a session created with {@link ShardQConnection#createSession(java.sql.Connection,
+     * boolean)} and {@code awaitsOutcome}: the application's transaction on its connection ended.
+     * Call it after the connection's commit or rollback, whether or not {@link #commit()} wrote
+     * anything into that transaction; the session is then ready for the next one.
+     *
+     * @throws IllegalStateException when the session was not created to await outcomes
+     */
+    public void transactionEnded(TransactionOutcome outcome) throws JMSException {
+        checkOpen();
+        BrokerSession.Outcome o =
+                switch (outcome) {
+                    case COMMITTED -> BrokerSession.Outcome.COMMITTED;
+                    case ROLLED_BACK -> BrokerSession.Outcome.ROLLED_BACK;
+                    case UNKNOWN -> BrokerSession.Outcome.UNKNOWN;
+                };
+        lock.lock();
+        try {
+            engine.transactionEnded(o);
+        } catch (RuntimeException e) {
+            throw Exceptions.translate(e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /**
      * The JDBC connection of this transacted session's current transaction: run your own SQL
      * on it and it commits or rolls back with the session's messages. Do not commit, roll back

@@ -57,6 +57,16 @@ public final class BrokerSession implements AutoCloseable {
     private final Engine engine;
     private final Mode mode;
     private final Connection external;
+    /**
+     * A session on an application's connection that is told how each of the application's
+     * transactions ended ({@link #transactionEnded}): what {@link #commit()} wrote stays in flight
+     * in memory until then. Without it the instance forgets the shards it consumed from at {@code
+     * commit()} and re-reads them from PostgreSQL (see {@link #commit()}).
+     */
+    private final boolean awaitsOutcome;
+    /** What {@link #commit()} wrote into the application's transaction, until its outcome is told. */
+    private InFlight inFlight;
+
     private Connection txConnection;
     private final TreeMap<Long, Batch> pending = new TreeMap<>();
     private final List<Batch> written = new ArrayList<>();
@@ -136,9 +146,18 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     public BrokerSession(Engine engine, Mode mode, Connection external) {
+        this(engine, mode, external, false);
+    }
+
+    /**
+     * @param awaitsOutcome with {@code external}: the application reports how each of its
+     *     transactions ended through {@link #transactionEnded}
+     */
+    public BrokerSession(Engine engine, Mode mode, Connection external, boolean awaitsOutcome) {
         this.engine = engine;
         this.mode = external != null ? Mode.TRANSACTED : mode;
         this.external = external;
+        this.awaitsOutcome = external != null && awaitsOutcome;
     }
 
     /** True when this session runs on an application's connection, which the application commits. */
@@ -162,7 +181,8 @@ public final class BrokerSession implements AutoCloseable {
 
     /** True while the session has sends or receives that are not committed yet. */
     public boolean hasUncommittedWork() {
-        if (!pending.isEmpty()
+        if (inFlight != null
+                || !pending.isEmpty()
                 || !written.isEmpty()
                 || !pendingNp.isEmpty()
                 || !takenNp.isEmpty()
@@ -875,9 +895,21 @@ public final class BrokerSession implements AutoCloseable {
 
     // ---------------------------------------------------------------- completion
 
-    /** Commits everything: sends and receives (transacted sessions). */
+    /**
+     * Commits everything: sends and receives (transacted sessions). On an application's connection
+     * it writes the work into the application's transaction and does not commit it. Then, in a
+     * session opened to await outcomes, the work stays in flight here (nothing else may be done on
+     * the session) until {@link #transactionEnded} says how the application's transaction ended;
+     * in any other such session the instance takes the work as done and forgets the shards it
+     * consumed from, so the next lease re-reads their cursors (waiting for the application's
+     * transaction to end): a rolled-back receive is then found again, but not counted as a
+     * delivery attempt.
+     */
     public void commit() {
         checkOpen();
+        if (awaitsOutcome) {
+            requireTransactionBlock();
+        }
         try {
             commitWork(true, true);
         } catch (RuntimeException e) {
@@ -888,7 +920,86 @@ public final class BrokerSession implements AutoCloseable {
             }
             throw e;
         }
-        completed(true);
+        if (inFlight == null) {
+            completed(true); // (an awaiting session runs its actions when the outcome is told)
+        }
+    }
+
+    /** How an application's transaction, that a session on its connection wrote into, ended. */
+    public enum Outcome {
+        COMMITTED,
+        ROLLED_BACK,
+        /** The commit's outcome is not known (its connection was lost while it ran). */
+        UNKNOWN
+    }
+
+    /** The work a commit() wrote into the application's transaction, waiting for its outcome. */
+    private record InFlight(List<Batch> batches, List<Claim> moving, long earliestScheduled) {}
+
+    /**
+     * For a session opened to await outcomes ({@code Broker#openSession(Connection, boolean)}): the
+     * application's transaction on the session's connection ended. What {@link #commit()} wrote
+     * into it becomes visible here when it committed (sent messages cached and their consumers
+     * woken, consumed messages final); when it rolled back, the consumed messages are given back
+     * and delivered again, counted as a failed delivery (redelivery delay, dead letter after the
+     * destination's attempts), and the sent ones are dropped; when the outcome is unknown, the
+     * instance forgets the shards consumed from and re-reads them from PostgreSQL, as after a
+     * commit in doubt. Work the session did not write (no {@code commit()} in that transaction) is
+     * rolled back in any case. The session may be used for the next transaction afterwards.
+     */
+    public void transactionEnded(Outcome outcome) {
+        java.util.Objects.requireNonNull(outcome, "outcome");
+        if (closed) {
+            throw new ShardQException(ErrorKind.ILLEGAL_STATE, "the session is closed");
+        }
+        if (!awaitsOutcome) {
+            throw new ShardQException(
+                    ErrorKind.ILLEGAL_STATE,
+                    "this session was not opened to be told outcomes: open it with Broker#openSession(connection, true)");
+        }
+        InFlight f = inFlight;
+        inFlight = null;
+        if (f == null) {
+            rollbackWork(); // nothing of this session was written into that transaction
+            return;
+        }
+        switch (outcome) {
+            case COMMITTED -> {
+                if (f.earliestScheduled() != Long.MAX_VALUE) {
+                    engine.scheduled(f.earliestScheduled());
+                }
+                afterCommit(f.batches(), true, true);
+                completed(true);
+            }
+            case ROLLED_BACK -> {
+                reportRolledBack(f.batches());
+                afterFailedCommit(true); // aborts the moves, counts the attempts, gives the messages back
+                completed(false);
+            }
+            case UNKNOWN -> {
+                reportRolledBack(f.batches()); // perhaps dead rows: the reclaimer looks
+                failedConsumption(f.moving(), null, true);
+                completed(false);
+            }
+        }
+    }
+
+    /** True while what {@link #commit()} wrote waits for {@link #transactionEnded}. */
+    public boolean awaitingOutcome() {
+        return inFlight != null;
+    }
+
+    private void requireTransactionBlock() {
+        try {
+            if (external.getAutoCommit()) {
+                throw new ShardQException(
+                        ErrorKind.ILLEGAL_STATE,
+                        "the application's connection is in autocommit mode: a session that joins the"
+                                + " application's transaction needs one (setAutoCommit(false))");
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the application's connection");
+        }
     }
 
     /** Run once after the current transaction commits, then forgotten (see {@link #onCommit}). */
@@ -1131,13 +1242,21 @@ public final class BrokerSession implements AutoCloseable {
             releaseConnection(c, borrowed);
         }
         pending.values().removeAll(toWrite);
+        long earliest = Long.MAX_VALUE;
         if (!toSchedule.isEmpty()) {
             scheduled.removeAll(toSchedule);
-            long earliest = Long.MAX_VALUE;
             for (ScheduledSend s : toSchedule) {
                 earliest = Math.min(earliest, s.message().deliverAt());
                 s.rt().enqueued.increment();
             }
+        }
+        if (awaitsOutcome) {
+            // written into the application's transaction, which commits or rolls back later: the
+            // moves stay planned (this shard's mover in flight), the sends unpublished, until told
+            inFlight = new InFlight(batches, moving, earliest);
+            return;
+        }
+        if (earliest != Long.MAX_VALUE) {
             engine.scheduled(earliest);
         }
         afterCommit(batches, sends, consumption);
@@ -1333,14 +1452,22 @@ public final class BrokerSession implements AutoCloseable {
                 : new ShardQException(ErrorKind.ROLLED_BACK, "transaction rolled back: " + e.getMessage(), e);
     }
 
+    /**
+     * On an application's connection whose outcomes this session is not told: after commit() the
+     * application may still roll back, so memory must not take the work as done.
+     */
+    private boolean untold() {
+        return external != null && !awaitsOutcome;
+    }
+
     private void afterCommit(List<Batch> batches, boolean sends, boolean consumption) {
         Enqueue.publish(tentativeSlices);
         for (Batch b : batches) {
             engine.stats().enqueued.add(b.messages.size());
             b.rt.enqueued.add(b.messages.size());
             int n = b.stored.size();
-            if (external != null || b.published || n == 0) {
-                continue; // external: the application may still roll back; consumers find these by polling
+            if (untold() || b.published || n == 0) {
+                continue; // the application may still roll back: consumers find these by polling
             }
             int dest = b.rt.info().id();
             for (int i = 0; i < n; i++) {
@@ -1378,7 +1505,7 @@ public final class BrokerSession implements AutoCloseable {
             // prefetched messages stay with the session (given back when it closes or rolls back), so
             // each consumer sees a shard in sequence order
             boolean release = cl.exclusive || cl.prefetched.isEmpty();
-            if (external == null) {
+            if (!untold()) {
                 cl.shard.committed(cl.newPosition, cl.outOfOrder, release, cl.epoch);
                 if (shared) {
                     cl.rt.trimCache(cl.shard.shardNo);
@@ -1629,6 +1756,12 @@ public final class BrokerSession implements AutoCloseable {
         if (closed) {
             throw new ShardQException(ErrorKind.ILLEGAL_STATE, "the session is closed");
         }
+        if (inFlight != null) {
+            throw new ShardQException(
+                    ErrorKind.ILLEGAL_STATE,
+                    "this session's work is written into the application's transaction, which has not"
+                            + " ended yet: report its outcome (transactionEnded) before using the session again");
+        }
     }
 
     /** Rolls back whatever is uncommitted (JMS: closing a session rolls back its transaction). */
@@ -1638,6 +1771,9 @@ public final class BrokerSession implements AutoCloseable {
             return;
         }
         try {
+            if (inFlight != null) {
+                transactionEnded(Outcome.UNKNOWN); // closed before the application said how it ended
+            }
             if (hasUncommittedWork() || txConnection != null || !claims.isEmpty()) {
                 rollbackWork();
             }

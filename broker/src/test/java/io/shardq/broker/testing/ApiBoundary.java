@@ -59,6 +59,8 @@ public final class ApiBoundary {
             ENGINE + ".DestinationCounters",
             ENGINE + ".MessageCacheStats",
             ENGINE + ".RoleAccess",
+            // a JDBC URL with its password masked: the Spring Boot starter names the DataSource's URL in errors
+            ENGINE + ".JdbcUrls",
             // topics: which subscription a consumer wants, and what shardq.subscriptions shows
             ENGINE + ".SubscriptionSpec",
             ENGINE + ".SubscriptionStats",
