@@ -16,9 +16,11 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.jms.DefaultJmsListenerContainerFactoryConfigurer;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.jms.config.DefaultJmsListenerContainerFactory;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -161,6 +163,43 @@ public class ShardQAutoConfiguration {
             return m.invoke(tm) == ds;
         } catch (ReflectiveOperationException e) {
             return false;
+        }
+    }
+
+    /**
+     * Micrometer: when {@code shardq-metrics} and Micrometer are on the class path, a {@link
+     * io.shardq.metrics.ShardQMetrics} bean over the factory's engine. Spring Boot's actuator binds
+     * every {@code MeterBinder} bean to its registries, so {@code /actuator/prometheus} shows the
+     * {@code shardq_*} meters with no further setting; closing the context removes them.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"io.shardq.metrics.ShardQMetrics", "io.micrometer.core.instrument.binder.MeterBinder"})
+    static class MetricsConfiguration {
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        io.shardq.metrics.ShardQMetrics shardQMetrics(TransactionAwareShardQConnectionFactory factory)
+                throws jakarta.jms.JMSException {
+            return new io.shardq.metrics.ShardQMetrics(factory.target().broker());
+        }
+    }
+
+    /**
+     * JMX: with {@code spring.jmx.enabled=true} (Spring Boot's own switch for its MBeans), the same
+     * figures as MXBeans under {@code io.shardq:type=...} in Spring's MBean server, unregistered when
+     * the context closes.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.shardq.metrics.ShardQMBeans")
+    @ConditionalOnProperty(prefix = "spring.jmx", name = "enabled", havingValue = "true")
+    static class JmxConfiguration {
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        io.shardq.metrics.ShardQMBeans.Registration shardQMBeans(
+                TransactionAwareShardQConnectionFactory factory, ObjectProvider<javax.management.MBeanServer> server)
+                throws jakarta.jms.JMSException {
+            return io.shardq.metrics.ShardQMBeans.register(
+                    factory.target().broker(),
+                    server.getIfAvailable(java.lang.management.ManagementFactory::getPlatformMBeanServer));
         }
     }
 }
