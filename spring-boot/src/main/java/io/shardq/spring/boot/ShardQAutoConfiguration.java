@@ -37,7 +37,9 @@ import org.springframework.transaction.support.ResourceTransactionManager;
  *
  * <ul>
  *   <li>{@link BrokerConfig} {@code shardQBrokerConfig}: the settings; {@code shardq.jdbc.*} taken
- *       from the DataSource when unset, the embedded PostgreSQL when there is no DataSource.
+ *       from the DataSource when unset (an application that names no database gets one from {@link
+ *       ShardQDataSourceAutoConfiguration}, on the embedded PostgreSQL), ShardQ's own settings when
+ *       sessions do not join a DataSource.
  *   <li>{@link TransactionAwareShardQConnectionFactory} {@code shardQConnectionFactory}: started
  *       with the context (so a wrong setting fails the start), stopped with it; {@link
  *       ShardQConnectionFactoryCustomizer} beans adjust it first (e.g. the ObjectMessage allow

@@ -49,21 +49,62 @@ class ShardQAutoConfigurationTest {
     }
 
     @Test
-    void withoutDataSource_theFactoryRunsOnTheEmbeddedPostgres(@TempDir Path dataDir) {
+    void withoutDataSource_theApplicationAndShardqShareTheEmbeddedPostgres(@TempDir Path dataDir) {
+        // the auto-configurations a Spring Boot application with the starter gets: spring-jdbc and HikariCP
+        // are on its class path, so Boot's DataSourceAutoConfiguration runs too (and failed before
+        // ShardQDataSourceAutoConfiguration gave it a DataSource: "Failed to determine a suitable driver class")
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ShardQAutoConfiguration.class, JmsAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(
+                        ShardQDataSourceAutoConfiguration.class,
+                        DataSourceAutoConfiguration.class,
+                        DataSourceTransactionManagerAutoConfiguration.class,
+                        TransactionAutoConfiguration.class,
+                        ShardQAutoConfiguration.class,
+                        JmsAutoConfiguration.class))
                 .withPropertyValues("shardq.embedded.data-dir=" + dataDir, "shardq.pool.size=4")
                 .run(ctx -> {
                     assertThat(ctx).hasNotFailed();
-                    assertThat(ctx.getBean(BrokerConfig.class).embedded()).isTrue();
+                    assertThat(dataDir.resolve("PG_VERSION")).exists(); // the embedded server's data directory
+                    DataSource ds = ctx.getBean(DataSource.class);
                     TransactionAwareShardQConnectionFactory factory =
                             ctx.getBean(TransactionAwareShardQConnectionFactory.class);
-                    assertThat(factory.joinedDataSource()).isNull();
-                    assertThat(dataDir.resolve("PG_VERSION")).exists(); // the embedded server's data directory
+                    assertThat(factory.joinedDataSource()).isSameAs(ds);
                     JmsTemplate jms = ctx.getBean(JmsTemplate.class);
                     jms.convertAndSend("auto.embedded", "hello");
                     jms.setReceiveTimeout(10_000);
                     assertThat(jms.receiveAndConvert("auto.embedded")).isEqualTo("hello");
+
+                    // the application's SQL and a send in one transaction on that server: all or nothing
+                    JdbcTemplate sql = new JdbcTemplate(ds);
+                    sql.execute("create table if not exists greetings (text text)");
+                    TransactionTemplate tx = new TransactionTemplate(ctx.getBean(PlatformTransactionManager.class));
+                    tx.executeWithoutResult(status -> {
+                        sql.update("insert into greetings values ('rolled back')");
+                        jms.convertAndSend("auto.embedded", "rolled back");
+                        status.setRollbackOnly();
+                    });
+                    tx.executeWithoutResult(status -> {
+                        sql.update("insert into greetings values ('committed')");
+                        jms.convertAndSend("auto.embedded", "committed");
+                    });
+                    assertThat(sql.queryForList("select text from greetings", String.class))
+                            .containsExactly("committed");
+                    assertThat(jms.receiveAndConvert("auto.embedded")).isEqualTo("committed");
+                    jms.setReceiveTimeout(500);
+                    assertThat(jms.receiveAndConvert("auto.embedded")).isNull();
+                });
+    }
+
+    @Test
+    void withADataSourceUrl_theStarterLeavesTheDataSourceToSpringBoot(TestDatabase db) {
+        withDataSource(db, db.jdbcUrl())
+                .withConfiguration(AutoConfigurations.of(ShardQDataSourceAutoConfiguration.class))
+                .run(ctx -> {
+                    assertThat(ctx).hasNotFailed();
+                    assertThat(ctx).doesNotHaveBean(io.shardq.broker.store.Database.class);
+                    assertThat(ctx.getBean(DataSource.class)).isInstanceOf(com.zaxxer.hikari.HikariDataSource.class);
+                    assertThat(((com.zaxxer.hikari.HikariDataSource) ctx.getBean(DataSource.class)).getJdbcUrl())
+                            .isEqualTo(db.jdbcUrl());
                 });
     }
 
