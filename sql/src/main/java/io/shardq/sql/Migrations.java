@@ -101,7 +101,7 @@ public final class Migrations {
         return config.dataSource(dataSource)
                 .schemas(SCHEMA)
                 .createSchemas(true)
-                .locations("classpath:db/migration")
+                .locations("classpath:io/shardq/sql/migration")
                 .placeholderReplacement(false)
                 .validateMigrationNaming(true)
                 .load();

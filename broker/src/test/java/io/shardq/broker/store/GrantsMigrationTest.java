@@ -23,7 +23,7 @@ class GrantsMigrationTest {
         Migrations.migrate(db.dataSource());
         String v004;
         try (var in =
-                Migrations.class.getClassLoader().getResourceAsStream("db/migration/V004__destination_grants.sql")) {
+                Migrations.class.getClassLoader().getResourceAsStream("io/shardq/sql/migration/V004__destination_grants.sql")) {
             v004 = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         try (var c = db.connect();

@@ -1,0 +1,1 @@
+create table app_orders (id bigint primary key);
