@@ -19,6 +19,7 @@ public final class EngineStats {
     final LongAdder expired = new LongAdder();
 
     final LongAdder notifiesSent = new LongAdder();
+    final LongAdder notifiesFailed = new LongAdder();
     final LongAdder wakeupsReceived = new LongAdder();
     /** Batches that rode along in another session's group commit ({@link ShardWriter}). */
     final LongAdder combinedWrites = new LongAdder();
@@ -139,6 +140,14 @@ public final class EngineStats {
 
     public long deadLettered() {
         return deadLettered.sum();
+    }
+
+    /**
+     * Wake-up NOTIFYs that failed after the fast path's batch had committed: the batch stands, and
+     * the waiting consumer finds it by its poll instead.
+     */
+    public long notifiesFailed() {
+        return notifiesFailed.sum();
     }
 
     public long notifiesSent() {

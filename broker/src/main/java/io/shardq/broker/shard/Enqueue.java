@@ -12,6 +12,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The two ways a batch of messages is written to one shard (see the visibility rule in {@code
@@ -19,6 +21,8 @@ import java.util.List;
  * and reserve-then-insert otherwise. Both hold the shard row's lock until the transaction ends.
  */
 final class Enqueue {
+    private static final Logger LOG = LoggerFactory.getLogger(Enqueue.class);
+
     /** The most rows one fast-path statement carries (bind parameters stay far below 65535). */
     static final int FAST_MAX_ROWS = 1000;
 
@@ -114,7 +118,24 @@ final class Enqueue {
                 notified = rs.getLong(1);
             }
         }
-        notifyIfWaited(engine, c, d, shard, notified);
+        // in autocommit (the group-commit writer) the batch has committed: a NOTIFY that fails now must
+        // not report it as refused, or the sender would send it again; the waiter finds it by its poll
+        // (pollHeads) instead. In a session's transaction the failure fails the transaction, as it should
+        try {
+            notifyIfWaited(engine, c, d, shard, notified);
+        } catch (SQLException e) {
+            if (!c.getAutoCommit()) {
+                throw e;
+            }
+            engine.stats().notifiesFailed.increment();
+            LOG.warn(
+                    "{} - the wake-up NOTIFY for {} shard {} failed after its batch committed ({}); the waiting"
+                            + " consumer will find the messages by polling",
+                    engine.instanceId(),
+                    d.name(),
+                    shard,
+                    e.getMessage());
+        }
         number(parts, expected);
         return expected;
     }

@@ -86,6 +86,58 @@ class InstanceFailureTest {
         }
     }
 
+    /**
+     * The fast path's wake-up NOTIFY is a statement of its own, sent after the one-statement batch
+     * committed in autocommit. A NOTIFY that fails there must not report the committed batch as
+     * refused: the sender would be told "not sent" and send again, a duplicate. The failure is a
+     * real PostgreSQL one: the producer's connections search a schema whose pg_notify raises an
+     * error before pg_catalog's.
+     */
+    @Test
+    void aFailedWakeupNotify_afterTheFastPathCommitted_doesNotFailTheSend(TestDatabase db) throws Exception {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute("create schema failing_notify");
+            s.execute("create function failing_notify.pg_notify(text, text) returns void language plpgsql as"
+                    + " $$ begin raise exception 'injected: NOTIFY refused'; end $$");
+        }
+        String url =
+                db.jdbcUrl() + (db.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=failing_notify,pg_catalog";
+        var consumerConfig =
+                db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build();
+        var producerConfig = db.brokerConfig()
+                .set(BrokerProperty.HEARTBEAT_MS, 200)
+                .set(BrokerProperty.JDBC_URL, url)
+                .set(BrokerProperty.MIGRATE_ON_START, false)
+                .build();
+        try (Broker consumerSide = Broker.start(consumerConfig);
+                Broker producerSide = Broker.start(producerConfig)) {
+            consumerSide.admin().createQueue("wake.fail", QueueOptions.DEFAULTS.withShards(1));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> consumerSide.engine().otherInstancesAlive());
+            try (BrokerSession p = producerSide.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
+                    BrokerSession c = consumerSide.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+                p.send("wake.fail", Messages.text("first")); // no waiter yet: no NOTIFY; the producer learns the head
+                assertThat(Messages.body(c.receive("wake.fail", 10_000, false).message()))
+                        .isEqualTo("first");
+                assertThat(c.receive("wake.fail", 300, false)).isNull();
+                CompletableFuture<Delivery> waiting =
+                        CompletableFuture.supplyAsync(() -> c.receive("wake.fail", 60_000, false));
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> waiterRegistered(db));
+
+                p.send("wake.fail", Messages.text("second")); // committed, then the NOTIFY fails
+
+                assertThat(producerSide.stats().notifiesFailed()).isPositive();
+                // the consumer finds it without the wake-up (its poll), once
+                assertThat(Messages.body(waiting.get(60, TimeUnit.SECONDS).message()))
+                        .isEqualTo("second");
+                assertThat(c.receive("wake.fail", 500, false)).isNull();
+                assertThat(consumerSide.admin().backlog("wake.fail")).isZero();
+            }
+        }
+    }
+
     static boolean waiterRegistered(TestDatabase db) throws Exception {
         try (Connection c = db.connect();
                 Statement s = c.createStatement();

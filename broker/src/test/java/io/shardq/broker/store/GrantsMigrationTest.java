@@ -22,8 +22,9 @@ class GrantsMigrationTest {
     void v004_addsTheRawWriteGuard_toDestinationsThatExistedBeforeIt(TestDatabase db) throws Exception {
         Migrations.migrate(db.dataSource());
         String v004;
-        try (var in =
-                Migrations.class.getClassLoader().getResourceAsStream("io/shardq/sql/migration/V004__destination_grants.sql")) {
+        try (var in = Migrations.class
+                .getClassLoader()
+                .getResourceAsStream("io/shardq/sql/migration/V004__destination_grants.sql")) {
             v004 = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         try (var c = db.connect();
