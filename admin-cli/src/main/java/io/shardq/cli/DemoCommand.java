@@ -488,11 +488,11 @@ final class DemoCommand implements Callable<Integer> {
                 out.println(String.format(Locale.ROOT, "  %-18s %s", r[0], r[1]));
             }
             out.println("where to look next:");
-            out.println("  ./shardq queue stats " + ORDERS + "        the queue's shards, rates and oldest message");
-            out.println("  ./shardq topic stats " + EVENTS + "        its subscriptions, their lag and retirement");
-            out.println("  ./shardq cache stats " + PRICES + "        the cache's entries and expirations");
-            out.println("  psql: select * from shardq_demo.inventory   what the consumers' transactions changed");
-            out.println("  ./shardq perf queue --threads 1,4         the benchmark, beside a plain INSERT");
+            out.println("  ./shardq queue stats " + ORDERS + " --rate   its shards, backlog, rates, oldest message");
+            out.println("  ./shardq topic stats " + EVENTS + "          its subscriptions, their lag and retirement");
+            out.println("  ./shardq cache stats " + PRICES + "          the cache's entries and expirations");
+            out.println("  psql: select * from shardq_demo.inventory     what the consumers' transactions changed");
+            out.println("  ./shardq perf queue --threads 1,4           the benchmark, beside a plain INSERT");
         }
 
         ObjectNode json() {
