@@ -59,16 +59,6 @@ final class Listeners<K, V> {
         registrations.removeIf(r -> r.config().equals(c));
     }
 
-    /** True when a registered listener implements {@code type}. */
-    boolean anyFor(Class<?> type) {
-        for (Registration<K, V> r : registrations) {
-            if (type.isInstance(r.listener())) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** Fires the events of one committed call. */
     void fire(List<JCacheEvent<K, V>> events) {
         if (events.isEmpty() || registrations.isEmpty()) {

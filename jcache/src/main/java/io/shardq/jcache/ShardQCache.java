@@ -32,7 +32,6 @@ import javax.cache.configuration.CacheEntryListenerConfiguration;
 import javax.cache.configuration.CompleteConfiguration;
 import javax.cache.configuration.Configuration;
 import javax.cache.configuration.MutableConfiguration;
-import javax.cache.event.CacheEntryRemovedListener;
 import javax.cache.event.EventType;
 import javax.cache.expiry.Duration;
 import javax.cache.expiry.ExpiryPolicy;
@@ -70,6 +69,9 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     static final java.time.Duration GRACE = java.time.Duration.ofMinutes(1);
 
     private static final long UNCHANGED = -1;
+    /** Keys per page of {@link #iterator()} and {@link #removeAll()}. */
+    static final int PAGE = 100;
+
     private static final String LOCK_SQL = "SELECT count(pg_advisory_xact_lock(?, h)) FROM unnest(?::integer[]) AS h";
 
     private final ShardQCacheManager manager;
@@ -608,21 +610,24 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     }
 
     /**
-     * Removes every entry. The engine cannot list a cache's keys (entries are found by key only),
-     * so this is {@link #clear()} when nothing needs the keys; with a CacheWriter or a REMOVED
-     * listener it is refused, since it could neither delete through nor tell the listener what
-     * went. Removals made this way are not counted in the statistics (their number is unknown).
+     * Removes every entry as {@link #removeAll(Set)} does (CacheWriter, REMOVED events, statistics),
+     * a page of {@value #PAGE} keys at a time from the engine's key listing, each page one
+     * transaction: not atomic as a whole, and entries written meanwhile may stay. {@link #clear()}
+     * is the fast way (one TRUNCATE, no writer, no events).
      */
     @Override
     public void removeAll() {
         checkOpen();
-        if (writeThrough() || listeners.anyFor(CacheEntryRemovedListener.class)) {
-            throw new UnsupportedOperationException("cache \"" + name + "\": removeAll() without keys is not"
-                    + " supported with a CacheWriter or a REMOVED listener: ShardQ's key/value cache finds"
-                    + " entries by key and cannot list them; call removeAll(keys), or clear() to empty the"
-                    + " cache without writer or events");
+        K after = null;
+        while (true) {
+            K from = after;
+            List<K> page = call(() -> kv.keys(from, PAGE));
+            if (page.isEmpty()) {
+                return;
+            }
+            removeAll(new LinkedHashSet<>(page));
+            after = page.get(page.size() - 1);
         }
-        clear();
     }
 
     /** Empties the cache for every JVM (a TRUNCATE): no CacheWriter call, no events, as JCache says. */
@@ -1066,14 +1071,78 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     // ---------------------------------------------------------------- the rest of Cache
 
     /**
-     * Refused: ShardQ's key/value cache finds entries by key (an index probe per partition) and
-     * has no operation that lists its keys, so there is nothing to iterate.
+     * The live entries, read a page of {@value #PAGE} keys at a time in the order of their encoded
+     * bytes (the engine's {@link KvCache#keys}), then their values: not a snapshot, entries written
+     * meanwhile may or may not be seen. Each entry returned counts as a hit and is an access for
+     * the expiry policy; {@code remove()} removes through {@link #remove(Object)}.
      */
     @Override
     public Iterator<Cache.Entry<K, V>> iterator() {
         checkOpen();
-        throw new UnsupportedOperationException("cache \"" + name + "\": iteration is not supported: ShardQ's"
-                + " key/value cache finds entries by key only and cannot list them");
+        return new EntryIterator();
+    }
+
+    private final class EntryIterator implements Iterator<Cache.Entry<K, V>> {
+        private final java.util.ArrayDeque<Cache.Entry<K, V>> ready = new java.util.ArrayDeque<>();
+        private K after;
+        private boolean done;
+        private K last;
+
+        @Override
+        public boolean hasNext() {
+            while (ready.isEmpty() && !done) {
+                fetch();
+            }
+            return !ready.isEmpty();
+        }
+
+        private void fetch() {
+            checkOpen();
+            K from = after;
+            List<K> page = call(() -> kv.keys(from, PAGE));
+            if (page.size() < PAGE) {
+                done = true;
+            }
+            if (page.isEmpty()) {
+                return;
+            }
+            after = page.get(page.size() - 1);
+            Map<K, byte[]> raw = call(() -> kv.getAll(page));
+            long now = now();
+            for (K k : page) {
+                byte[] r = raw.get(k);
+                if (r == null) {
+                    continue; // removed since the listing
+                }
+                Stored s = Stored.of(r);
+                if (s.expired(now)) {
+                    expire(k);
+                    continue;
+                }
+                hits(1);
+                ready.add(new SimpleEntry<>(k, decode(s)));
+                accessed(k, s);
+            }
+        }
+
+        @Override
+        public Cache.Entry<K, V> next() {
+            if (!hasNext()) {
+                throw new java.util.NoSuchElementException();
+            }
+            Cache.Entry<K, V> e = ready.poll();
+            last = e.getKey();
+            return e;
+        }
+
+        @Override
+        public void remove() {
+            if (last == null) {
+                throw new IllegalStateException("remove() without a next() before it");
+            }
+            ShardQCache.this.remove(last);
+            last = null;
+        }
     }
 
     @Override

@@ -133,9 +133,6 @@ class JCacheBasicsTest {
                 .hasMessageContaining("java.util.concurrent.atomic.AtomicLong");
         Cache<String, String> c = f.manager.createCache("typed", strings());
         assertThatThrownBy(() -> c.put(null, "v")).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> c.iterator())
-                .isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("cannot list them");
         @SuppressWarnings({"unchecked", "rawtypes"})
         Cache<Object, Object> raw = (Cache) c;
         assertThatThrownBy(() -> raw.put(1, "v"))
@@ -145,30 +142,68 @@ class JCacheBasicsTest {
                 .isInstanceOf(ClassCastException.class);
     }
 
+    static final java.util.Set<Object> DELETED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     public static final class RecordingWriter implements CacheWriter<String, String>, Serializable {
         @Override
         public void write(Cache.Entry<? extends String, ? extends String> entry) {}
 
         @Override
-        public void writeAll(java.util.Collection<Cache.Entry<? extends String, ? extends String>> entries) {}
+        public void writeAll(java.util.Collection<Cache.Entry<? extends String, ? extends String>> entries) {
+            entries.clear();
+        }
 
         @Override
-        public void delete(Object key) {}
+        public void delete(Object key) {
+            DELETED.add(key);
+        }
 
         @Override
-        public void deleteAll(java.util.Collection<?> keys) {}
+        public void deleteAll(java.util.Collection<?> keys) {
+            DELETED.addAll(keys);
+            keys.clear();
+        }
     }
 
     @Test
-    void removeAllWithoutKeys_withAWriter_isRefused_becauseKeysCannotBeListed() {
+    void theIterator_visitsEveryLiveEntryOnce_acrossPages_andRemoves() {
+        Cache<String, String> c = f.manager.createCache("iterated", strings());
+        Map<String, String> all = new java.util.HashMap<>();
+        for (int i = 0; i < ShardQCache.PAGE * 2 + 7; i++) {
+            all.put("k" + i, "v" + i);
+        }
+        c.putAll(all);
+        Map<String, String> seen = new java.util.HashMap<>();
+        for (Cache.Entry<String, String> e : c) {
+            assertThat(seen.put(e.getKey(), e.getValue())).as("each entry once").isNull();
+        }
+        assertThat(seen).isEqualTo(all);
+        java.util.Iterator<Cache.Entry<String, String>> i = c.iterator();
+        while (i.hasNext()) {
+            if (i.next().getKey().endsWith("7")) {
+                i.remove();
+            }
+        }
+        assertThat(c.containsKey("k7")).isFalse();
+        assertThat(c.containsKey("k8")).isTrue();
+        assertThat(c.iterator()).toIterable().hasSize((int)
+                all.keySet().stream().filter(k -> !k.endsWith("7")).count());
+    }
+
+    @Test
+    void removeAllWithoutKeys_deletesThroughTheWriter_everyEntry() {
+        DELETED.clear();
         Cache<String, String> c = f.manager.createCache(
                 "written",
                 strings().setWriteThrough(true).setCacheWriterFactory(FactoryBuilder.factoryOf(RecordingWriter.class)));
-        c.put("k", "v");
-        assertThatThrownBy(c::removeAll)
-                .isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("cannot list them");
-        assertThat(c.get("k")).isEqualTo("v");
+        Map<String, String> all = new java.util.HashMap<>();
+        for (int i = 0; i < ShardQCache.PAGE + 3; i++) {
+            all.put("k" + i, "v");
+        }
+        c.putAll(all);
+        c.removeAll();
+        assertThat(DELETED).isEqualTo(all.keySet());
+        assertThat(c.iterator().hasNext()).isFalse();
     }
 
     @Test

@@ -137,6 +137,12 @@ class JCacheListenerTest {
         c.putAll(Map.of("b", "1"));
         c.removeAll(Set.of("b", "absent"));
         assertThat(seen("sync")).endsWith("CREATED b 1 null", "REMOVED b 1 1");
+        c.put("c", "1");
+        c.removeAll();
+        assertThat(seen("sync")).endsWith("REMOVED c 1 1");
+        c.put("d", "1");
+        c.clear();
+        assertThat(seen("sync")).as("clear() fires nothing").endsWith("CREATED d 1 null");
     }
 
     @Test
