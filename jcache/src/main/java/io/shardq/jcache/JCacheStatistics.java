@@ -21,10 +21,13 @@ final class JCacheStatistics implements CacheStatisticsMXBean {
     private final LongAdder putNanos = new LongAdder();
     private final LongAdder removeCalls = new LongAdder();
     private final LongAdder removeNanos = new LongAdder();
+    private final java.util.function.BooleanSupplier enabled;
     private final LongSupplier evictions;
     private volatile long evictionsBase;
 
-    JCacheStatistics(LongSupplier evictions) {
+    /** {@code enabled}: the configuration's switch; nothing is counted while it is off. */
+    JCacheStatistics(java.util.function.BooleanSupplier enabled, LongSupplier evictions) {
+        this.enabled = enabled;
         this.evictions = evictions;
         this.evictionsBase = safe(evictions);
     }
@@ -38,34 +41,48 @@ final class JCacheStatistics implements CacheStatisticsMXBean {
     }
 
     void hits(long n) {
-        hits.add(n);
+        if (n > 0 && enabled.getAsBoolean()) {
+            hits.add(n);
+        }
     }
 
     void misses(long n) {
-        misses.add(n);
+        if (n > 0 && enabled.getAsBoolean()) {
+            misses.add(n);
+        }
     }
 
     void puts(long n) {
-        puts.add(n);
+        if (n > 0 && enabled.getAsBoolean()) {
+            puts.add(n);
+        }
     }
 
     void removals(long n) {
-        removals.add(n);
+        if (n > 0 && enabled.getAsBoolean()) {
+            removals.add(n);
+        }
     }
 
     void getTime(long started) {
-        getCalls.increment();
-        getNanos.add(System.nanoTime() - started);
+        if (enabled.getAsBoolean()) {
+            getCalls.increment();
+            getNanos.add(System.nanoTime() - started);
+        }
     }
 
     void putTime(long started) {
-        putCalls.increment();
-        putNanos.add(System.nanoTime() - started);
+        if (enabled.getAsBoolean()) {
+            putCalls.increment();
+            putNanos.add(System.nanoTime() - started);
+        }
     }
 
     void removeTime(long started) {
-        removeCalls.increment();
-        removeNanos.add(System.nanoTime() - started);
+        if (enabled.getAsBoolean()) {
+            removeCalls.increment();
+            removeNanos.add(System.nanoTime() - started);
+        }
     }
 
     @Override

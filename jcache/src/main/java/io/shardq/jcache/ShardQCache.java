@@ -33,7 +33,6 @@ import javax.cache.configuration.CompleteConfiguration;
 import javax.cache.configuration.Configuration;
 import javax.cache.configuration.MutableConfiguration;
 import javax.cache.event.EventType;
-import javax.cache.expiry.Duration;
 import javax.cache.expiry.ExpiryPolicy;
 import javax.cache.integration.CacheLoader;
 import javax.cache.integration.CacheLoaderException;
@@ -43,7 +42,6 @@ import javax.cache.integration.CompletionListener;
 import javax.cache.processor.EntryProcessor;
 import javax.cache.processor.EntryProcessorException;
 import javax.cache.processor.EntryProcessorResult;
-import javax.cache.processor.MutableEntry;
 import javax.management.ObjectName;
 
 /**
@@ -60,15 +58,11 @@ import javax.management.ObjectName;
  * #unwrap}). Events fire after the commit (see {@link Listeners}).
  *
  * <p><b>Expiry</b> is kept per entry in this layer ({@link Stored}) and judged by the manager's
- * clock, which must be the broker's; the engine's TTL is the same instant plus {@link #GRACE}.
+ * clock, which must be the broker's; the engine's TTL is the same instant plus {@link Expiries#GRACE}.
  * An entry found expired is removed under its lock and an EXPIRED event fires; entries no JVM
  * reads again go when the engine drops their partition, without an event.
  */
 final class ShardQCache<K, V> implements Cache<K, V> {
-    /** How long the engine keeps a row past its JCache expiry, so that the expiry is observed. */
-    static final java.time.Duration GRACE = java.time.Duration.ofMinutes(1);
-
-    private static final long UNCHANGED = -1;
     /** Keys per page of {@link #iterator()} and {@link #removeAll()}. */
     static final int PAGE = 100;
 
@@ -119,7 +113,8 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         String uri = manager.getURI().toString();
         this.statsName = MBeans.name(MBeans.STATISTICS, uri, name);
         this.configName = MBeans.name(MBeans.CONFIGURATION, uri, name);
-        this.stats = new JCacheStatistics(() -> broker.admin().cache(name).evictions());
+        this.stats = new JCacheStatistics(
+                config::isStatisticsEnabled, () -> broker.admin().cache(name).evictions());
         if (config.isStatisticsEnabled()) {
             MBeans.register(stats, statsName);
         }
@@ -148,16 +143,14 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         Stored s = readLive(key);
         V v;
         if (s != null) {
-            hits(1);
+            stats.hits(1);
             v = decode(s);
             accessed(key, s);
         } else {
-            misses(1);
+            stats.misses(1);
             v = readThrough() ? loadAndStore(key) : null;
         }
-        if (statistics()) {
-            stats.getTime(t0);
-        }
+        stats.getTime(t0);
         return v;
     }
 
@@ -185,15 +178,13 @@ final class ShardQCache<K, V> implements Cache<K, V> {
                 accessed(k, s);
             }
         }
-        hits(out.size());
-        misses(missing.size());
+        stats.hits(out.size());
+        stats.misses(missing.size());
         if (readThrough() && !missing.isEmpty()) {
             Map<K, V> loaded = loadAllFromLoader(missing);
             out.putAll(storeLoaded(loaded, false));
         }
-        if (statistics()) {
-            stats.getTime(t0);
-        }
+        stats.getTime(t0);
         return out;
     }
 
@@ -226,8 +217,8 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     /** Applies the access expiry to an entry just read, unless it changed meanwhile. */
     private void accessed(K key, Stored read) {
         long now = now();
-        long at = expiryAt(expiry::getExpiryForAccess, now);
-        if (at == UNCHANGED || at == read.expiresAt()) {
+        long at = Expiries.at(expiry::getExpiryForAccess, now);
+        if (at == Expiries.UNCHANGED || at == read.expiresAt()) {
             return;
         }
         mutate(List.of(key), tx -> {
@@ -240,7 +231,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
                 V old = decode(read);
                 tx.events.add(event(EventType.EXPIRED, key, old, old));
             } else {
-                tx.view.put(key, Stored.wrap(read.value(), at), ttl(at, now));
+                tx.view.put(key, Stored.wrap(read.value(), at), Expiries.ttl(at, now));
             }
             return null;
         });
@@ -381,10 +372,10 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         mutate(List.of(key), tx -> {
             Stored cur = tx.current(key);
             writeThrough(key, value);
-            puts(store(tx, key, value, cur, now()) ? 1 : 0);
+            stats.puts(store(tx, key, value, cur, now()) ? 1 : 0);
             return null;
         });
-        putTime(t0);
+        stats.putTime(t0);
     }
 
     @Override
@@ -396,18 +387,16 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         V old = mutate(List.of(key), tx -> {
             Stored cur = tx.current(key);
             writeThrough(key, value);
-            puts(store(tx, key, value, cur, now()) ? 1 : 0);
+            stats.puts(store(tx, key, value, cur, now()) ? 1 : 0);
             return cur == null ? null : decode(cur);
         });
         if (old == null) {
-            misses(1);
+            stats.misses(1);
         } else {
-            hits(1);
+            stats.hits(1);
         }
-        putTime(t0);
-        if (statistics()) {
-            stats.getTime(t0);
-        }
+        stats.putTime(t0);
+        stats.getTime(t0);
         return old;
     }
 
@@ -425,7 +414,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             Map<K, Stored> cur = tx.current(copy.keySet());
             if (writeThrough()) {
                 Collection<Cache.Entry<? extends K, ? extends V>> entries = new ArrayList<>();
-                copy.forEach((k, v) -> entries.add(new SimpleEntry<>(k, v)));
+                copy.forEach((k, v) -> entries.add(new JCacheEntry<>(k, v)));
                 through(() -> writer.writeAll(entries));
             }
             long now = now();
@@ -433,10 +422,10 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             for (Map.Entry<K, V> e : copy.entrySet()) {
                 n += store(tx, e.getKey(), e.getValue(), cur.get(e.getKey()), now) ? 1 : 0;
             }
-            puts(n);
+            stats.puts(n);
             return null;
         });
-        putTime(t0);
+        stats.putTime(t0);
     }
 
     @Override
@@ -450,15 +439,15 @@ final class ShardQCache<K, V> implements Cache<K, V> {
                 return false;
             }
             writeThrough(key, value);
-            puts(store(tx, key, value, null, now()) ? 1 : 0);
+            stats.puts(store(tx, key, value, null, now()) ? 1 : 0);
             return true;
         });
         if (done) {
-            misses(1);
+            stats.misses(1);
         } else {
-            hits(1);
+            stats.hits(1);
         }
-        putTime(t0);
+        stats.putTime(t0);
         return done;
     }
 
@@ -472,7 +461,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             deleteThrough(key);
             return cur != null && removeStored(tx, key, cur);
         });
-        removeTime(t0);
+        stats.removeTime(t0);
         return removed;
     }
 
@@ -485,17 +474,17 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         boolean removed = mutate(List.of(key), tx -> {
             Stored cur = tx.current(key);
             if (cur == null) {
-                misses(1);
+                stats.misses(1);
                 return false;
             }
-            hits(1);
+            stats.hits(1);
             if (!decode(cur).equals(oldValue)) {
                 return false;
             }
             deleteThrough(key);
             return removeStored(tx, key, cur);
         });
-        removeTime(t0);
+        stats.removeTime(t0);
         return removed;
     }
 
@@ -515,14 +504,12 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             return v;
         });
         if (old == null) {
-            misses(1);
+            stats.misses(1);
         } else {
-            hits(1);
+            stats.hits(1);
         }
-        removeTime(t0);
-        if (statistics()) {
-            stats.getTime(t0);
-        }
+        stats.removeTime(t0);
+        stats.getTime(t0);
         return old;
     }
 
@@ -536,18 +523,18 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         boolean done = mutate(List.of(key), tx -> {
             Stored cur = tx.current(key);
             if (cur == null) {
-                misses(1);
+                stats.misses(1);
                 return false;
             }
-            hits(1);
+            stats.hits(1);
             if (!decode(cur).equals(oldValue)) {
                 return false;
             }
             writeThrough(key, newValue);
-            puts(store(tx, key, newValue, cur, now()) ? 1 : 0);
+            stats.puts(store(tx, key, newValue, cur, now()) ? 1 : 0);
             return true;
         });
-        putTime(t0);
+        stats.putTime(t0);
         return done;
     }
 
@@ -573,16 +560,16 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             }
             V v = decode(cur);
             writeThrough(key, value);
-            puts(store(tx, key, value, cur, now()) ? 1 : 0);
+            stats.puts(store(tx, key, value, cur, now()) ? 1 : 0);
             return v;
         });
         if (old == null) {
-            misses(1);
+            stats.misses(1);
         } else {
-            hits(1);
+            stats.hits(1);
         }
-        putTime(t0);
-        if (getStats && statistics()) {
+        stats.putTime(t0);
+        if (getStats) {
             stats.getTime(t0);
         }
         return old;
@@ -606,7 +593,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             }
             return null;
         });
-        removeTime(t0);
+        stats.removeTime(t0);
     }
 
     /**
@@ -682,7 +669,8 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     private <T> T process(Tx tx, K key, EntryProcessor<K, V, T> processor, Object[] arguments) {
         Stored cur = tx.current(key);
         V old = cur == null ? null : decode(cur);
-        ProcessorEntry e = new ProcessorEntry(key, old);
+        ProcessorEntry<K, V> e =
+                new ProcessorEntry<>(key, old, readThrough() ? this::loadFromLoader : null, this::requireValue);
         T result;
         try {
             result = processor.process(e, arguments);
@@ -692,23 +680,23 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             throw new EntryProcessorException(ex);
         }
         long now = now();
-        switch (e.op) {
+        switch (e.op()) {
             case NONE -> {
-                if (e.read) {
+                if (e.read()) {
                     if (old != null) {
-                        hits(1);
+                        stats.hits(1);
                     } else {
-                        misses(1);
+                        stats.misses(1);
                     }
                 }
             }
             case LOAD -> {
-                misses(1);
-                store(tx, key, e.value, null, now);
+                stats.misses(1);
+                store(tx, key, e.value(), null, now);
             }
             case CREATE, UPDATE -> {
-                writeThrough(key, e.value);
-                puts(store(tx, key, e.value, cur, now) ? 1 : 0);
+                writeThrough(key, e.value());
+                stats.puts(store(tx, key, e.value(), cur, now) ? 1 : 0);
             }
             case REMOVE -> {
                 deleteThrough(key);
@@ -718,69 +706,6 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             }
         }
         return result;
-    }
-
-    private enum Op {
-        NONE,
-        LOAD,
-        CREATE,
-        UPDATE,
-        REMOVE
-    }
-
-    /** The entry an EntryProcessor sees: changes apply when it returns, in the call's transaction. */
-    private final class ProcessorEntry implements MutableEntry<K, V> {
-        final K key;
-        final V original;
-        V value;
-        Op op = Op.NONE;
-        boolean read;
-
-        ProcessorEntry(K key, V original) {
-            this.key = key;
-            this.original = original;
-            this.value = original;
-        }
-
-        @Override
-        public K getKey() {
-            return key;
-        }
-
-        @Override
-        public V getValue() {
-            read = true;
-            if (value == null && op == Op.NONE && readThrough()) {
-                value = loadFromLoader(key);
-                if (value != null) {
-                    op = Op.LOAD;
-                }
-            }
-            return value;
-        }
-
-        @Override
-        public boolean exists() {
-            return value != null;
-        }
-
-        @Override
-        public void remove() {
-            value = null;
-            op = original != null ? Op.REMOVE : Op.NONE;
-        }
-
-        @Override
-        public void setValue(V v) {
-            requireValue(v);
-            value = v;
-            op = original != null ? Op.UPDATE : Op.CREATE;
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> clazz) {
-            throw new IllegalArgumentException("a ShardQ MutableEntry does not unwrap to " + clazz.getName());
-        }
     }
 
     // ---------------------------------------------------------------- the transaction of a change
@@ -879,16 +804,16 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     private boolean store(Tx tx, K key, V value, Stored cur, long now) {
         long at;
         if (cur == null) {
-            at = expiryAt(expiry::getExpiryForCreation, now);
-            if (at == UNCHANGED) {
+            at = Expiries.at(expiry::getExpiryForCreation, now);
+            if (at == Expiries.UNCHANGED) {
                 at = Stored.ETERNAL;
             }
             if (at <= now) {
                 return false;
             }
         } else {
-            at = expiryAt(expiry::getExpiryForUpdate, now);
-            if (at == UNCHANGED) {
+            at = Expiries.at(expiry::getExpiryForUpdate, now);
+            if (at == Expiries.UNCHANGED) {
                 at = cur.expiresAt();
             }
             if (at <= now) {
@@ -898,7 +823,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
                 return false;
             }
         }
-        tx.view.put(key, Stored.wrap(encode(value), at), ttl(at, now));
+        tx.view.put(key, Stored.wrap(encode(value), at), Expiries.ttl(at, now));
         tx.events.add(
                 cur == null
                         ? event(EventType.CREATED, key, value, null)
@@ -910,39 +835,12 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         tx.view.remove(key);
         V old = decode(cur);
         tx.events.add(event(EventType.REMOVED, key, old, old));
-        removals(1);
+        stats.removals(1);
         return true;
     }
 
     private JCacheEvent<K, V> event(EventType type, K key, V value, V old) {
         return new JCacheEvent<>(this, type, key, value, old);
-    }
-
-    /** The expiry a policy method gives, as epoch ms: ETERNAL, now for zero, or UNCHANGED for null. */
-    private static long expiryAt(Supplier<Duration> which, long now) {
-        Duration d;
-        try {
-            d = which.get();
-        } catch (RuntimeException e) {
-            return UNCHANGED; // as the reference implementation: a failing policy changes nothing
-        }
-        if (d == null) {
-            return UNCHANGED;
-        }
-        if (d.isEternal()) {
-            return Stored.ETERNAL;
-        }
-        if (d.isZero()) {
-            return now;
-        }
-        return d.getAdjustedTime(now);
-    }
-
-    /** The engine's TTL for an entry expiring at {@code at}: that instant plus the grace period. */
-    private static java.time.Duration ttl(long at, long now) {
-        return at == Stored.ETERNAL
-                ? null
-                : java.time.Duration.ofMillis(at - now).plus(GRACE);
     }
 
     // ---------------------------------------------------------------- write-through
@@ -953,7 +851,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
 
     private void writeThrough(K key, V value) {
         if (writeThrough()) {
-            through(() -> writer.write(new SimpleEntry<>(key, value)));
+            through(() -> writer.write(new JCacheEntry<>(key, value)));
         }
     }
 
@@ -970,23 +868,6 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             throw e;
         } catch (RuntimeException e) {
             throw new CacheWriterException("the writer of cache \"" + name + "\" failed: " + e, e);
-        }
-    }
-
-    private record SimpleEntry<K, V>(K key, V value) implements Cache.Entry<K, V> {
-        @Override
-        public K getKey() {
-            return key;
-        }
-
-        @Override
-        public V getValue() {
-            return value;
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> clazz) {
-            throw new IllegalArgumentException("a ShardQ cache entry does not unwrap to " + clazz.getName());
         }
     }
 
@@ -1009,46 +890,6 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     }
 
     // ---------------------------------------------------------------- statistics
-
-    private boolean statistics() {
-        return config.isStatisticsEnabled();
-    }
-
-    private void hits(long n) {
-        if (statistics() && n > 0) {
-            stats.hits(n);
-        }
-    }
-
-    private void misses(long n) {
-        if (statistics() && n > 0) {
-            stats.misses(n);
-        }
-    }
-
-    private void puts(long n) {
-        if (statistics() && n > 0) {
-            stats.puts(n);
-        }
-    }
-
-    private void removals(long n) {
-        if (statistics() && n > 0) {
-            stats.removals(n);
-        }
-    }
-
-    private void putTime(long t0) {
-        if (statistics()) {
-            stats.putTime(t0);
-        }
-    }
-
-    private void removeTime(long t0) {
-        if (statistics()) {
-            stats.removeTime(t0);
-        }
-    }
 
     synchronized void setStatisticsEnabled(boolean enabled) {
         if (enabled && !config.isStatisticsEnabled()) {
@@ -1079,70 +920,36 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     @Override
     public Iterator<Cache.Entry<K, V>> iterator() {
         checkOpen();
-        return new EntryIterator();
+        return new EntryIterator<>(
+                after -> {
+                    checkOpen();
+                    return call(() -> kv.keys(after, PAGE));
+                },
+                PAGE,
+                this::livePage,
+                this::remove);
     }
 
-    private final class EntryIterator implements Iterator<Cache.Entry<K, V>> {
-        private final java.util.ArrayDeque<Cache.Entry<K, V>> ready = new java.util.ArrayDeque<>();
-        private K after;
-        private boolean done;
-        private K last;
-
-        @Override
-        public boolean hasNext() {
-            while (ready.isEmpty() && !done) {
-                fetch();
+    /** The live entries among a page of listed keys (expired ones removed, EXPIRED fired), each a hit and an access. */
+    private List<Cache.Entry<K, V>> livePage(List<K> page) {
+        Map<K, byte[]> raw = call(() -> kv.getAll(page));
+        List<Cache.Entry<K, V>> out = new ArrayList<>();
+        long now = now();
+        for (K k : page) {
+            byte[] r = raw.get(k);
+            if (r == null) {
+                continue; // removed since the listing
             }
-            return !ready.isEmpty();
+            Stored s = Stored.of(r);
+            if (s.expired(now)) {
+                expire(k);
+                continue;
+            }
+            stats.hits(1);
+            out.add(new JCacheEntry<>(k, decode(s)));
+            accessed(k, s);
         }
-
-        private void fetch() {
-            checkOpen();
-            K from = after;
-            List<K> page = call(() -> kv.keys(from, PAGE));
-            if (page.size() < PAGE) {
-                done = true;
-            }
-            if (page.isEmpty()) {
-                return;
-            }
-            after = page.get(page.size() - 1);
-            Map<K, byte[]> raw = call(() -> kv.getAll(page));
-            long now = now();
-            for (K k : page) {
-                byte[] r = raw.get(k);
-                if (r == null) {
-                    continue; // removed since the listing
-                }
-                Stored s = Stored.of(r);
-                if (s.expired(now)) {
-                    expire(k);
-                    continue;
-                }
-                hits(1);
-                ready.add(new SimpleEntry<>(k, decode(s)));
-                accessed(k, s);
-            }
-        }
-
-        @Override
-        public Cache.Entry<K, V> next() {
-            if (!hasNext()) {
-                throw new java.util.NoSuchElementException();
-            }
-            Cache.Entry<K, V> e = ready.poll();
-            last = e.getKey();
-            return e;
-        }
-
-        @Override
-        public void remove() {
-            if (last == null) {
-                throw new IllegalStateException("remove() without a next() before it");
-            }
-            ShardQCache.this.remove(last);
-            last = null;
-        }
+        return out;
     }
 
     @Override

@@ -200,7 +200,7 @@ final class ShardQCacheManager implements CacheManager {
                 }
             }
         }
-        return CacheOptions.DEFAULTS.withDurable(durable).withMaxTtl(max.plus(ShardQCache.GRACE));
+        return CacheOptions.DEFAULTS.withDurable(durable).withMaxTtl(max.plus(Expiries.GRACE));
     }
 
     private static javax.cache.expiry.Duration safe(java.util.function.Supplier<javax.cache.expiry.Duration> s) {
