@@ -10,14 +10,16 @@ import javax.cache.Cache;
 
 /**
  * A cache's entries, a page of listed keys at a time (keyset paging on the last key of the
- * previous page), each page's live entries read when the page is reached. Not a snapshot.
+ * previous page), each page's live entries read when the page is reached ({@code T}: what the
+ * cache keeps of each until {@code next()} returns it). Not a snapshot.
  */
-final class EntryIterator<K, V> implements Iterator<Cache.Entry<K, V>> {
+final class EntryIterator<K, V, T> implements Iterator<Cache.Entry<K, V>> {
     private final Function<K, List<K>> keysAfter;
     private final int page;
-    private final Function<List<K>, List<Cache.Entry<K, V>>> entries;
+    private final Function<List<K>, List<T>> entries;
+    private final Function<T, Cache.Entry<K, V>> visit;
     private final Consumer<K> remover;
-    private final ArrayDeque<Cache.Entry<K, V>> ready = new ArrayDeque<>();
+    private final ArrayDeque<T> ready = new ArrayDeque<>();
     private K after;
     private boolean done;
     private K last;
@@ -25,11 +27,13 @@ final class EntryIterator<K, V> implements Iterator<Cache.Entry<K, V>> {
     EntryIterator(
             Function<K, List<K>> keysAfter,
             int page,
-            Function<List<K>, List<Cache.Entry<K, V>>> entries,
+            Function<List<K>, List<T>> entries,
+            Function<T, Cache.Entry<K, V>> visit,
             Consumer<K> remover) {
         this.keysAfter = keysAfter;
         this.page = page;
         this.entries = entries;
+        this.visit = visit;
         this.remover = remover;
     }
 
@@ -53,7 +57,7 @@ final class EntryIterator<K, V> implements Iterator<Cache.Entry<K, V>> {
         if (!hasNext()) {
             throw new NoSuchElementException();
         }
-        Cache.Entry<K, V> e = ready.poll();
+        Cache.Entry<K, V> e = visit.apply(ready.poll()); // counted and accessed when returned
         last = e.getKey();
         return e;
     }

@@ -16,6 +16,9 @@ record JCacheEntry<K, V>(K key, V value) implements Cache.Entry<K, V> {
 
     @Override
     public <T> T unwrap(Class<T> clazz) {
-        throw new IllegalArgumentException("a ShardQ cache entry does not unwrap to " + clazz.getName());
+        if (clazz.isInstance(this)) {
+            return clazz.cast(this);
+        }
+        throw new IllegalArgumentException("a ShardQ cache entry unwraps only to itself, not to " + clazz.getName());
     }
 }

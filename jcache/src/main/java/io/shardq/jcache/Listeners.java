@@ -56,7 +56,25 @@ final class Listeners<K, V> {
     }
 
     void deregister(CacheEntryListenerConfiguration<K, V> c) {
-        registrations.removeIf(r -> r.config().equals(c));
+        for (Registration<K, V> r : registrations) {
+            if (r.config().equals(c)) {
+                registrations.remove(r);
+                closeQuietly(r);
+            }
+        }
+    }
+
+    /** A listener or filter that is Closeable is closed with its registration, as JSR-107 asks. */
+    private static void closeQuietly(Registration<?, ?> r) {
+        for (Object o : new Object[] {r.listener(), r.filter()}) {
+            if (o instanceof java.io.Closeable c) {
+                try {
+                    c.close();
+                } catch (java.io.IOException | RuntimeException e) {
+                    // best effort
+                }
+            }
+        }
     }
 
     /** Fires the events of one committed call. */
@@ -149,6 +167,9 @@ final class Listeners<K, V> {
     }
 
     synchronized void close() {
+        for (Registration<K, V> r : registrations) {
+            closeQuietly(r);
+        }
         registrations.clear();
         if (async != null) {
             async.shutdown();

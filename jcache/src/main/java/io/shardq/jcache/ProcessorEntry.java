@@ -74,7 +74,9 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
     @Override
     public void remove() {
         value = null;
-        op = original != null ? Op.REMOVE : Op.NONE;
+        // undoing a create or a load leaves nothing to do; otherwise the entry is removed (and the
+        // writer told, even when it was absent, as remove(key) does)
+        op = op == Op.CREATE || op == Op.LOAD ? Op.NONE : Op.REMOVE;
     }
 
     @Override
@@ -86,6 +88,9 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
 
     @Override
     public <T> T unwrap(Class<T> clazz) {
-        throw new IllegalArgumentException("a ShardQ MutableEntry does not unwrap to " + clazz.getName());
+        if (clazz.isInstance(this)) {
+            return clazz.cast(this);
+        }
+        throw new IllegalArgumentException("a ShardQ MutableEntry unwraps only to itself, not to " + clazz.getName());
     }
 }

@@ -226,15 +226,28 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             if (raw == null || !Arrays.equals(raw, read.raw())) {
                 return null; // changed: its own expiry stands
             }
-            if (at <= now) {
-                tx.view.remove(key);
-                V old = decode(read);
-                tx.events.add(event(EventType.EXPIRED, key, old, old));
-            } else {
-                tx.view.put(key, Stored.wrap(read.value(), at), Expiries.ttl(at, now));
-            }
+            setExpiry(tx, key, read, at, now);
             return null;
         });
+    }
+
+    /** Applies the access expiry to an entry read inside a change that leaves it as it is. */
+    private void accessedIn(Tx tx, K key, Stored cur) {
+        long now = now();
+        long at = Expiries.at(expiry::getExpiryForAccess, now);
+        if (at != Expiries.UNCHANGED && at != cur.expiresAt()) {
+            setExpiry(tx, key, cur, at, now);
+        }
+    }
+
+    private void setExpiry(Tx tx, K key, Stored cur, long at, long now) {
+        if (at <= now) {
+            tx.view.remove(key);
+            V old = decode(cur);
+            tx.events.add(event(EventType.EXPIRED, key, old, old));
+        } else {
+            tx.view.put(key, Stored.wrap(cur.value(), at), Expiries.ttl(at, now));
+        }
     }
 
     // ---------------------------------------------------------------- read-through
@@ -410,22 +423,36 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         });
         long t0 = System.nanoTime();
         Map<K, V> copy = new LinkedHashMap<>(map);
-        mutate(copy.keySet(), tx -> {
+        CacheWriterException failed = mutate(copy.keySet(), tx -> {
             Map<K, Stored> cur = tx.current(copy.keySet());
+            CacheWriterException writerFailed = null;
+            Map<K, V> write = copy;
             if (writeThrough()) {
                 Collection<Cache.Entry<? extends K, ? extends V>> entries = new ArrayList<>();
                 copy.forEach((k, v) -> entries.add(new JCacheEntry<>(k, v)));
-                through(() -> writer.writeAll(entries));
+                try {
+                    through(() -> writer.writeAll(entries));
+                } catch (CacheWriterException e) {
+                    // JSR-107: what the writer wrote (took out of the collection) is cached, the rest not
+                    writerFailed = e;
+                    write = new LinkedHashMap<>(copy);
+                    for (Cache.Entry<? extends K, ? extends V> left : entries) {
+                        write.remove(left.getKey());
+                    }
+                }
             }
             long now = now();
             int n = 0;
-            for (Map.Entry<K, V> e : copy.entrySet()) {
+            for (Map.Entry<K, V> e : write.entrySet()) {
                 n += store(tx, e.getKey(), e.getValue(), cur.get(e.getKey()), now) ? 1 : 0;
             }
             stats.puts(n);
-            return null;
+            return writerFailed;
         });
         stats.putTime(t0);
+        if (failed != null) {
+            throw failed;
+        }
     }
 
     @Override
@@ -479,6 +506,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             }
             stats.hits(1);
             if (!decode(cur).equals(oldValue)) {
+                accessedIn(tx, key, cur); // JSR-107: a comparison that fails is an access
                 return false;
             }
             deleteThrough(key);
@@ -528,6 +556,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             }
             stats.hits(1);
             if (!decode(cur).equals(oldValue)) {
+                accessedIn(tx, key, cur); // JSR-107: a comparison that fails is an access
                 return false;
             }
             writeThrough(key, newValue);
@@ -582,18 +611,28 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         keySet.forEach(this::requireKey);
         long t0 = System.nanoTime();
         Set<K> all = new LinkedHashSet<>(keySet);
-        mutate(all, tx -> {
+        CacheWriterException failed = mutate(all, tx -> {
             Map<K, Stored> cur = tx.current(all);
+            CacheWriterException writerFailed = null;
             if (writeThrough()) {
                 Collection<Object> pending = new ArrayList<>(all);
-                through(() -> writer.deleteAll(pending));
+                try {
+                    through(() -> writer.deleteAll(pending));
+                } catch (CacheWriterException e) {
+                    // JSR-107: what the writer deleted (took out of the collection) is removed, the rest not
+                    writerFailed = e;
+                    cur.keySet().removeIf(pending::contains);
+                }
             }
             for (Map.Entry<K, Stored> e : cur.entrySet()) {
                 removeStored(tx, e.getKey(), e.getValue());
             }
-            return null;
+            return writerFailed;
         });
         stats.removeTime(t0);
+        if (failed != null) {
+            throw failed;
+        }
     }
 
     /**
@@ -685,6 +724,9 @@ final class ShardQCache<K, V> implements Cache<K, V> {
                 if (e.read()) {
                     if (old != null) {
                         stats.hits(1);
+                        if (e.value() != null) {
+                            accessedIn(tx, key, cur);
+                        }
                     } else {
                         stats.misses(1);
                     }
@@ -699,7 +741,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
                 stats.puts(store(tx, key, e.value(), cur, now) ? 1 : 0);
             }
             case REMOVE -> {
-                deleteThrough(key);
+                deleteThrough(key); // also for an absent entry, as remove(key) does
                 if (cur != null) {
                     removeStored(tx, key, cur);
                 }
@@ -927,13 +969,17 @@ final class ShardQCache<K, V> implements Cache<K, V> {
                 },
                 PAGE,
                 this::livePage,
+                this::visited,
                 this::remove);
     }
 
-    /** The live entries among a page of listed keys (expired ones removed, EXPIRED fired), each a hit and an access. */
-    private List<Cache.Entry<K, V>> livePage(List<K> page) {
+    /** An entry the iterator will return, with what was stored (for its access expiry). */
+    private record Visit<K, V>(JCacheEntry<K, V> entry, Stored stored) {}
+
+    /** The live entries among a page of listed keys (expired ones removed, EXPIRED fired). */
+    private List<Visit<K, V>> livePage(List<K> page) {
         Map<K, byte[]> raw = call(() -> kv.getAll(page));
-        List<Cache.Entry<K, V>> out = new ArrayList<>();
+        List<Visit<K, V>> out = new ArrayList<>();
         long now = now();
         for (K k : page) {
             byte[] r = raw.get(k);
@@ -945,11 +991,16 @@ final class ShardQCache<K, V> implements Cache<K, V> {
                 expire(k);
                 continue;
             }
-            stats.hits(1);
-            out.add(new JCacheEntry<>(k, decode(s)));
-            accessed(k, s);
+            out.add(new Visit<>(new JCacheEntry<>(k, decode(s)), s));
         }
         return out;
+    }
+
+    /** An entry the iterator returns: a hit, and an access for the expiry policy. */
+    private Cache.Entry<K, V> visited(Visit<K, V> v) {
+        stats.hits(1);
+        accessed(v.entry().getKey(), v.stored());
+        return v.entry();
     }
 
     @Override

@@ -23,7 +23,11 @@ import javax.cache.CacheManager;
 import javax.cache.configuration.CompleteConfiguration;
 import javax.cache.configuration.Configuration;
 import javax.cache.configuration.MutableConfiguration;
+import javax.cache.expiry.AccessedExpiryPolicy;
+import javax.cache.expiry.CreatedExpiryPolicy;
 import javax.cache.expiry.ExpiryPolicy;
+import javax.cache.expiry.ModifiedExpiryPolicy;
+import javax.cache.expiry.TouchedExpiryPolicy;
 import javax.cache.spi.CachingProvider;
 
 /**
@@ -57,8 +61,8 @@ final class ShardQCacheManager implements CacheManager {
                     + c.getClass().getName());
         }
         this.clock = c == null ? Clock.systemUTC() : (Clock) c;
-        this.serialAllow = allowList(properties.getProperty(ShardQCachingProvider.SERIAL_ALLOW, ""));
-        String d = properties.getProperty(ShardQCachingProvider.DURABLE, "true").trim();
+        this.serialAllow = allowList(setting(properties, ShardQCachingProvider.SERIAL_ALLOW, ""));
+        String d = setting(properties, ShardQCachingProvider.DURABLE, "true").trim();
         if (!d.equals("true") && !d.equals("false")) {
             throw new CacheException(
                     "property " + ShardQCachingProvider.DURABLE + " is \"" + d + "\": expected true or false");
@@ -110,6 +114,23 @@ final class ShardQCacheManager implements CacheManager {
             b.set(p, properties.getProperty(key));
         }
         return b.build();
+    }
+
+    /**
+     * A setting of this layer: the properties, then the system property of the same name, then the
+     * environment ({@code shardq.jcache.serial-allow} is {@code SHARDQ_JCACHE_SERIAL_ALLOW}), as
+     * for ShardQ's own settings.
+     */
+    static String setting(Properties properties, String key, String fallback) {
+        String v = properties.getProperty(key);
+        if (v == null) {
+            v = System.getProperty(key);
+        }
+        if (v == null) {
+            v = System.getenv(
+                    key.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_'));
+        }
+        return v == null ? fallback : v;
     }
 
     private static List<String> allowList(String raw) {
@@ -185,30 +206,30 @@ final class ShardQCacheManager implements CacheManager {
     /**
      * The ShardQ cache's options: durable unless told, no default TTL (JCache's eternal entries
      * must not expire), a maximum TTL covering the expiry policy's durations plus the grace period
-     * (at least a day).
+     * (at least a day). Only JSR-107's own policies are asked for their durations (they are
+     * constants); a policy of the application's is not called here, since it may count its calls
+     * or depend on state: its entries get the day (a longer duration is refused when used, naming
+     * the maximum TTL).
      */
     private CacheOptions options(MutableConfiguration<?, ?> config) {
         Duration max = Duration.ofDays(1);
         ExpiryPolicy p = config.getExpiryPolicyFactory().create();
-        for (javax.cache.expiry.Duration d : new javax.cache.expiry.Duration[] {
-            safe(p::getExpiryForCreation), safe(p::getExpiryForUpdate), safe(p::getExpiryForAccess)
-        }) {
-            if (d != null && !d.isEternal() && !d.isZero()) {
-                Duration j = Duration.ofMillis(d.getTimeUnit().toMillis(d.getDurationAmount()));
-                if (j.compareTo(max) > 0) {
-                    max = j;
+        if (p instanceof CreatedExpiryPolicy
+                || p instanceof AccessedExpiryPolicy
+                || p instanceof ModifiedExpiryPolicy
+                || p instanceof TouchedExpiryPolicy) {
+            for (javax.cache.expiry.Duration d : new javax.cache.expiry.Duration[] {
+                p.getExpiryForCreation(), p.getExpiryForUpdate(), p.getExpiryForAccess()
+            }) {
+                if (d != null && !d.isEternal() && !d.isZero()) {
+                    Duration j = Duration.ofMillis(d.getTimeUnit().toMillis(d.getDurationAmount()));
+                    if (j.compareTo(max) > 0) {
+                        max = j;
+                    }
                 }
             }
         }
         return CacheOptions.DEFAULTS.withDurable(durable).withMaxTtl(max.plus(Expiries.GRACE));
-    }
-
-    private static javax.cache.expiry.Duration safe(java.util.function.Supplier<javax.cache.expiry.Duration> s) {
-        try {
-            return s.get();
-        } catch (RuntimeException e) {
-            return null;
-        }
     }
 
     @SuppressWarnings("unchecked")

@@ -21,9 +21,11 @@ import javax.cache.spi.CachingProvider;
  * the properties under {@link #BROKER} is used as it is (the application keeps and closes it), so
  * the caches share its pool and its instance, as a JMS connection factory on the same broker does.
  *
- * <p>Settings of this layer only, in the properties: {@link #SERIAL_ALLOW} (classes a serialised
- * key or value may contain), {@link #DURABLE} (false: new caches are UNLOGGED) and {@link #CLOCK}
- * (a {@link java.time.Clock} object, for tests; it must be the clock the broker runs on).
+ * <p>Settings of this layer only: {@link #SERIAL_ALLOW} (classes a serialised key or value may
+ * contain) and {@link #DURABLE} (false: new caches are UNLOGGED), from the properties, else the
+ * system property of that name, else the environment ({@code SHARDQ_JCACHE_SERIAL_ALLOW}, {@code
+ * SHARDQ_JCACHE_DURABLE}); and {@link #CLOCK} (a {@link java.time.Clock} object in the properties,
+ * for tests; it must be the clock the broker runs on).
  */
 public final class ShardQCachingProvider implements CachingProvider {
     /** The default URI: the database ShardQ's settings name (see the class comment). */
