@@ -70,6 +70,9 @@ final class ShardQCache<K, V> implements Cache<K, V> {
 
     private final ShardQCacheManager manager;
     private final String name;
+    /** The ShardQ cache's name (see {@link ShardQCacheManager#storeName}). */
+    private final String storeName;
+
     private final MutableConfiguration<K, V> config;
     private final Broker broker;
     private final Clock clock;
@@ -90,13 +93,14 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     ShardQCache(ShardQCacheManager manager, String name, MutableConfiguration<K, V> config) {
         this.manager = manager;
         this.name = name;
+        this.storeName = ShardQCacheManager.storeName(name);
         this.config = config;
         this.broker = manager.broker();
         this.clock = manager.clock();
         this.keys = Codecs.forType(config.getKeyType(), manager.serialAllow());
         this.values = Codecs.forType(config.getValueType(), manager.serialAllow());
         try {
-            this.kv = broker.cache(name, keys, Codec.bytes());
+            this.kv = broker.cache(storeName, keys, Codec.bytes());
         } catch (ShardQException e) {
             throw translate(e);
         }
@@ -105,7 +109,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
                 ? null
                 : config.getCacheLoaderFactory().create();
         this.writer = config.getCacheWriterFactory() == null ? null : writer(config);
-        this.lockSpace = ("shardq.jcache/" + name).hashCode();
+        this.lockSpace = ("shardq.jcache/" + storeName).hashCode();
         this.listeners = new Listeners<>("shardq-jcache-" + name + "-listeners");
         for (CacheEntryListenerConfiguration<K, V> l : config.getCacheEntryListenerConfigurations()) {
             listeners.register(l);
@@ -114,7 +118,8 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         this.statsName = MBeans.name(MBeans.STATISTICS, uri, name);
         this.configName = MBeans.name(MBeans.CONFIGURATION, uri, name);
         this.stats = new JCacheStatistics(
-                config::isStatisticsEnabled, () -> broker.admin().cache(name).evictions());
+                config::isStatisticsEnabled,
+                () -> broker.admin().cache(storeName).evictions());
         if (config.isStatisticsEnabled()) {
             MBeans.register(stats, statsName);
         }
@@ -721,19 +726,11 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         long now = now();
         switch (e.op()) {
             case NONE -> {
-                if (e.read()) {
-                    if (old != null) {
-                        stats.hits(1);
-                        if (e.value() != null) {
-                            accessedIn(tx, key, cur);
-                        }
-                    } else {
-                        stats.misses(1);
-                    }
+                if (e.read() && cur != null && e.value() != null) {
+                    accessedIn(tx, key, cur);
                 }
             }
             case LOAD -> {
-                stats.misses(1);
                 store(tx, key, e.value(), null, now);
             }
             case CREATE, UPDATE -> {
@@ -1034,7 +1031,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             return clazz.cast(this);
         }
         if (clazz == KvCache.class) {
-            return clazz.cast(broker.cache(name, keys, new JCacheValueCodec<>(values)));
+            return clazz.cast(broker.cache(storeName, keys, new JCacheValueCodec<>(values)));
         }
         if (clazz.isInstance(broker)) {
             return clazz.cast(broker);

@@ -7,6 +7,7 @@ import io.shardq.broker.CacheInfo;
 import io.shardq.broker.CacheOptions;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
+import io.shardq.broker.catalog.Names;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -143,6 +144,38 @@ final class ShardQCacheManager implements CacheManager {
         return List.copyOf(out);
     }
 
+    /**
+     * The ShardQ cache behind a JCache name. JCache names are any strings; ShardQ's are 1 to 64 of
+     * {@code [A-Za-z0-9_.-]} starting with a letter or digit. A name that is valid is used as it is
+     * (so {@code shardq cache get prices EUR} finds the entries of JCache's "prices"); any other is
+     * mapped, the same way in every JVM, to its valid characters (others become {@code _}, cut to
+     * 55) and {@code -} and the first 8 hex digits of the SHA-256 of the name: "new cache" is
+     * {@code new_cache-<hash>}.
+     */
+    static String storeName(String name) {
+        if (Names.DESTINATION.matcher(name).matches()) {
+            return name;
+        }
+        StringBuilder b = new StringBuilder();
+        for (char c : name.toCharArray()) {
+            boolean ok = c < 128 && (Character.isLetterOrDigit(c) || c == '_' || c == '.' || c == '-');
+            b.append(ok ? c : '_');
+        }
+        if (b.length() == 0 || !Character.isLetterOrDigit(b.charAt(0))) {
+            b.insert(0, 'j');
+        }
+        if (b.length() > 55) {
+            b.setLength(55);
+        }
+        try {
+            byte[] h = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return b + "-" + java.util.HexFormat.of().formatHex(h, 0, 4);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
     Broker broker() {
         return broker;
     }
@@ -193,7 +226,7 @@ final class ShardQCacheManager implements CacheManager {
                 throw new CacheException("cache \"" + cacheName + "\" already exists in this cache manager");
             }
             try {
-                broker.admin().createCacheOrGet(cacheName, options(config));
+                broker.admin().createCacheOrGet(storeName(cacheName), options(config));
             } catch (ShardQException e) {
                 throw new CacheException("cannot create cache \"" + cacheName + "\": " + e.getMessage(), e);
             }
@@ -279,7 +312,7 @@ final class ShardQCacheManager implements CacheManager {
             }
             CacheInfo info;
             try {
-                info = broker.admin().cache(cacheName);
+                info = broker.admin().cache(storeName(cacheName));
             } catch (ShardQException e) {
                 if (e.kind() == ErrorKind.UNKNOWN_CACHE || e.kind() == ErrorKind.INVALID_NAME) {
                     return null;
@@ -314,7 +347,7 @@ final class ShardQCacheManager implements CacheManager {
             c.closeLocal();
         }
         try {
-            broker.admin().dropCache(cacheName);
+            broker.admin().dropCache(storeName(cacheName));
         } catch (ShardQException e) {
             if (e.kind() != ErrorKind.UNKNOWN_CACHE && e.kind() != ErrorKind.INVALID_NAME) {
                 throw new CacheException("cannot destroy cache \"" + cacheName + "\": " + e.getMessage(), e);

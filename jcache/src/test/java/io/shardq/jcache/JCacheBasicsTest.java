@@ -62,6 +62,23 @@ class JCacheBasicsTest {
     }
 
     @Test
+    void anyStringNamesACache_thoseShardQCannotTake_areMappedTheSameWayEverywhere() {
+        Cache<String, String> c = f.manager.createCache("new cache @ 2", strings());
+        c.put("k", "v");
+        @SuppressWarnings("unchecked")
+        KvCache<String, String> kv = c.unwrap(KvCache.class);
+        assertThat(kv.name()).matches("new_cache___2-[0-9a-f]{8}");
+        Cache<String, String> there = f.other().getCache("new cache @ 2", String.class, String.class);
+        assertThat(there.get("k")).isEqualTo("v");
+        assertThat(f.manager.getCacheNames()).containsExactly("new cache @ 2");
+        f.manager.destroyCache("new cache @ 2");
+        assertThatThrownBy(() -> there.put("x", "y"))
+                .as("another JVM's handle of a destroyed cache says so")
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("was destroyed");
+    }
+
+    @Test
     void theOperations_doWhatJCacheSays() {
         Cache<String, String> c = f.manager.createCache("ops", strings());
         assertThat(c.get("a")).isNull();
