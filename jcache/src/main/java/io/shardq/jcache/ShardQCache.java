@@ -713,6 +713,12 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     private <T> T process(Tx tx, K key, EntryProcessor<K, V, T> processor, Object[] arguments) {
         Stored cur = tx.current(key);
         V old = cur == null ? null : decode(cur);
+        // JSR-107 (and its TCK): finding the key is the hit or miss, whatever the processor does
+        if (cur != null) {
+            stats.hits(1);
+        } else {
+            stats.misses(1);
+        }
         ProcessorEntry<K, V> e =
                 new ProcessorEntry<>(key, old, readThrough() ? this::loadFromLoader : null, this::requireValue);
         T result;
@@ -1056,7 +1062,16 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         MBeans.unregister(configName);
         listeners.close();
         if (loads != null) {
+            // a loadAll in flight finishes before its loader is closed (it would use it after)
             loads.shutdown();
+            try {
+                if (!loads.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                    loads.shutdownNow();
+                }
+            } catch (InterruptedException e) {
+                loads.shutdownNow();
+                Thread.currentThread().interrupt();
+            }
         }
         for (Object o : new Object[] {loader, writer, expiry}) {
             if (o instanceof Closeable c) {
