@@ -171,7 +171,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         long now = now();
         for (K k : keySet) {
             byte[] r = raw.get(k);
-            Stored s = r == null ? null : Stored.of(r);
+            Stored s = r == null ? null : stored(r);
             if (s != null && s.expired(now)) {
                 expire(k);
                 s = null;
@@ -206,7 +206,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         if (raw == null) {
             return null;
         }
-        Stored s = Stored.of(raw);
+        Stored s = stored(raw);
         if (s.expired(now())) {
             expire(key);
             return null;
@@ -796,13 +796,13 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         /** The key's live entry in this transaction; an expired one is removed here (EXPIRED). */
         Stored current(K key) {
             byte[] raw = view.get(key);
-            return raw == null ? null : live(key, Stored.of(raw));
+            return raw == null ? null : live(key, stored(raw));
         }
 
         Map<K, Stored> current(Collection<K> wanted) {
             Map<K, Stored> out = new LinkedHashMap<>();
             view.getAll(wanted).forEach((k, raw) -> {
-                Stored s = live(k, Stored.of(raw));
+                Stored s = live(k, stored(raw));
                 if (s != null) {
                     out.put(k, s);
                 }
@@ -989,7 +989,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             if (r == null) {
                 continue; // removed since the listing
             }
-            Stored s = Stored.of(r);
+            Stored s = stored(r);
             if (s.expired(now)) {
                 expire(k);
                 continue;
@@ -1137,6 +1137,15 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             throw new CacheException(
                     "cache \"" + name + "\": cannot read a stored value (" + values.describe() + "): " + e.getMessage(),
                     e);
+        }
+    }
+
+    /** A stored value as this layer wrote it; one written another way is refused naming the cache. */
+    private Stored stored(byte[] raw) {
+        try {
+            return Stored.of(raw);
+        } catch (IllegalArgumentException e) {
+            throw new CacheException("cache \"" + name + "\": " + e.getMessage(), e);
         }
     }
 

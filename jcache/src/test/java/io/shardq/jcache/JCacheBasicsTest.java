@@ -79,6 +79,22 @@ class JCacheBasicsTest {
     }
 
     @Test
+    void anEntryWrittenWithoutJCache_isRefusedNamingWhy_neverTakenForExpired() {
+        Cache<String, String> c = f.manager.createCache("mixed", strings());
+        // setup: an entry written by other means (as the CLI would), whose first bytes read as a
+        // long would be negative, i.e. long expired
+        f.manager
+                .unwrap(io.shardq.broker.Broker.class)
+                .cache("mixed", io.shardq.broker.kv.Codec.utf8(), io.shardq.broker.kv.Codec.utf8())
+                .put("foreign", "\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff");
+        assertThatThrownBy(() -> c.get("foreign"))
+                .isInstanceOf(CacheException.class)
+                .hasMessageContaining("cache \"mixed\"")
+                .hasMessageContaining("not written through JCache");
+        assertThatThrownBy(() -> c.get("foreign")).as("still there").isInstanceOf(CacheException.class);
+    }
+
+    @Test
     void theOperations_doWhatJCacheSays() {
         Cache<String, String> c = f.manager.createCache("ops", strings());
         assertThat(c.get("a")).isNull();
