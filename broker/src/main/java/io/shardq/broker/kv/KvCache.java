@@ -333,6 +333,53 @@ public final class KvCache<K, V> {
     }
 
     /**
+     * A page of live keys in the order of their encoded bytes (unsigned): at most {@code limit}
+     * keys after {@code after} (null: from the first). Page on by passing the last key returned;
+     * an empty list is the end. Each page is one statement that merges the partitions' primary key
+     * indexes in key order and stops at the limit, so a listing costs a read of every live key,
+     * never a sort: for callers that must visit every entry (JCache's iterator), not for the hot
+     * path. Not a snapshot: keys written or removed between pages may or may not be listed. An
+     * unbound view first flushes this instance's write-behind queue of the cache, so its accepted
+     * writes are listed.
+     */
+    public List<K> keys(K after, int limit) {
+        if (limit < 1 || limit > 10_000) {
+            throw new ShardQException(ErrorKind.INVALID_ARGUMENT, "limit " + limit + " is out of range 1..10000");
+        }
+        KvDefinition d = caches.definition(name);
+        ByteKey from = after == null ? null : key(d, after);
+        flushQueue(d);
+        long now = caches.clock().millis();
+        List<byte[]> raw = run(d, "listing keys of", false, c -> {
+            List<byte[]> out = new ArrayList<>();
+            String query = from == null ? "kv_select_keys_first" : "kv_select_keys_after";
+            try (PreparedStatement ps = c.prepareStatement(Queries.withKv(query, d.id()))) {
+                int i = 1;
+                if (from != null) {
+                    ps.setBytes(i++, from.bytes());
+                }
+                ps.setLong(i++, now);
+                ps.setInt(i, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(rs.getBytes(1));
+                    }
+                }
+            }
+            return out;
+        });
+        List<K> out = new ArrayList<>(raw.size());
+        for (byte[] b : raw) {
+            try {
+                out.add(keys.decode(b));
+            } catch (RuntimeException e) {
+                throw codecFailure("decode a stored key", keys, e);
+            }
+        }
+        return out;
+    }
+
+    /**
      * Read-through: the live value of {@code key}; on a miss {@code loader} is called and its
      * value stored with the default TTL unless another writer stored one first (then that one is
      * returned). A null from the loader is returned and not stored; an exception from it is

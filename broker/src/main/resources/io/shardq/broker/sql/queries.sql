@@ -453,6 +453,20 @@ SELECT k, v, (extract(epoch FROM expires_at) * 1000)::bigint FROM /* TEMPLATE: k
 SELECT v, (extract(epoch FROM expires_at) * 1000)::bigint FROM /* TEMPLATE: kv */
  WHERE k = ? AND (expires_at IS NULL OR expires_at > shardq.kv_ts(?))
 
+-- name: kv_select_keys_first
+-- The first page of live keys in key order: a Merge Append of each partition's primary key index,
+-- read up to the limit, never a sort of the whole cache. For callers that visit every entry
+-- (JCache's iterator), not for the hot path.
+SELECT k FROM /* TEMPLATE: kv */
+ WHERE expires_at IS NULL OR expires_at > shardq.kv_ts(?)
+ ORDER BY k LIMIT ?
+
+-- name: kv_select_keys_after
+-- The next page: keys after the last one of the previous page (keyset paging).
+SELECT k FROM /* TEMPLATE: kv */
+ WHERE k > ? AND (expires_at IS NULL OR expires_at > shardq.kv_ts(?))
+ ORDER BY k LIMIT ?
+
 -- name: kv_select_exists
 SELECT EXISTS (SELECT 1 FROM /* TEMPLATE: kv */
                 WHERE k = ? AND (expires_at IS NULL OR expires_at > shardq.kv_ts(?)))

@@ -220,6 +220,62 @@ class KvCacheTest {
         assertThat(c.get("key-3-7")).isEqualTo("value-7");
     }
 
+    @Test
+    void keys_listEveryLiveKeyOnce_inPages_inKeyOrder_mergingTheIndexesWithoutASort() throws Exception {
+        KvCache<String, String> c = create("listed", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofHours(1)));
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 25; i++) {
+            String k = String.format("k%02d", i);
+            c.put(k, "v", i % 3 == 0 ? null : Duration.ofMinutes(i)); // in the forever and in bucket partitions
+            expected.add(k);
+        }
+        c.put("short-lived", "v", Duration.ofSeconds(5));
+        c.remove("k07");
+        expected.remove("k07");
+        clock.advance(Duration.ofSeconds(5));
+        List<String> listed = new ArrayList<>();
+        List<String> page = c.keys(null, 10);
+        while (!page.isEmpty()) {
+            assertThat(page).hasSizeLessThanOrEqualTo(10);
+            listed.addAll(page);
+            page = c.keys(page.get(page.size() - 1), 10);
+        }
+        assertThat(listed).as("live keys only, each once, in order").isEqualTo(expected);
+        assertThat(c.keys("k23", 10)).containsExactly("k24");
+    }
+
+    @Test
+    void keys_pageOfALargeCache_mergesThePartitionsIndexes_withoutASort() throws Exception {
+        KvCache<String, String> c = create("listed-large", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofHours(1)))
+                .withMaxBatchSize(1000);
+        for (int b = 0; b < 8; b++) {
+            Map<String, String> m = new LinkedHashMap<>();
+            for (int i = 0; i < 1000; i++) {
+                m.put("key-" + b + "-" + i, "value-" + i);
+            }
+            c.putAll(m, b % 2 == 0 ? null : Duration.ofMinutes(5 * b));
+        }
+        int id = broker.admin().cache("listed-large").id();
+        StringBuilder plan = new StringBuilder();
+        try (Connection conn = db.connect();
+                Statement s = conn.createStatement()) {
+            s.execute("analyze shardq.\"kv_" + id + "\"");
+            try (ResultSet rs = s.executeQuery("explain select k from shardq.\"kv_" + id + "\" where k > 'key-3'::bytea"
+                    + " and (expires_at is null or expires_at > shardq.kv_ts(" + clock.millis() + "))"
+                    + " order by k limit 100")) {
+                while (rs.next()) {
+                    plan.append(rs.getString(1)).append('\n');
+                }
+            }
+        }
+        System.out.println("KvCacheTest: key listing plan with 8,000 entries:\n" + plan);
+        assertThat(plan.toString())
+                .contains("Merge Append")
+                .contains("Index Scan")
+                .doesNotContain("Sort  ");
+        assertThat(c.keys("key-3", 100)).hasSize(100).first().isEqualTo("key-3-0");
+    }
+
     private long rows(String cache) throws Exception {
         try (Connection conn = db.connect();
                 Statement s = conn.createStatement();

@@ -16,7 +16,7 @@ import java.util.Set;
 
 /**
  * The engine's public API, and the ArchUnit rule that keeps the modules built on it
- * ({@code jms-provider}, {@code admin-cli}, {@code perf}, {@code metrics}, {@code spring-boot}) to it. Each of them has an {@code
+ * ({@code jms-provider}, {@code jcache}, {@code admin-cli}, {@code perf}, {@code metrics}, {@code spring-boot}) to it. Each of them has an {@code
  * ApiBoundaryTest} that imports its own main classes and checks {@link #RULE}, so reaching an
  * engine internal fails {@code ./mvnw verify} with the class and the internal type named.
  *
