@@ -183,7 +183,7 @@ function queue(name) {
   return [
     h("h1", {}, "Queue ", h("span", { class: "mono" }, q.name)),
     h("dl", { class: "settings", "data-queue": q.name },
-      h("dt", {}, "backlog"), cell("backlog", fmt.count(q.backlog)),
+      h("dt", {}, "backlog"), h("dd", { "data-field": "backlog" }, fmt.count(q.backlog)),
       h("dt", {}, "enqueue / dequeue rate"), h("dd", {}, q.rates ? fmt.rate(q.rates.enqueuePerSecond) + " / " + fmt.rate(q.rates.dequeuePerSecond) : "-"),
       h("dt", {}, "oldest waiting"), h("dd", {}, fmt.age(q.oldestMessageAgeMillis)),
       h("dt", {}, "delayed (not due)"), h("dd", {}, fmt.count(q.scheduled)),
@@ -316,9 +316,10 @@ function caches() {
     h("h1", {}, "Key/value caches"),
     overview.caches.length === 0 ? h("p", { class: "muted" }, "No caches yet.") :
       table(["Cache", "Storage", "Entries", "Data", "Disk", "Max entries", "Evictions", "Expirations", "Hit ratio"], rows),
-    h("p", { class: "note", id: "hit-ratio-note" }, "Hit ratio: not available here. " +
-      (overview.caches[0] ? overview.caches[0].perInstanceCounters.replace("this command's own instance", "this console") : "Hits and misses are counted in memory by each application instance (KvCache.stats()).") +
-      ". Entries, data and evictions are exact, read from the database."),
+    h("p", { class: "note", id: "hit-ratio-note" },
+      "Hit ratio: not available here. Hits, misses and loads are counted in memory by each application instance " +
+      "(KvCache.stats(); the demo's live view shows its own); the database keeps no cluster-wide count, so the console " +
+      "has none to show. Entries, data, disk, evictions and expirations are exact, read from the database."),
   ];
 }
 
