@@ -117,7 +117,7 @@ class ConsoleBrowserTest {
                             >= 3);
             screenshot("destinations");
 
-            browser.findElement(By.linkText("web.orders")).click();
+            click(By.linkText("web.orders"));
             By queueBacklog = By.cssSelector("dd[data-field='backlog']");
             awaitText(queueBacklog, "30");
             assertThat(browser.findElements(By.cssSelector("tr[data-shard]"))).hasSize(2);
@@ -188,6 +188,16 @@ class ConsoleBrowserTest {
             assertThat(answer).isEqualTo("403 ADMIN_OFF");
             assertThat(cli.backlog("ro")).isEqualTo(1);
         }
+    }
+
+    /** The page redraws its live part each refresh: an element found may be replaced before the click. */
+    private void click(By by) {
+        await().atMost(PATIENCE)
+                .ignoreException(StaleElementReferenceException.class)
+                .until(() -> {
+                    browser.findElement(by).click();
+                    return true;
+                });
     }
 
     private void awaitText(By by, String expected) {

@@ -112,7 +112,9 @@ function banner(text, error) {
 // ---------------------------------------------------------------------------------- routing
 
 function navigate() {
-  const parts = location.hash.replace(/^#\/?/, "").split("/");
+  // #/queue/NAME?selector=EXPR opens the queue's page with that browse done (a link to share)
+  const [path, search] = location.hash.replace(/^#\/?/, "").split("?");
+  const parts = path.split("/");
   const view = parts[0] || "destinations";
   const name = parts[1] ? decodeURIComponent(parts.slice(1).join("/")) : null;
   const main = document.getElementById("main");
@@ -123,11 +125,26 @@ function navigate() {
   route = { view, name, live: h("div", { id: "live" }), charts: {} };
   main.dataset.view = view;
   main.append(route.live);
-  if (view === "queue") main.append(queueTools(name));
+  if (view === "queue") {
+    main.append(queueTools(name));
+    const params = new URLSearchParams(search || "");
+    if (params.has("selector")) {
+      const form = document.getElementById("browse");
+      form.selector.value = params.get("selector");
+      form.requestSubmit();
+    }
+  }
   if (overview) renderLive();
 }
 
+// A redraw replaces the live part: not while a person is pressing on it or has selected text in it.
+let pressing = false;
+document.addEventListener("mousedown", () => { pressing = true; });
+document.addEventListener("mouseup", () => { pressing = false; });
+
 function renderLive() {
+  const selection = window.getSelection();
+  if (pressing || (selection && !selection.isCollapsed && route.live.contains(selection.anchorNode))) return;
   const views = { destinations, queue, topic, instances, caches };
   const render = views[route.view] || destinations;
   const content = render(route.name);
@@ -242,7 +259,9 @@ function queueTools(name) {
     h("h2", {}, "Messages"),
     h("p", { class: "note" }, "Waiting messages, without consuming them (shardq queue browse). A selector looks at up to 10,000 waiting messages."),
     form, summary,
-    table(["Shard", "Seq", "Enqueued", "Message id", "Body", "Properties"], [rows]));
+    h("table", { id: "messages" },
+      h("thead", {}, h("tr", {}, ["Shard", "Seq", "Enqueued", "Message id", "Body", "Properties"].map((x) => h("th", {}, x)))),
+      rows));
 }
 
 function preview(m) {
