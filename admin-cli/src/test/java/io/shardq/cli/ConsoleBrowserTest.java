@@ -99,8 +99,7 @@ class ConsoleBrowserTest {
             browser.get(url + "#/");
             By backlog = By.cssSelector("tr[data-queue='web.orders'] td[data-field='backlog']");
             awaitText(backlog, "0");
-            assertThat(text(By.cssSelector("tr[data-topic='web.events'] td[data-field='subscriptions']")))
-                    .isEqualTo("1");
+            awaitText(By.cssSelector("tr[data-topic='web.events'] td[data-field='subscriptions']"), "1");
 
             // messages flow while the page is open: the number a person looks at follows
             CliRunner.send(
@@ -151,7 +150,7 @@ class ConsoleBrowserTest {
             browser.findElement(By.cssSelector("button[data-action='Stop enqueue']"))
                     .click();
             browser.switchTo().alert().dismiss();
-            assertThat(text(By.cssSelector("dd[data-field='switches']"))).isEqualTo("enqueue on, dequeue on");
+            awaitText(By.cssSelector("dd[data-field='switches']"), "enqueue on, dequeue on");
 
             browser.get(url + "#/instances");
             await().atMost(PATIENCE).until(() -> texts(By.cssSelector("tr[data-instance] td[data-field='name']"))
@@ -159,7 +158,7 @@ class ConsoleBrowserTest {
             screenshot("instances");
             browser.get(url + "#/caches");
             awaitText(By.cssSelector("tr[data-cache='web.prices'] td[data-field='entries']"), "1");
-            assertThat(text(By.id("hit-ratio-note"))).contains("KvCache.stats()");
+            await().atMost(PATIENCE).until(() -> text(By.id("hit-ratio-note")).contains("KvCache.stats()"));
             screenshot("caches");
             browser.get(url + "#/topic/web.events");
             awaitText(By.cssSelector("tr[data-subscription='audit'] td[data-field='lag']"), "0");

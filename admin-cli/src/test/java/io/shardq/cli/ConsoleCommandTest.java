@@ -37,7 +37,7 @@ class ConsoleCommandTest {
         try {
             Pattern url = Pattern.compile("ShardQ console: (http://127\\.0\\.0\\.1:\\d+/)\n");
             await().atMost(Duration.ofSeconds(60))
-                    .until(() -> url.matcher(Files.readString(log)).find());
+                    .until(() -> Files.readString(log).contains("Ctrl-C stops it\n"));
             String out = Files.readString(log);
             Matcher m = url.matcher(out);
             assertThat(m.find()).isTrue();
@@ -48,8 +48,11 @@ class ConsoleCommandTest {
                                     .build(),
                             HttpResponse.BodyHandlers.ofString());
             assertThat(queues.statusCode()).isEqualTo(200);
-            assertThat(Json.MAPPER.readTree(queues.body()).get(0).get("name").asText())
-                    .isEqualTo("seen");
+            List<String> names = new ArrayList<>();
+            Json.MAPPER
+                    .readTree(queues.body())
+                    .forEach(q -> names.add(q.get("name").asText()));
+            assertThat(names).contains("seen"); // the methods of a class share a database
         } finally {
             console.destroy(); // SIGTERM, as Ctrl-C
             assertThat(console.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -66,7 +69,7 @@ class ConsoleCommandTest {
         Process console = CliProcess.start(log, args);
         try {
             await().atMost(Duration.ofSeconds(60))
-                    .until(() -> Files.readString(log).contains("ShardQ console: http://127.0.0.1:"));
+                    .until(() -> Files.readString(log).contains("Ctrl-C stops it\n"));
             assertThat(Files.readString(log))
                     .contains("shardq: warning: the console listens on 0.0.0.0: whoever can reach it sees every"
                             + " queue and message and can purge them; it has no login")
