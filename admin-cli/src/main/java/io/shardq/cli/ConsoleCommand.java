@@ -1,6 +1,8 @@
 package io.shardq.cli;
 
 import io.shardq.broker.Broker;
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.ShardQException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -98,8 +100,7 @@ final class ConsoleCommand implements Callable<Integer> {
                 "shardq-cli-stop-1");
         Runtime.getRuntime().addShutdownHook(hook);
         try (Broker broker = connection.startBroker("console");
-                ConsoleServer server = ConsoleServer.start(
-                        broker, new InetSocketAddress(address, port), admin, every.toMillis(), back.toMillis())) {
+                ConsoleServer server = listen(broker, address, every, back)) {
             if (!address.isLoopbackAddress()) {
                 err.println("shardq: warning: the console listens on " + address.getHostAddress()
                         + ": whoever can reach it sees every queue and message"
@@ -119,6 +120,20 @@ final class ConsoleCommand implements Callable<Integer> {
             } catch (IllegalStateException shuttingDown) {
                 // the hook is running: it returns now that the latch is open
             }
+        }
+    }
+
+    private ConsoleServer listen(Broker broker, InetAddress address, Duration every, Duration back)
+            throws java.io.IOException {
+        try {
+            return ConsoleServer.start(
+                    broker, new InetSocketAddress(address, port), admin, every.toMillis(), back.toMillis());
+        } catch (java.net.BindException e) {
+            throw new ShardQException(
+                    ErrorKind.CONFIGURATION,
+                    "cannot listen on " + address.getHostAddress() + ":" + port + ": " + e.getMessage()
+                            + " (another console? choose another --port, or 0 for any free one)",
+                    e);
         }
     }
 

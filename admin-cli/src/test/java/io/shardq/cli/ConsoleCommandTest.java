@@ -81,6 +81,20 @@ class ConsoleCommandTest {
     }
 
     @Test
+    void aPortInUse_isRefusedWithWhatToDo(TestDatabase db) throws Exception {
+        CliRunner cli = new CliRunner(db, tmp);
+        try (java.net.ServerSocket taken =
+                new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            CliRunner.Run r = cli.run("console", "--port", Integer.toString(taken.getLocalPort()));
+            assertThat(r.exit()).isEqualTo(2);
+            assertThat(r.err())
+                    .startsWith("shardq: cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": ")
+                    .endsWith(" (another console? choose another --port, or 0 for any free one)\n");
+            CliRunner.assertOneLineError(r);
+        }
+    }
+
+    @Test
     void badOptions_areRefusedBeforeConnecting() {
         for (String[] bad : List.of(
                 new String[] {"console", "--refresh", "10ms"},
