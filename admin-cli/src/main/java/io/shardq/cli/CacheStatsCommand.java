@@ -49,13 +49,7 @@ final class CacheStatsCommand implements Callable<Integer> {
             CacheInfo c = CacheCommand.require(admin, name);
             CacheStats s = admin.cacheStats(name);
             if (output.json) {
-                ObjectNode o = CacheCommand.json(c, s);
-                o.putNull("hits");
-                o.putNull("misses");
-                o.putNull("loads");
-                o.putNull("hitRatio");
-                o.put("perInstanceCounters", PER_INSTANCE);
-                Json.print(out, o);
+                Json.print(out, json(c, s));
                 return 0;
             }
             out.println("cache " + name);
@@ -79,6 +73,17 @@ final class CacheStatsCommand implements Callable<Integer> {
             line(out, "hits/misses", "not shown: " + PER_INSTANCE);
             return 0;
         }
+    }
+
+    /** {@code cache stats --json} (and the console's {@code /api/caches/NAME}): no hit counts to give. */
+    static ObjectNode json(CacheInfo c, CacheStats s) {
+        ObjectNode o = CacheCommand.json(c, s);
+        o.putNull("hits");
+        o.putNull("misses");
+        o.putNull("loads");
+        o.putNull("hitRatio");
+        o.put("perInstanceCounters", PER_INSTANCE);
+        return o;
     }
 
     private static void line(PrintWriter out, String label, String text) {

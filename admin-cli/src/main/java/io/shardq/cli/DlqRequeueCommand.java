@@ -62,60 +62,78 @@ final class DlqRequeueCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try (GracefulStop stop = GracefulStop.install();
                 Broker broker = connection.startBroker("dlq requeue")) {
-            Admin admin = broker.admin();
-            DestinationInfo q = QueueCommand.require(admin, name);
-            Optional<DestinationInfo> dlq = DlqCommand.deadLetterQueue(admin, q);
-            if (dlq.isEmpty()) {
-                out.println("no dead letters to requeue: " + name + "'s dead-letter queue " + q.deadLetterQueue()
-                        + " does not exist yet");
-                return 0;
-            }
-            String from = dlq.get().name();
+            Requeued r;
             Progress progress = Progress.forTerminal(err, "requeuing dead letters of " + name, 0);
-            BatchMover.Result r;
             try {
-                // a shared dead-letter queue keeps the letters of other queues where they are
-                r = new BatchMover(
-                                broker,
-                                from,
-                                DlqCommand.lettersOf(name),
-                                batch,
-                                max,
-                                waitSeconds * 1000L,
-                                stop,
-                                progress,
-                                err)
-                        .run((session, letters) -> {
-                            for (BrokerMessage m : letters) {
-                                if (m.streamedBody() == null) {
-                                    session.send(name, revived(m));
-                                } else { // streamed again from the dead letter's own chunks
-                                    session.send(
-                                            name,
-                                            revived(m),
-                                            broker.openBody(m.streamedBody(), "dead letter " + m.messageId()));
-                                }
-                            }
-                        });
+                r = requeue(broker, name, batch, max, waitSeconds * 1000L, stop, progress, err);
             } finally {
                 progress.finish();
             }
-            String moved = "requeued " + Format.messages(r.moved()) + " from " + from + " to " + name;
-            String left = r.remaining() == 0 ? from + " is empty" : Format.remain(r.remaining()) + " in " + from;
-            switch (r.end()) {
-                case EMPTY ->
-                    out.println(moved + "; " + left + (r.remaining() == 0 ? "" : " (dead letters of other queues)"));
-                case MAX -> out.println(moved + "; " + left);
-                case STOPPED -> out.println("stopped after a complete batch: " + moved + "; " + left);
-                case STALLED ->
-                    throw new ShardQException(
-                            ErrorKind.ILLEGAL_STATE,
-                            moved + ", but " + left + " and some could not be looked at for " + waitSeconds
-                                    + " s: other instances hold the dequeue leases of their shards");
-            }
+            out.println(r.message());
             out.flush();
             return r.end() == BatchMover.End.STOPPED ? 130 : 0;
         }
+    }
+
+    /** What a requeue did: how it ended (null: no dead-letter queue yet) and the line saying so. */
+    record Requeued(BatchMover.End end, long moved, String message) {}
+
+    /**
+     * Moves the dead letters of {@code name} back to it: {@code dlq requeue} and the console's
+     * requeue action. Throws when dead letters wait that could not be received for {@code
+     * waitMillis} (other instances hold their shards' leases).
+     */
+    static Requeued requeue(
+            Broker broker,
+            String name,
+            int batch,
+            long max,
+            long waitMillis,
+            GracefulStop stop,
+            Progress progress,
+            PrintWriter err)
+            throws java.io.IOException {
+        Admin admin = broker.admin();
+        DestinationInfo q = QueueCommand.require(admin, name);
+        Optional<DestinationInfo> dlq = DlqCommand.deadLetterQueue(admin, q);
+        if (dlq.isEmpty()) {
+            return new Requeued(
+                    null,
+                    0,
+                    "no dead letters to requeue: " + name + "'s dead-letter queue " + q.deadLetterQueue()
+                            + " does not exist yet");
+        }
+        String from = dlq.get().name();
+        // a shared dead-letter queue keeps the letters of other queues where they are
+        BatchMover.Result r = new BatchMover(
+                        broker, from, DlqCommand.lettersOf(name), batch, max, waitMillis, stop, progress, err)
+                .run((session, letters) -> {
+                    for (BrokerMessage m : letters) {
+                        if (m.streamedBody() == null) {
+                            session.send(name, revived(m));
+                        } else { // streamed again from the dead letter's own chunks
+                            session.send(
+                                    name,
+                                    revived(m),
+                                    broker.openBody(m.streamedBody(), "dead letter " + m.messageId()));
+                        }
+                    }
+                });
+        String moved = "requeued " + Format.messages(r.moved()) + " from " + from + " to " + name;
+        String left = r.remaining() == 0 ? from + " is empty" : Format.remain(r.remaining()) + " in " + from;
+        String message =
+                switch (r.end()) {
+                    case EMPTY -> moved + "; " + left + (r.remaining() == 0 ? "" : " (dead letters of other queues)");
+                    case MAX -> moved + "; " + left;
+                    case STOPPED -> "stopped after a complete batch: " + moved + "; " + left;
+                    case STALLED ->
+                        throw new ShardQException(
+                                ErrorKind.ILLEGAL_STATE,
+                                moved + ", but " + left + " and some could not be looked at for "
+                                        + waitMillis / 1000 + " s: other instances hold the dequeue leases of their"
+                                        + " shards");
+                };
+        return new Requeued(r.end(), r.moved(), message);
     }
 
     /** The message as it was before it died: no dead-letter properties. */

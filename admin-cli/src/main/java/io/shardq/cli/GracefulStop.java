@@ -36,6 +36,11 @@ final class GracefulStop implements AutoCloseable {
         return s;
     }
 
+    /** Never asks to stop: for a move the console runs on a request (its own shutdown stops the server). */
+    static GracefulStop none() {
+        return new GracefulStop();
+    }
+
     /** True once the user asked to stop: finish the current batch, then stop. */
     boolean requested() {
         return requested;

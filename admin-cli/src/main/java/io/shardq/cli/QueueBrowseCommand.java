@@ -67,26 +67,35 @@ final class QueueBrowseCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (Broker broker = connection.startBroker("queue browse")) {
             QueueCommand.require(broker.admin(), name);
-            BrowseCursor.Options options =
-                    BrowseCursor.Options.DEFAULTS.withMaxExamined(filter == null ? Long.MAX_VALUE : scan);
-            List<BrowsedMessage> shown = new ArrayList<>();
-            long seen;
-            boolean scanEnded;
-            try (BrowseCursor cursor = broker.browse(name, filter, options)) {
-                while (shown.size() < limit && cursor.hasNext()) {
-                    shown.add(cursor.next());
-                }
-                seen = cursor.examined();
-                scanEnded = shown.size() < limit && cursor.stoppedAtMaxExamined();
-            }
+            Browsed b = browse(broker, name, filter, limit, scan);
             if (output.json) {
-                Json.print(out, json(shown));
+                Json.print(out, json(b.shown()));
                 return 0;
             }
-            print(out, shown);
+            print(out, b.shown());
             long waiting = broker.admin().backlog(name);
-            out.println(summary(shown.size(), seen, scanEnded, waiting, filter));
+            out.println(summary(b.shown().size(), b.seen(), b.scanEnded(), waiting, filter));
             return 0;
+        }
+    }
+
+    /** What a browse showed: the messages, how many it looked at, and whether --scan ended it. */
+    record Browsed(List<BrowsedMessage> shown, long seen, boolean scanEnded) {}
+
+    /**
+     * Up to {@code limit} waiting messages of {@code name} matching {@code filter} (null: all),
+     * looking at no more than {@code scan} when filtered: {@code queue browse} and the console's
+     * message browser.
+     */
+    static Browsed browse(Broker broker, String name, Selector filter, int limit, int scan) {
+        BrowseCursor.Options options =
+                BrowseCursor.Options.DEFAULTS.withMaxExamined(filter == null ? Long.MAX_VALUE : scan);
+        List<BrowsedMessage> shown = new ArrayList<>();
+        try (BrowseCursor cursor = broker.browse(name, filter, options)) {
+            while (shown.size() < limit && cursor.hasNext()) {
+                shown.add(cursor.next());
+            }
+            return new Browsed(shown, cursor.examined(), shown.size() < limit && cursor.stoppedAtMaxExamined());
         }
     }
 

@@ -64,20 +64,7 @@ final class QueueListCommand implements Callable<Integer> {
                         Format.onOff(d.dequeueEnabled()),
                         t == null ? "-" : "instance " + t.instanceId() + (t.ownerAlive() ? "" : " (dead)"),
                         backlog);
-                ObjectNode o = json.addObject();
-                o.put("name", d.name());
-                o.put("shards", d.shardCount());
-                o.put("sliceSize", d.sliceSize());
-                o.put("maxAttempts", d.maxAttempts());
-                o.put("deadLetterQueue", d.deadLetterQueue());
-                o.put("enqueueEnabled", d.enqueueEnabled());
-                o.put("dequeueEnabled", d.dequeueEnabled());
-                o.put("backlog", backlog);
-                o.put("temporary", t != null);
-                if (t != null) {
-                    o.put("ownerInstance", t.instanceId());
-                    o.put("ownerAlive", t.ownerAlive());
-                }
+                json.add(json(d, backlog, t));
             }
             if (output.json) {
                 Json.print(out, json);
@@ -88,5 +75,24 @@ final class QueueListCommand implements Callable<Integer> {
             }
             return 0;
         }
+    }
+
+    /** One queue as {@code queue list --json} shows it (and the console's {@code /api/queues}). */
+    static ObjectNode json(DestinationInfo d, long backlog, Admin.Temporary t) {
+        ObjectNode o = Json.object();
+        o.put("name", d.name());
+        o.put("shards", d.shardCount());
+        o.put("sliceSize", d.sliceSize());
+        o.put("maxAttempts", d.maxAttempts());
+        o.put("deadLetterQueue", d.deadLetterQueue());
+        o.put("enqueueEnabled", d.enqueueEnabled());
+        o.put("dequeueEnabled", d.dequeueEnabled());
+        o.put("backlog", backlog);
+        o.put("temporary", t != null);
+        if (t != null) {
+            o.put("ownerInstance", t.instanceId());
+            o.put("ownerAlive", t.ownerAlive());
+        }
+        return o;
     }
 }

@@ -109,7 +109,8 @@ final class QueueStatsCommand implements Callable<Integer> {
         t.print(out);
     }
 
-    private static ObjectNode json(QueueStats s, Rates rates, Map<Long, String> holders) {
+    /** {@code queue stats --json} (and the console's {@code /api/queues/NAME}, its rates from its samples). */
+    static ObjectNode json(QueueStats s, Rates rates, Map<Long, String> holders) {
         DestinationInfo d = s.destination();
         ObjectNode o = Json.object();
         o.put("name", d.name());

@@ -34,6 +34,7 @@ import picocli.CommandLine.Option;
             DemoConsumerCommand.class,
             MigrateCommand.class,
             StatusCommand.class,
+            ConsoleCommand.class,
             QueueCommand.class,
             DlqCommand.class,
             TopicCommand.class,

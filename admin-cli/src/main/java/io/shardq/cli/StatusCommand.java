@@ -77,11 +77,7 @@ final class StatusCommand implements Callable<Integer> {
                 settings.forEach(set::put);
                 ArrayNode a = o.putArray("instances");
                 for (Admin.Instance i : instances) {
-                    ObjectNode x = a.addObject();
-                    x.put("id", i.id());
-                    x.put("name", i.name());
-                    x.put("startedAt", i.startedAtMillis());
-                    x.put("heartbeatAgeMillis", i.heartbeatAgeMillis());
+                    a.add(json(i));
                 }
                 Json.print(out, o);
                 return 0;
@@ -111,6 +107,18 @@ final class StatusCommand implements Callable<Integer> {
             t.print(out);
             return 0;
         }
+    }
+
+    /** One instance as {@code status --json} shows it (and the console's {@code /api/instances}). */
+    static ObjectNode json(Admin.Instance i) {
+        ObjectNode x = Json.object();
+        x.put("id", i.id());
+        x.put("name", i.name());
+        x.put("startedAt", i.startedAtMillis());
+        x.put("heartbeatAgeMillis", i.heartbeatAgeMillis());
+        x.put("shardsOwned", i.shardsOwned());
+        x.put("leasesHeld", i.leasesHeld());
+        return x;
     }
 
     /** Through {@code shardq.instances()}; a schema migrated before that function existed has none to ask. */

@@ -63,13 +63,7 @@ final class TopicListCommand implements Callable<Integer> {
                         t.subscriptions(),
                         tmp == null ? "-" : "instance " + tmp.instanceId() + (tmp.ownerAlive() ? "" : " (dead)"),
                         t.retained());
-                ObjectNode o = TopicStatsCommand.json(t);
-                o.put("temporary", tmp != null);
-                if (tmp != null) {
-                    o.put("ownerInstance", tmp.instanceId());
-                    o.put("ownerAlive", tmp.ownerAlive());
-                }
-                json.add(o);
+                json.add(json(t, tmp));
             }
             if (output.json) {
                 Json.print(out, json);
@@ -80,5 +74,16 @@ final class TopicListCommand implements Callable<Integer> {
             }
             return 0;
         }
+    }
+
+    /** One topic as {@code topic list --json} shows it (and the console's {@code /api/topics}). */
+    static ObjectNode json(TopicInfo t, Admin.Temporary tmp) {
+        ObjectNode o = TopicStatsCommand.json(t);
+        o.put("temporary", tmp != null);
+        if (tmp != null) {
+            o.put("ownerInstance", tmp.instanceId());
+            o.put("ownerAlive", tmp.ownerAlive());
+        }
+        return o;
     }
 }

@@ -130,7 +130,8 @@ final class TopicStatsCommand implements Callable<Integer> {
         return o;
     }
 
-    private static ObjectNode json(TopicStats s) {
+    /** {@code topic stats --json} (and the console's {@code /api/topics/NAME}). */
+    static ObjectNode json(TopicStats s) {
         // as queue stats: "shardCount", and "shards" and "subscriptions" are the lists
         ObjectNode o = Json.object();
         o.put("name", s.topic().name());
