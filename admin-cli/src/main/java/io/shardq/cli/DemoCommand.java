@@ -488,6 +488,8 @@ final class DemoCommand implements Callable<Integer> {
                 out.println(String.format(Locale.ROOT, "  %-18s %s", r[0], r[1]));
             }
             out.println("where to look next:");
+            out.println("  ./shardq console                            the web console: destinations, subscriptions,"
+                    + " instances, caches");
             out.println("  ./shardq queue stats " + ORDERS + " --rate   its shards, backlog, rates, oldest message");
             out.println("  ./shardq topic stats " + EVENTS + "          its subscriptions, their lag and retirement");
             out.println("  ./shardq cache stats " + PRICES + "          the cache's entries and expirations");
