@@ -60,7 +60,7 @@ final class DemoCommand implements Callable<Integer> {
     static final String PRICES = "demo.prices";
     static final List<String> SUBSCRIPTIONS = List.of("billing", "shipping", "analytics");
     static final int ITEMS = 20;
-    static final int PRODUCER_SESSIONS = 4;
+    static final int PRODUCERS = 4;
     static final long INITIAL_STOCK = 1_000_000_000L;
 
     @Mixin
@@ -176,8 +176,12 @@ final class DemoCommand implements Callable<Integer> {
         private final GracefulStop stop;
         private final DemoView view;
         private final Map<String, Map<Long, Integer>> received = new LinkedHashMap<>();
-        private volatile long sent;
-        private volatile long orderedQuantity;
+        /** Orders each producer thread has committed: thread k sends k, k + 4, k + 8, ... */
+        private final java.util.concurrent.atomic.AtomicLongArray committed =
+                new java.util.concurrent.atomic.AtomicLongArray(PRODUCERS);
+
+        private final java.util.concurrent.CountDownLatch firstCommits =
+                new java.util.concurrent.CountDownLatch(PRODUCERS);
         private volatile boolean throttleAnalytics = true;
         private volatile String killed;
         private volatile Throwable producerFailure;
@@ -204,17 +208,29 @@ final class DemoCommand implements Callable<Integer> {
                     Connection producers = factory.createConnection()) {
                 subscribe(subscribers);
                 subscribers.start();
+                long start = System.nanoTime();
+                long sendNanos = sending.toNanos();
+                // the producers first: while this instance is alone on demo.orders it takes enqueue
+                // ownership of all four shards (an instance's share is ceil(shards / live instances)),
+                // and each producer thread's session writes to a shard of its own; the consumer
+                // processes start meanwhile, and the orders wait for them in the queue
+                List<Thread> threads = new ArrayList<>();
+                for (int k = 0; k < PRODUCERS; k++) {
+                    int thread = k;
+                    Thread t = new Thread(
+                            () -> produce(producers, thread, start, sendNanos), "shardq-demo-producer-" + (k + 1));
+                    t.start();
+                    threads.add(t);
+                }
+                firstCommits.await(60, java.util.concurrent.TimeUnit.SECONDS);
                 for (int i = 1; i <= consumers; i++) {
                     processes.start(i);
                 }
                 processes.awaitReady(Duration.ofSeconds(90));
-                long start = System.nanoTime();
-                long sendNanos = sending.toNanos();
-                Thread producer = new Thread(() -> produce(producers, start, sendNanos), "shardq-demo-producer-1");
-                producer.start();
+                Thread producer = threads.get(0);
                 boolean killDone = noKill;
                 long lastView = 0;
-                while (producer.isAlive()) {
+                while (threads.stream().anyMatch(Thread::isAlive)) {
                     long now = System.nanoTime();
                     if (!killDone && now - start >= sendNanos / 2) {
                         killDone = true;
@@ -226,6 +242,11 @@ final class DemoCommand implements Callable<Integer> {
                         lastView = now;
                     }
                     producer.join(100);
+                    if (!producer.isAlive()) {
+                        for (Thread t : threads) {
+                            t.join(100);
+                        }
+                    }
                 }
                 if (producerFailure != null) {
                     throw new IllegalStateException("the demo's producer failed: " + producerFailure, producerFailure);
@@ -239,7 +260,7 @@ final class DemoCommand implements Callable<Integer> {
                         .plusSeconds(stop.requested() ? 10 : 90)
                         .toNanos();
                 Snapshot last = snapshot(System.nanoTime() - start, sendNanos, "finishing");
-                while (!last.done(sent) && System.nanoTime() - drainStart < drainLimit) {
+                while (!last.done(sent()) && System.nanoTime() - drainStart < drainLimit) {
                     long now = System.nanoTime();
                     if (now - lastView >= view.interval()) {
                         view.show(last);
@@ -253,8 +274,9 @@ final class DemoCommand implements Callable<Integer> {
                 processes.stopAll(Duration.ofSeconds(15));
                 return new Summary(
                         (System.nanoTime() - start) / 1_000_000,
-                        sent,
-                        orderedQuantity,
+                        sent(),
+                        perProducer(),
+                        orderedQuantity(),
                         killed,
                         stop.requested(),
                         check(),
@@ -284,56 +306,77 @@ final class DemoCommand implements Callable<Integer> {
             }
         }
 
-        /**
-         * Four producer sessions, as four order-taking front ends would be: a JMS session's sends go
-         * to one shard (so that they stay in order), and four sessions spread the orders over the
-         * queue's four shards, where every consumer process can take them.
-         */
-        private void produce(Connection c, long start, long sendNanos) {
-            List<Session> sessions = new ArrayList<>();
-            try {
-                List<MessageProducer> producers = new ArrayList<>();
-                for (int i = 0; i < PRODUCER_SESSIONS; i++) {
-                    Session s = c.createSession(Session.SESSION_TRANSACTED);
-                    sessions.add(s);
-                    producers.add(s.createProducer(s.createQueue(ORDERS)));
+        long sent() {
+            long n = 0;
+            for (int k = 0; k < PRODUCERS; k++) {
+                n += committed.get(k);
+            }
+            return n;
+        }
+
+        long[] perProducer() {
+            long[] n = new long[PRODUCERS];
+            for (int k = 0; k < PRODUCERS; k++) {
+                n[k] = committed.get(k);
+            }
+            return n;
+        }
+
+        boolean wasSent(long order) {
+            return order >= 0 && order / PRODUCERS < committed.get((int) (order % PRODUCERS));
+        }
+
+        long orderedQuantity() {
+            long q = 0;
+            for (int k = 0; k < PRODUCERS; k++) {
+                for (long j = 0, n = committed.get(k); j < n; j++) {
+                    q += quantity(k + j * PRODUCERS);
                 }
-                long n = 0;
-                long qty = 0;
+            }
+            return q;
+        }
+
+        /**
+         * Producer thread {@code k} of four, as four order-taking front ends would be: its session's
+         * sends go to one shard (a JMS session's sends stay in order, and ShardQ pins a thread's
+         * sessions to one shard), so four threads spread the orders over the queue's four shards.
+         * Together they send {@code --rate} orders a second, committing what is due every few ms.
+         */
+        private void produce(Connection c, int k, long start, long sendNanos) {
+            boolean first = true;
+            try (Session s = c.createSession(Session.SESSION_TRANSACTED)) {
+                MessageProducer p = s.createProducer(s.createQueue(ORDERS));
+                long j = 0;
                 while (!stop.requested()) {
                     long elapsed = System.nanoTime() - start;
                     if (elapsed >= sendNanos) {
                         break;
                     }
-                    long due = (long) (rate * (elapsed / 1e9)) + 1;
+                    long due = (long) (rate * (elapsed / 1e9)) + 1; // orders 0 .. due-1 are due, all threads together
+                    long n = k + j * PRODUCERS;
                     if (n >= due) {
                         LockSupport.parkNanos(5_000_000L);
                         continue;
                     }
-                    for (; n < due; n++) {
-                        int k = (int) (n % PRODUCER_SESSIONS);
-                        TextMessage m = sessions.get(k).createTextMessage("order " + n);
+                    for (; n < due; j++, n = k + j * PRODUCERS) {
+                        TextMessage m = s.createTextMessage("order " + n);
                         m.setLongProperty("orderId", n);
                         m.setStringProperty("item", item(n));
                         m.setIntProperty("qty", quantity(n));
-                        producers.get(k).send(m);
-                        qty += quantity(n);
+                        p.send(m);
                     }
-                    for (Session s : sessions) {
-                        s.commit();
+                    s.commit();
+                    committed.set(k, j);
+                    if (first) {
+                        first = false;
+                        firstCommits.countDown();
                     }
-                    sent = n;
-                    orderedQuantity = qty;
                 }
             } catch (Throwable t) {
                 producerFailure = t;
             } finally {
-                for (Session s : sessions) {
-                    try {
-                        s.close();
-                    } catch (JMSException e) {
-                        // the connection closes them anyway
-                    }
+                if (first) {
+                    firstCommits.countDown();
                 }
             }
         }
@@ -360,7 +403,7 @@ final class DemoCommand implements Callable<Integer> {
                     elapsedNanos / 1_000_000,
                     sendNanos / 1_000_000,
                     phase,
-                    sent,
+                    sent(),
                     processed,
                     twice,
                     admin.backlog(ORDERS),
@@ -373,19 +416,25 @@ final class DemoCommand implements Callable<Integer> {
 
         /** The exactly-once check over the database and what each subscription received. */
         private Check check() throws SQLException {
-            long processed;
-            long twice;
-            long missing;
+            long sent = sent();
+            long processed = 0;
+            long twice = 0;
+            long unknown = 0;
+            java.util.BitSet seen = new java.util.BitSet();
             long stockDown;
             try (java.sql.Connection c = broker.dataSource().getConnection();
                     Statement st = c.createStatement()) {
-                try (ResultSet rs = st.executeQuery("select count(*), count(*) filter (where deliveries > 1),"
-                        + " " + sent + " - count(*) filter (where order_id < " + sent + ")"
-                        + " from shardq_demo.processed")) {
-                    rs.next();
-                    processed = rs.getLong(1);
-                    twice = rs.getLong(2);
-                    missing = rs.getLong(3);
+                try (ResultSet rs = st.executeQuery("select order_id, deliveries from shardq_demo.processed")) {
+                    while (rs.next()) {
+                        long order = rs.getLong(1);
+                        processed++;
+                        twice += rs.getInt(2) > 1 ? 1 : 0;
+                        if (wasSent(order)) {
+                            seen.set((int) order);
+                        } else {
+                            unknown++; // processed but never committed by a producer: would be a phantom
+                        }
+                    }
                 }
                 try (ResultSet rs = st.executeQuery(
                         "select " + (INITIAL_STOCK * ITEMS) + " - sum(stock) from shardq_demo.inventory")) {
@@ -393,16 +442,12 @@ final class DemoCommand implements Callable<Integer> {
                     stockDown = rs.getLong(1);
                 }
             }
+            long missing = sent - seen.cardinality(); // a phantom (unknown > 0) makes processed differ from sent
             Map<String, long[]> events = new LinkedHashMap<>();
-            received.forEach((name, seen) -> {
-                long dup = seen.values().stream().filter(v -> v > 1).count();
-                long absent = 0;
-                for (long o = 0; o < sent; o++) {
-                    if (!seen.containsKey(o)) {
-                        absent++;
-                    }
-                }
-                events.put(name, new long[] {seen.size(), dup, absent});
+            received.forEach((name, got) -> {
+                long dup = got.values().stream().filter(v -> v > 1).count();
+                long absent = sent - got.keySet().stream().filter(this::wasSent).count();
+                events.put(name, new long[] {got.size(), dup, absent});
             });
             return new Check(
                     processed, twice, missing, stockDown, events, broker.admin().backlog(ORDERS));
@@ -441,6 +486,7 @@ final class DemoCommand implements Callable<Integer> {
     record Summary(
             long elapsedMs,
             long sent,
+            long[] perProducer,
             long orderedQuantity,
             String killed,
             boolean stoppedEarly,
@@ -503,6 +549,10 @@ final class DemoCommand implements Callable<Integer> {
             o.put("stoppedEarly", stoppedEarly);
             o.put("elapsedMs", elapsedMs);
             o.put("sent", sent);
+            com.fasterxml.jackson.databind.node.ArrayNode producers = o.putArray("sentPerProducer");
+            for (long n : perProducer) {
+                producers.add(n); // producer k sent orders k, k + 4, k + 8, ...
+            }
             o.put("processed", check.processed());
             o.put("processedTwice", check.twice());
             o.put("missing", check.missing());
