@@ -239,6 +239,13 @@ class XaTransactionsTest {
             assertThatThrownBy(() -> producer.send(session.createTextMessage("loose")))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("not associated with a global transaction");
+            MessageConsumer consumer = session.createConsumer(session.createQueue(queue));
+            assertThatThrownBy(() -> consumer.setMessageListener(m -> {}))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("XA session");
+            assertThatThrownBy(() -> consumer.receive(100))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("not associated with a global transaction");
         }
         assertThat(drain(queue, 500)).isEmpty();
     }
