@@ -168,7 +168,9 @@ final class ShardQXAResource implements XAResource {
                 throw xa(XAException.XAER_NOTA, "no prepared transaction " + gid + " in this database", null);
             }
         } catch (RuntimeException e) {
-            throw translate(e, "committing branch " + gid, XAException.XA_RBROLLBACK);
+            // one phase: the work is rolled back; two phases: the prepared branch stays, ask again
+            throw translate(
+                    e, "committing branch " + gid, onePhase ? XAException.XA_RBROLLBACK : XAException.XAER_RMFAIL);
         } finally {
             session.lock.unlock();
         }
@@ -192,7 +194,7 @@ final class ShardQXAResource implements XAResource {
                 throw xa(XAException.XAER_NOTA, "no prepared transaction " + gid + " in this database", null);
             }
         } catch (RuntimeException e) {
-            throw translate(e, "rolling back branch " + gid, XAException.XAER_RMERR);
+            throw translate(e, "rolling back branch " + gid, XAException.XAER_RMFAIL);
         } finally {
             session.lock.unlock();
         }

@@ -116,13 +116,30 @@ SELECT a.pid, extract(epoch FROM now() - coalesce(a.xact_start, a.backend_start)
  WHERE l.relation = ?::regclass AND l.granted AND a.pid <> pg_backend_pid()
 
 -- name: cursor_lease_acquire
--- Takes free or expired leases (or renews ours). FOR UPDATE first, SKIP LOCKED: a cursor row that a
--- transaction of the previous holder locked (a consumer commit moving it, or logging consumption
--- under FOR KEY SHARE, which a plain UPDATE would not see) is not taken this round, so the cursor
--- and the dequeue log read after this statement are complete. Skipping rather than waiting matters
--- for two-phase commit (issue 13): a prepared transaction holds its locks until a transaction
--- manager decides it, maybe after a crash, and its consumption must be neither delivered again
--- nor lost meanwhile; a waiting acquisition would hang the consumer for that long.
+-- Takes free or expired leases (or renews ours). FOR UPDATE first: it waits for in-flight commits
+-- of the previous holder that logged consumption under FOR KEY SHARE (a plain UPDATE would not
+-- wait for them), so the dequeue log read after this statement is complete. It runs under a short
+-- lock_timeout: a row held longer is held by a prepared transaction (XA, issue 13), which keeps its
+-- locks until a transaction manager decides it, maybe after a crash; then the caller runs
+-- cursor_lease_acquire_skip_locked instead.
+WITH locked AS (
+    SELECT c.subscription_id, c.shard_no FROM shardq.cursor c
+     WHERE c.subscription_id = ? AND c.shard_no = ANY(?)
+       AND (c.lease_instance IS NULL OR c.lease_instance = ? OR c.lease_until < now())
+     ORDER BY c.shard_no
+       FOR UPDATE OF c)
+UPDATE shardq.cursor c
+   SET lease_instance = ?, lease_until = now() + make_interval(secs => ?)
+  FROM locked l, shardq.shard s
+ WHERE c.subscription_id = l.subscription_id AND c.shard_no = l.shard_no
+   AND s.destination_id = c.destination_id AND s.shard_no = c.shard_no
+   AND (c.lease_instance IS NULL OR c.lease_instance = ? OR c.lease_until < now())
+RETURNING c.shard_no, c.position, s.next_seq
+
+-- name: cursor_lease_acquire_skip_locked
+-- cursor_lease_acquire, skipping locked rows: a cursor row a prepared transaction holds is not taken
+-- (its consumption is neither delivered again nor lost while undecided: the lease is taken, and the
+-- decided cursor and log read, once the row is free), and the other shards are.
 WITH locked AS (
     SELECT c.subscription_id, c.shard_no FROM shardq.cursor c
      WHERE c.subscription_id = ? AND c.shard_no = ANY(?)
