@@ -32,6 +32,19 @@ final class ShardQXASession extends ShardQSession implements XASession {
         return resource;
     }
 
+    /**
+     * Not built: the key/value cache's invalidations use NOTIFY, and PostgreSQL refuses to prepare a
+     * transaction that ran one. Use the cache from a session outside XA.
+     */
+    @Override
+    public <K, V> io.shardq.broker.kv.KvCache<K, V> cache(
+            String name, io.shardq.broker.kv.Codec<K> keys, io.shardq.broker.kv.Codec<V> values) throws JMSException {
+        checkOpen();
+        throw new jakarta.jms.IllegalStateException("the key/value cache cannot join an XA transaction (its"
+                + " invalidations use NOTIFY, which PostgreSQL refuses in a transaction it prepares): use cache "
+                + name + " from a session outside XA");
+    }
+
     @Override
     public void commit() throws JMSException {
         checkOpen();

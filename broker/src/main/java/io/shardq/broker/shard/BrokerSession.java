@@ -523,8 +523,10 @@ public final class BrokerSession implements AutoCloseable {
         // the commit while the consumer's claim still keeps the originals from retirement
         List<BrokerMessage> messages = b.deadLetters ? LargeBodies.withCopies(c, b.messages) : b.messages;
         List<Enqueue.Part> parts = List.of(new Enqueue.Part(messages, origin));
-        if (Enqueue.insertReserving(engine, c, b.rt, b.shard, parts) < 0) {
-            Enqueue.reserveAndInsert(engine, c, b.rt, b.shard, parts, tentativeSlices);
+        // an XA session's transaction may be prepared, which PostgreSQL refuses after a NOTIFY
+        List<String> wakes = xa ? deferredWakes : null;
+        if (Enqueue.insertReserving(engine, c, b.rt, b.shard, parts, wakes) < 0) {
+            Enqueue.reserveAndInsert(engine, c, b.rt, b.shard, parts, tentativeSlices, wakes);
         }
         b.firstSeq = parts.get(0).firstSeq;
         b.stored = parts.get(0).stored;
@@ -989,6 +991,9 @@ public final class BrokerSession implements AutoCloseable {
 
     private Prepared prepared;
 
+    /** Wake-ups other instances asked for, sent after the commit (XA sessions only: see writeBatch). */
+    private final List<String> deferredWakes = new ArrayList<>();
+
     /** True for a session a transaction manager drives (see {@link #prepare}). */
     public boolean isXa() {
         return xa;
@@ -1096,6 +1101,7 @@ public final class BrokerSession implements AutoCloseable {
         }
         claims.clear();
         tentativeSlices.clear();
+        deferredWakes.clear(); // the outcome is unknown here: the waiters poll
         scheduled.clear();
         pending.clear();
         written.clear();
@@ -1309,6 +1315,7 @@ public final class BrokerSession implements AutoCloseable {
             boolean consumption,
             long started) {
         pending.values().removeAll(toWrite);
+        Enqueue.sendWakes(engine, deferredWakes);
         if (!toSchedule.isEmpty()) {
             scheduled.removeAll(toSchedule);
             long earliest = Long.MAX_VALUE;
@@ -1649,6 +1656,7 @@ public final class BrokerSession implements AutoCloseable {
      */
     private void afterFailedCommit(boolean countAttempts) {
         tentativeSlices.clear();
+        deferredWakes.clear();
         scheduled.clear();
         pending.clear();
         written.clear();

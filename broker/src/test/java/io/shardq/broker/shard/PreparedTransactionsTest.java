@@ -203,6 +203,44 @@ class PreparedTransactionsTest {
         assertThat(broker.preparedTransactions(PREFIX)).isEmpty();
     }
 
+    /**
+     * A send whose shard another instance waits on would NOTIFY it in the transaction, which
+     * PostgreSQL refuses to prepare: the XA session sends that wake-up after the commit instead.
+     */
+    @Test
+    void preparedSend_toAShardAnotherInstanceWaitsOn_prepares_andWakesItAfterTheCommit() throws Exception {
+        broker.admin().createQueue("xa.wake", QueueOptions.DEFAULTS.withShards(1));
+        String gid = gid();
+        try (Broker waiterInstance = Broker.start(config(db).build())) {
+            java.util.concurrent.CompletableFuture<String> got =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        try (BrokerSession s = waiterInstance.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+                            Delivery d = s.receive("xa.wake", 60_000, false);
+                            return d == null ? null : Messages.body(d.message());
+                        }
+                    });
+            org.awaitility.Awaitility.await("the other instance waits on the shard")
+                    .atMost(java.time.Duration.ofSeconds(30))
+                    .until(() -> {
+                        try (java.sql.Connection c = db.connect();
+                                java.sql.Statement st = c.createStatement();
+                                java.sql.ResultSet rs =
+                                        st.executeQuery("select s.waiter from shardq.shard s join shardq.destination d"
+                                                + " on d.id = s.destination_id where d.name = 'xa.wake'")) {
+                            return rs.next() && rs.getLong(1) == waiterInstance.instanceId();
+                        }
+                    });
+            try (BrokerSession xa = broker.openXaSession()) {
+                xa.xaAssociate(true);
+                xa.send("xa.wake", Messages.text("woken"));
+                xa.xaAssociate(false);
+                assertThat(xa.prepare(gid)).isTrue();
+                assertThat(broker.commitPrepared(gid)).isTrue();
+            }
+            assertThat(got.get(60, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("woken");
+        }
+    }
+
     @Test
     void xaSession_refusesWork_outsideABranch_andLocalCompletion_whilePrepared() {
         broker.admin().createQueue("xa.refuse", QueueOptions.DEFAULTS.withShards(1));
