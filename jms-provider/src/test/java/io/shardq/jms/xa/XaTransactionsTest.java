@@ -239,6 +239,10 @@ class XaTransactionsTest {
             assertThatThrownBy(() -> producer.send(session.createTextMessage("loose")))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("not associated with a global transaction");
+            assertThatThrownBy(() -> ((io.shardq.jms.ShardQSession) session)
+                            .cache("any", io.shardq.broker.kv.Codec.utf8(), io.shardq.broker.kv.Codec.utf8()))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("cannot join an XA transaction");
             MessageConsumer consumer = session.createConsumer(session.createQueue(queue));
             assertThatThrownBy(() -> consumer.setMessageListener(m -> {}))
                     .isInstanceOf(IllegalStateException.class)
