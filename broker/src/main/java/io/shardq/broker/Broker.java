@@ -70,6 +70,9 @@ public final class Broker implements AutoCloseable {
     /** This instance as the engine's packages see it; not API (see {@link #engine()}). */
     private final Engine engine = new Core();
 
+    private final io.shardq.broker.shard.PreparedTransactions prepared =
+            new io.shardq.broker.shard.PreparedTransactions(engine);
+
     private final EngineStats stats = new EngineStats();
     private final Engine.Settings settings;
     private final boolean autoCreate;
@@ -305,6 +308,52 @@ public final class Broker implements AutoCloseable {
     }
 
     /**
+     * A session whose transactions a transaction manager drives through two-phase commit (XA):
+     * transacted, it works only inside a branch ({@link BrokerSession#xaAssociate}), and ends one
+     * with {@link BrokerSession#prepare} and then {@link #commitPrepared} or {@link
+     * #rollbackPrepared}, or with {@link BrokerSession#commit()} (one phase) or {@link
+     * BrokerSession#rollback()}. Throws {@code CONFIGURATION} naming {@code
+     * max_prepared_transactions} when the server has prepared transactions turned off.
+     */
+    public BrokerSession openXaSession() {
+        checkOpen();
+        prepared.requireEnabled();
+        return new BrokerSession(engine, BrokerSession.Mode.TRANSACTED, null, false, true);
+    }
+
+    /**
+     * COMMIT PREPARED of the prepared transaction {@code gid} of this database, from any instance
+     * (after a crash too); the session of this instance that prepared it, if any, then publishes
+     * its work in memory. Returns false when there is no such prepared transaction. A lost
+     * connection ({@code CONNECTION}) leaves the outcome unknown: ask again.
+     */
+    public boolean commitPrepared(String gid) {
+        checkOpen();
+        return prepared.commit(gid);
+    }
+
+    /** ROLLBACK PREPARED, as {@link #commitPrepared}: received messages are delivered again. */
+    public boolean rollbackPrepared(String gid) {
+        checkOpen();
+        return prepared.rollback(gid);
+    }
+
+    /**
+     * The global ids of this database's prepared transactions starting with {@code prefix},
+     * oldest first (for {@code XAResource.recover}).
+     */
+    public List<String> preparedTransactions(String prefix) {
+        checkOpen();
+        return prepared.list(java.util.Objects.requireNonNull(prefix, "prefix"));
+    }
+
+    /** The server's {@code max_prepared_transactions} (0: no two-phase commit). */
+    public int maxPreparedTransactions() {
+        checkOpen();
+        return prepared.maxPreparedTransactions();
+    }
+
+    /**
      * A session that works inside an application-managed transaction on {@code connection}: it
      * writes there and never commits or rolls back; the application does.
      */
@@ -322,7 +371,7 @@ public final class Broker implements AutoCloseable {
     public BrokerSession openSession(Connection connection, boolean awaitsOutcome) {
         checkOpen();
         java.util.Objects.requireNonNull(connection, "connection");
-        return new BrokerSession(engine, BrokerSession.Mode.TRANSACTED, connection, awaitsOutcome);
+        return new BrokerSession(engine, BrokerSession.Mode.TRANSACTED, connection, awaitsOutcome, false);
     }
 
     /**
@@ -923,6 +972,11 @@ public final class Broker implements AutoCloseable {
         @Override
         public Connection borrowConnection() throws SQLException {
             return Broker.this.borrowConnection();
+        }
+
+        @Override
+        public io.shardq.broker.shard.PreparedTransactions preparedTransactions() {
+            return prepared;
         }
 
         @Override

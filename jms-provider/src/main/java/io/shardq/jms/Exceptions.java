@@ -71,6 +71,8 @@ final class Exceptions {
             r = new jakarta.jms.JMSSecurityRuntimeException(e.getMessage(), e.getErrorCode(), e);
         } else if (e instanceof TransactionRolledBackException) {
             r = new jakarta.jms.TransactionRolledBackRuntimeException(e.getMessage(), e.getErrorCode(), e);
+        } else if (e instanceof jakarta.jms.TransactionInProgressException) {
+            r = new jakarta.jms.TransactionInProgressRuntimeException(e.getMessage(), e.getErrorCode(), e);
         } else if (e instanceof IllegalStateException) {
             r = new jakarta.jms.IllegalStateRuntimeException(e.getMessage(), e.getErrorCode(), e);
         } else if (e instanceof MessageFormatException) {

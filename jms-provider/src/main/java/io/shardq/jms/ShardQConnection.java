@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * instance. Opening a connection costs nothing on the database; sessions borrow pooled JDBC
  * connections only while they work.
  */
-public final class ShardQConnection implements QueueConnection, jakarta.jms.TopicConnection {
+public class ShardQConnection implements QueueConnection, jakarta.jms.TopicConnection {
     private static final Logger LOG = LoggerFactory.getLogger(ShardQConnection.class);
 
     private final ShardQConnectionFactory factory;
@@ -111,6 +111,14 @@ public final class ShardQConnection implements QueueConnection, jakarta.jms.Topi
                 };
         clientIdFixed = true;
         ShardQSession s = new ShardQSession(this, broker.openSession(mode), sessionMode);
+        sessions.add(s);
+        return s;
+    }
+
+    /** Adds a session made elsewhere (an XA session) to this connection's sessions. */
+    final <S extends ShardQSession> S register(S s) throws JMSException {
+        checkOpen();
+        clientIdFixed = true;
         sessions.add(s);
         return s;
     }

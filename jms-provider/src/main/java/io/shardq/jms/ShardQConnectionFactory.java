@@ -87,16 +87,22 @@ public final class ShardQConnectionFactory
      */
     @Override
     public Connection createConnection(String userName, String password) throws JMSException {
-        if (userName == null) {
-            return createConnection();
-        }
+        return connect(userName, password, false);
+    }
+
+    /** A connection (an XA one when {@code xa}) for the user, authenticated as {@link #createConnection(String, String)} says. */
+    ShardQConnection connect(String userName, String password, boolean xa) throws JMSException {
         Broker b = broker();
-        try {
-            b.authenticate(userName, password);
-        } catch (ShardQException e) {
-            throw Exceptions.translate(e);
+        RoleAccess access = RoleAccess.full();
+        if (userName != null) {
+            try {
+                b.authenticate(userName, password);
+            } catch (ShardQException e) {
+                throw Exceptions.translate(e);
+            }
+            access = b.access(userName);
         }
-        return new ShardQConnection(this, b, b.access(userName));
+        return xa ? new ShardQXAConnection(this, b, access) : new ShardQConnection(this, b, access);
     }
 
     @Override

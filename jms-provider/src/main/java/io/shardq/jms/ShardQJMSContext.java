@@ -27,7 +27,7 @@ import java.io.Serializable;
  * second path): every call delegates and turns JMSException into its unchecked twin. The
  * connection starts automatically when the first consumer is created, unless autoStart is off.
  */
-final class ShardQJMSContext implements JMSContext {
+class ShardQJMSContext implements JMSContext {
     private final ShardQConnection connection;
     private final int sessionMode;
     private final boolean ownsConnection;
@@ -61,9 +61,18 @@ final class ShardQJMSContext implements JMSContext {
             throw new IllegalStateRuntimeException("the JMSContext is closed");
         }
         if (session == null) {
-            session = unchecked(() -> (ShardQSession) connection.createSession(sessionMode));
+            session = unchecked(this::openSession);
         }
         return session;
+    }
+
+    /** The context's session, made on first use. */
+    ShardQSession openSession() throws JMSException {
+        return (ShardQSession) connection.createSession(sessionMode);
+    }
+
+    ShardQConnection connection() {
+        return connection;
     }
 
     @Override

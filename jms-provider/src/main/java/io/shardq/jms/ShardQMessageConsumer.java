@@ -122,6 +122,11 @@ final class ShardQMessageConsumer implements QueueReceiver, TopicSubscriber {
     @Override
     public void setMessageListener(MessageListener listener) throws JMSException {
         checkOpen();
+        if (listener != null && session instanceof ShardQXASession) {
+            throw new jakarta.jms.IllegalStateException("a MessageListener on an XA session is not supported: its"
+                    + " deliveries would run outside any global transaction (application servers deliver to XA"
+                    + " sessions through their own facilities); call receive() inside the transaction instead");
+        }
         session.lock.lock();
         try {
             this.listener = listener;

@@ -48,7 +48,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * session's current transaction, so the application's own SQL commits or rolls back with the
  * messages.
  */
-public final class ShardQSession implements QueueSession, TopicSession {
+public class ShardQSession implements QueueSession, TopicSession {
     private static final AtomicLong SESSION_IDS = new AtomicLong();
 
     private final ShardQConnection connection;
@@ -102,6 +102,11 @@ public final class ShardQSession implements QueueSession, TopicSession {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** The engine session, for the XA resource (which takes {@link #lock} itself). */
+    final BrokerSession engineSession() {
+        return engine;
     }
 
     interface EngineCall<T> {

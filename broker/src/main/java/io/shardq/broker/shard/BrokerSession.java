@@ -146,18 +146,26 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     public BrokerSession(Engine engine, Mode mode, Connection external) {
-        this(engine, mode, external, false);
+        this(engine, mode, external, false, false);
     }
 
     /**
      * @param awaitsOutcome with {@code external}: the application reports how each of its
      *     transactions ended through {@link #transactionEnded}
+     * @param xa a session whose transactions a transaction manager drives (see {@link #prepare}):
+     *     transacted, on the engine's own connections, and it works only while {@link
+     *     #xaAssociate associated} with a transaction branch
      */
-    public BrokerSession(Engine engine, Mode mode, Connection external, boolean awaitsOutcome) {
+    public BrokerSession(Engine engine, Mode mode, Connection external, boolean awaitsOutcome, boolean xa) {
+        if (xa && external != null) {
+            throw new ShardQException(
+                    ErrorKind.INVALID_ARGUMENT, "an XA session runs on the engine's connections, not an application's");
+        }
         this.engine = engine;
-        this.mode = external != null ? Mode.TRANSACTED : mode;
+        this.mode = external != null || xa ? Mode.TRANSACTED : mode;
         this.external = external;
         this.awaitsOutcome = external != null && awaitsOutcome;
+        this.xa = xa;
     }
 
     /** True when this session runs on an application's connection, which the application commits. */
@@ -273,7 +281,7 @@ public final class BrokerSession implements AutoCloseable {
 
     /** Sends (transacted: buffers until commit) one message to a destination. */
     public void send(String destination, BrokerMessage message) {
-        checkOpen();
+        checkWork();
         buffer(enqueueable(destination), ordinary(message), false);
         if (mode != Mode.TRANSACTED) {
             commitWork(true, false);
@@ -293,7 +301,7 @@ public final class BrokerSession implements AutoCloseable {
      *     stream that failed
      */
     public void send(String destination, BrokerMessage message, InputStream body) {
-        checkOpen();
+        checkWork();
         java.util.Objects.requireNonNull(body, "body");
         DestinationRuntime rt = enqueueable(destination);
         if (!message.persistent()) {
@@ -398,7 +406,7 @@ public final class BrokerSession implements AutoCloseable {
      * sends faster than PostgreSQL commits gets its messages written in batches.
      */
     public void sendAll(List<Map.Entry<String, BrokerMessage>> sends) {
-        checkOpen();
+        checkWork();
         if (mode == Mode.TRANSACTED) {
             for (Map.Entry<String, BrokerMessage> e : sends) {
                 send(e.getKey(), e.getValue());
@@ -529,8 +537,10 @@ public final class BrokerSession implements AutoCloseable {
         // the commit while the consumer's claim still keeps the originals from retirement
         List<BrokerMessage> messages = b.deadLetters ? LargeBodies.withCopies(c, b.messages) : b.messages;
         List<Enqueue.Part> parts = List.of(new Enqueue.Part(messages, origin));
-        if (Enqueue.insertReserving(engine, c, b.rt, b.shard, parts) < 0) {
-            Enqueue.reserveAndInsert(engine, c, b.rt, b.shard, parts, tentativeSlices);
+        // an XA session's transaction may be prepared, which PostgreSQL refuses after a NOTIFY
+        List<String> wakes = xa ? deferredWakes : null;
+        if (Enqueue.insertReserving(engine, c, b.rt, b.shard, parts, wakes) < 0) {
+            Enqueue.reserveAndInsert(engine, c, b.rt, b.shard, parts, tentativeSlices, wakes);
         }
         b.firstSeq = parts.get(0).firstSeq;
         b.stored = parts.get(0).stored;
@@ -563,7 +573,7 @@ public final class BrokerSession implements AutoCloseable {
 
     /** Receives from one subscription (a queue's, or a topic's through its consumer). */
     Delivery receive(Subscription sub, String destination, long timeoutMillis, boolean deferAck, Selector selector) {
-        checkOpen();
+        checkWork();
         DestinationRuntime rt = sub.destination;
         long now = System.nanoTime();
         long deadline =
@@ -910,6 +920,7 @@ public final class BrokerSession implements AutoCloseable {
         if (awaitsOutcome) {
             requireTransactionBlock();
         }
+        checkNotPrepared();
         try {
             commitWork(true, true);
         } catch (RuntimeException e) {
@@ -1077,21 +1088,165 @@ public final class BrokerSession implements AutoCloseable {
         }
     }
 
+    // ---------------------------------------------------------------- two-phase commit (XA)
+
+    private final boolean xa;
+    private boolean xaAssociated;
+
+    /** A transaction prepared by {@link #prepare}: what its commit does in memory, kept for the outcome. */
+    private record Prepared(
+            String gid,
+            List<Batch> batches,
+            List<Batch> toWrite,
+            List<ScheduledSend> toSchedule,
+            List<Claim> moving,
+            long started) {}
+
+    private Prepared prepared;
+
+    /** Wake-ups other instances asked for, sent after the commit (XA sessions only: see writeBatch). */
+    private final List<String> deferredWakes = new ArrayList<>();
+
+    /** True for a session a transaction manager drives (see {@link #prepare}). */
+    public boolean isXa() {
+        return xa;
+    }
+
+    /**
+     * An XA session enters ({@code true}: {@code XAResource.start}) or leaves ({@code end}) its
+     * transaction branch; it sends and receives only in between. Refused while a prepared
+     * transaction waits for its outcome.
+     */
+    public void xaAssociate(boolean associated) {
+        checkOpen();
+        if (associated && prepared != null) {
+            checkWork(); // names the prepared transaction
+        }
+        xaAssociated = associated;
+    }
+
+    /** The global transaction id of the transaction prepared and not yet decided, or null. */
+    public String preparedGid() {
+        return prepared == null ? null : prepared.gid();
+    }
+
+    /**
+     * The first phase of a two-phase commit: writes the transaction's work as a commit would
+     * (sends, cursor moves, before-commit actions) and ends it with {@code PREPARE TRANSACTION
+     * 'gid'} instead of COMMIT. The work is then durable but undecided: its row locks stay held by
+     * PostgreSQL (the shard rows of its sends, the cursor rows of its receives), so nothing it did is
+     * seen, delivered again or lost until {@link io.shardq.broker.Broker#commitPrepared} or {@link
+     * io.shardq.broker.Broker#rollbackPrepared} decides it, from this instance or another, before or after a crash.
+     * In memory the messages it received stay claimed by this session and its sends unpublished
+     * until the outcome arrives; the session takes no new work meanwhile.
+     *
+     * @param gid the transaction's global id (see {@link PreparedTransactions#validate})
+     * @return false when the transaction did nothing: there is nothing to prepare or decide (XA's
+     *     read-only vote); its on-commit actions ran
+     * @throws ShardQException as a failed {@link #commit()} does (the transaction rolled back), or
+     *     {@code CONFIGURATION} naming {@code max_prepared_transactions} when the server has none
+     */
+    public boolean prepare(String gid) {
+        checkOpen();
+        if (prepared != null) {
+            throw new ShardQException(
+                    ErrorKind.ILLEGAL_STATE, "the session's transaction " + prepared.gid() + " is prepared already");
+        }
+        PreparedTransactions.validate(gid);
+        if (!hasUncommittedWork() && txConnection == null && beforeCommit.isEmpty()) {
+            completed(true);
+            return false;
+        }
+        try {
+            commitWork(true, true, gid);
+        } catch (RuntimeException e) {
+            try {
+                completed(false);
+            } catch (RuntimeException actionFailed) {
+                e.addSuppressed(actionFailed);
+            }
+            throw e;
+        }
+        return true;
+    }
+
+    /**
+     * The outcome of the prepared transaction arrived (its COMMIT PREPARED or ROLLBACK PREPARED
+     * ran): a commit publishes its sends and makes its receives final in memory, as {@link
+     * #commit()} does after COMMIT; a rollback gives the received messages back for redelivery with
+     * one more delivery attempt, as {@link #rollback()} does.
+     */
+    void completePrepared(boolean committed) {
+        Prepared p = prepared;
+        if (p == null) {
+            return;
+        }
+        prepared = null;
+        if (closed) {
+            return; // close() forgot the work already
+        }
+        if (committed) {
+            finishCommit(p.batches(), p.toWrite(), p.toSchedule(), p.moving(), true, true, p.started());
+            completed(true);
+        } else {
+            reportRolledBack(p.batches());
+            afterFailedCommit(true);
+            completed(false);
+        }
+    }
+
+    /**
+     * The prepared transaction's outcome is not known here (the session closed before it, or it was
+     * decided elsewhere): what this instance holds of its shards is forgotten, so their state is read
+     * again from PostgreSQL when the lease is taken again, which waits until the outcome is decided
+     * (see {@code cursor_lease_acquire}).
+     */
+    void forgetPrepared() {
+        Prepared p = prepared;
+        if (p == null) {
+            return;
+        }
+        prepared = null;
+        engine.preparedTransactions().unregister(p.gid(), this);
+        forgetShards(claims);
+        for (Claim cl : claims) {
+            cl.sub.released(false);
+        }
+        claims.clear();
+        tentativeSlices.clear();
+        deferredWakes.clear(); // the outcome is unknown here: the waiters poll
+        scheduled.clear();
+        pending.clear();
+        written.clear();
+        discard(pendingNp);
+        discard(deadNp);
+        for (NpTaken t : takenNp) {
+            engine.releaseNonPersistent(t.entry().message);
+        }
+        takenNp.clear();
+        beforeCommit.clear();
+        onCommit.clear();
+        onRollback.clear();
+    }
+
     /** Consumes every message delivered so far (CLIENT_ACKNOWLEDGE, or deferred AUTO acks). */
     public void acknowledge() {
         checkOpen();
+        checkNotPrepared();
         commitWork(true, true);
     }
 
     /** Discards sends and redelivers receives (transacted sessions). */
     public void rollback() {
         checkOpen();
+        checkNotPrepared();
         rollbackWork();
     }
 
     /** Redelivers every unacknowledged message (CLIENT_ACKNOWLEDGE and AUTO). */
     public void recover() {
         checkOpen();
+        checkNotPrepared();
         rollbackWork();
     }
 
@@ -1128,6 +1283,15 @@ public final class BrokerSession implements AutoCloseable {
      * class comment for the order), runs it, then publishes the outcome in memory.
      */
     private void commitWork(boolean sends, boolean consumption) {
+        commitWork(sends, consumption, null);
+    }
+
+    /**
+     * As {@link #commitWork(boolean, boolean)}; with a {@code gid}, the transaction is prepared
+     * ({@code PREPARE TRANSACTION}) instead of committed, and what a commit does in memory waits in
+     * {@link #prepared} for the outcome ({@link #completePrepared}).
+     */
+    private void commitWork(boolean sends, boolean consumption, String gid) {
         long started = System.nanoTime();
         List<Batch> toWrite = new ArrayList<>();
         if (sends) {
@@ -1144,8 +1308,10 @@ public final class BrokerSession implements AutoCloseable {
                 || !written.isEmpty()
                 || !moving.isEmpty()
                 || txConnection != null
-                || !beforeCommit.isEmpty();
-        boolean own = txConnection == null
+                || !beforeCommit.isEmpty()
+                || gid != null;
+        boolean own = gid == null
+                && txConnection == null
                 && external == null
                 && written.isEmpty()
                 && beforeCommit.isEmpty()
@@ -1217,7 +1383,10 @@ public final class BrokerSession implements AutoCloseable {
                 for (BeforeCommit action : beforeCommit) {
                     action.run(c);
                 }
-                if (external == null && !c.getAutoCommit()) {
+                if (gid != null) {
+                    committing = true; // a lost reply leaves it unknown whether the transaction is prepared
+                    PreparedTransactions.prepare(c, gid);
+                } else if (external == null && !c.getAutoCommit()) {
                     committing = true;
                     c.commit();
                 }
@@ -1241,7 +1410,25 @@ public final class BrokerSession implements AutoCloseable {
             }
             releaseConnection(c, borrowed);
         }
+        if (gid != null) {
+            prepared = new Prepared(gid, batches, toWrite, toSchedule, moving, started);
+            engine.preparedTransactions().register(gid, this);
+            return;
+        }
+        finishCommit(batches, toWrite, toSchedule, moving, sends, consumption, started);
+    }
+
+    /** What a commit does in memory once its transaction committed: publish, release, count. */
+    private void finishCommit(
+            List<Batch> batches,
+            List<Batch> toWrite,
+            List<ScheduledSend> toSchedule,
+            List<Claim> moving,
+            boolean sends,
+            boolean consumption,
+            long started) {
         pending.values().removeAll(toWrite);
+        Enqueue.sendWakes(engine, deferredWakes);
         long earliest = Long.MAX_VALUE;
         if (!toSchedule.isEmpty()) {
             scheduled.removeAll(toSchedule);
@@ -1598,6 +1785,7 @@ public final class BrokerSession implements AutoCloseable {
      */
     private void afterFailedCommit(boolean countAttempts) {
         tentativeSlices.clear();
+        deferredWakes.clear();
         scheduled.clear();
         pending.clear();
         written.clear();
@@ -1764,6 +1952,32 @@ public final class BrokerSession implements AutoCloseable {
         }
     }
 
+    private void checkNotPrepared() {
+        if (prepared != null) {
+            throw new ShardQException(
+                    ErrorKind.ILLEGAL_STATE,
+                    "the session's transaction " + prepared.gid()
+                            + " is prepared: only its transaction manager decides it (commit or rollback prepared)");
+        }
+    }
+
+    /** Before a send or a receive: open, not prepared, and (XA) inside a transaction branch. */
+    private void checkWork() {
+        checkOpen();
+        if (prepared != null) {
+            throw new ShardQException(
+                    ErrorKind.ILLEGAL_STATE,
+                    "the session's transaction " + prepared.gid()
+                            + " is prepared: no new work until its outcome (commit or rollback)");
+        }
+        if (xa && !xaAssociated) {
+            throw new ShardQException(
+                    ErrorKind.ILLEGAL_STATE,
+                    "this XA session is not associated with a global transaction: enlist its XAResource in a"
+                            + " transaction (XAResource.start) before sending or receiving");
+        }
+    }
+
     /** Rolls back whatever is uncommitted (JMS: closing a session rolls back its transaction). */
     @Override
     public void close() {
@@ -1774,7 +1988,10 @@ public final class BrokerSession implements AutoCloseable {
             if (inFlight != null) {
                 transactionEnded(Outcome.UNKNOWN); // closed before the application said how it ended
             }
-            if (hasUncommittedWork() || txConnection != null || !claims.isEmpty()) {
+            if (prepared != null) {
+                // not ours to decide: the transaction manager commits or rolls it back, maybe elsewhere
+                forgetPrepared();
+            } else if (hasUncommittedWork() || txConnection != null || !claims.isEmpty()) {
                 rollbackWork();
             }
         } finally {

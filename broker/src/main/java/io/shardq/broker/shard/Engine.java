@@ -25,6 +25,9 @@ public interface Engine {
      */
     java.sql.Connection borrowConnection() throws java.sql.SQLException;
 
+    /** Two-phase commit: this instance's sessions waiting for the outcome of a prepared transaction. */
+    PreparedTransactions preparedTransactions();
+
     /**
      * Reserves room for a non-persistent message in the instance's memory; false when the bound
      * ({@code shardq.non-persistent.max-bytes}) is reached. {@code force} reserves regardless

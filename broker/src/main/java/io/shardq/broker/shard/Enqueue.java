@@ -75,6 +75,17 @@ final class Enqueue {
      */
     static long insertReserving(Engine engine, Connection c, DestinationRuntime rt, int shard, List<Part> parts)
             throws SQLException {
+        return insertReserving(engine, c, rt, shard, parts, null);
+    }
+
+    /**
+     * As {@link #insertReserving(Engine, Connection, DestinationRuntime, int, List)}; with {@code
+     * deferredWakes}, a wake-up another instance asked for is added there instead of sent with
+     * NOTIFY in this transaction (PostgreSQL refuses to PREPARE a transaction that ran NOTIFY).
+     */
+    static long insertReserving(
+            Engine engine, Connection c, DestinationRuntime rt, int shard, List<Part> parts, List<String> deferredWakes)
+            throws SQLException {
         DestinationInfo d = rt.info();
         TopicView view = rt.topicView(c);
         int n = stamp(parts, view);
@@ -122,7 +133,7 @@ final class Enqueue {
         // not report it as refused, or the sender would send it again; the waiter finds it by its poll
         // (pollHeads) instead. In a session's transaction the failure fails the transaction, as it should
         try {
-            notifyIfWaited(engine, c, d, shard, notified);
+            notifyIfWaited(engine, c, d, shard, notified, deferredWakes);
         } catch (SQLException e) {
             if (!c.getAutoCommit()) {
                 throw e;
@@ -153,6 +164,19 @@ final class Enqueue {
             int shard,
             List<Part> parts,
             List<TentativeSlice> tentative)
+            throws SQLException {
+        return reserveAndInsert(engine, c, rt, shard, parts, tentative, null);
+    }
+
+    /** As above; {@code deferredWakes} as in {@link #insertReserving(Engine, Connection, DestinationRuntime, int, List, List)}. */
+    static long reserveAndInsert(
+            Engine engine,
+            Connection c,
+            DestinationRuntime rt,
+            int shard,
+            List<Part> parts,
+            List<TentativeSlice> tentative,
+            List<String> deferredWakes)
             throws SQLException {
         DestinationInfo d = rt.info();
         TopicView view = TopicView.QUEUE;
@@ -234,7 +258,7 @@ final class Enqueue {
             seq += count;
             i += count;
         }
-        notifyIfWaited(engine, c, d, shard, waiter);
+        notifyIfWaited(engine, c, d, shard, waiter, deferredWakes);
         number(parts, first);
         return first;
     }
@@ -259,6 +283,26 @@ final class Enqueue {
         return s;
     }
 
+    /**
+     * Sends the wake-ups an XA transaction deferred (see {@code deferredWakes}), after its commit,
+     * on a connection of their own; a failure is left to the waiters' polling.
+     */
+    static void sendWakes(Engine engine, List<String> wakes) {
+        if (wakes.isEmpty()) {
+            return;
+        }
+        try (Connection c = engine.borrowConnection();
+                PreparedStatement ps =
+                        c.prepareStatement("select pg_notify('shardq_wake', p) from unnest(?::text[]) p")) {
+            ps.setArray(1, c.createArrayOf("text", wakes.toArray()));
+            ps.execute();
+            engine.stats().notifiesSent.add(wakes.size());
+        } catch (SQLException | RuntimeException e) {
+            // the waiting consumers poll (shardq.poll.max-ms)
+        }
+        wakes.clear();
+    }
+
     static void publish(List<TentativeSlice> tentative) {
         for (TentativeSlice t : tentative) {
             t.rt().slices.put(t.shard(), t.slice());
@@ -266,9 +310,14 @@ final class Enqueue {
         tentative.clear();
     }
 
-    private static void notifyIfWaited(Engine engine, Connection c, DestinationInfo d, int shard, long waiter)
+    private static void notifyIfWaited(
+            Engine engine, Connection c, DestinationInfo d, int shard, long waiter, List<String> deferred)
             throws SQLException {
         if (waiter != 0 && waiter != engine.instanceId()) {
+            if (deferred != null) {
+                deferred.add(d.id() + "/" + shard);
+                return;
+            }
             try (PreparedStatement ps = c.prepareStatement("select pg_notify('shardq_wake', ?)")) {
                 ps.setString(1, d.id() + "/" + shard);
                 ps.execute();

@@ -4,7 +4,6 @@ import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.Queries;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -496,29 +495,29 @@ public final class Subscription {
             // the lease runs until at least acquireStart + ttl by the database's clock
             long acquireStart = System.nanoTime();
             long ttlNanos = TimeUnit.MILLISECONDS.toNanos(engine.settings().leaseTtlMillis());
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_acquire"))) {
-                Array arr = c.createArrayOf("integer", wanted.toArray());
-                ps.setLong(1, id);
-                ps.setArray(2, arr);
-                ps.setLong(3, me);
-                ps.setLong(4, me);
-                ps.setDouble(5, engine.settings().leaseTtlMillis() / 1000.0);
-                ps.setLong(6, me);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        int shard = rs.getInt(1);
-                        long position = rs.getLong(2);
-                        long head = rs.getLong(3) - 1;
-                        found |= head > position;
-                        if (all[shard].leased) {
-                            all[shard].raiseHead(head); // a racing acquisition got it first
-                            continue;
-                        }
-                        List<Long> ahead = loadAttempts(c, shard, position);
-                        all[shard].leased(position, head, ahead, acquireStart + ttlNanos);
-                        LOG.debug("{} - leased {} of {} at position {}", me, shard, d.name(), position);
-                    }
+            List<long[]> acquired;
+            try {
+                acquired = acquire(c, wanted, me, "cursor_lease_acquire", true);
+            } catch (SQLException e) {
+                if (!"55P03".equals(e.getSQLState())) {
+                    throw e;
                 }
+                // held beyond the lock timeout: a prepared (XA) transaction's row, taken once decided
+                LOG.debug("{} - a cursor row of {} is locked by a prepared transaction: skipped", me, d.name());
+                acquired = acquire(c, wanted, me, "cursor_lease_acquire_skip_locked", false);
+            }
+            for (long[] row : acquired) {
+                int shard = (int) row[0];
+                long position = row[1];
+                long head = row[2] - 1;
+                found |= head > position;
+                if (all[shard].leased) {
+                    all[shard].raiseHead(head); // a racing acquisition got it first
+                    continue;
+                }
+                List<Long> ahead = loadAttempts(c, shard, position);
+                all[shard].leased(position, head, ahead, acquireStart + ttlNanos);
+                LOG.debug("{} - leased {} of {} at position {}", me, shard, d.name(), position);
             }
             if (found) {
                 waiters.wakeAll();
@@ -527,6 +526,52 @@ public final class Subscription {
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "acquiring dequeue leases on " + d.name());
         }
+    }
+
+    /** Lock wait of a lease acquisition before it skips what a prepared transaction holds. */
+    static final long ACQUIRE_LOCK_TIMEOUT_MS = 1_000;
+
+    /**
+     * Runs {@code query} ({@code cursor_lease_acquire} or its skip-locked variant) in a transaction
+     * of its own, under {@link #ACQUIRE_LOCK_TIMEOUT_MS} when {@code bounded}; returns (shard,
+     * position, next_seq) of each row taken.
+     */
+    private List<long[]> acquire(Connection c, List<Integer> wanted, long me, String query, boolean bounded)
+            throws SQLException {
+        List<long[]> rows = new ArrayList<>();
+        c.setAutoCommit(false);
+        try {
+            if (bounded) {
+                try (PreparedStatement ps = c.prepareStatement(Queries.get("transaction_set_lock_timeout"))) {
+                    ps.setString(1, ACQUIRE_LOCK_TIMEOUT_MS + "ms");
+                    ps.executeQuery().close();
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(query))) {
+                ps.setLong(1, id);
+                ps.setArray(2, c.createArrayOf("integer", wanted.toArray()));
+                ps.setLong(3, me);
+                ps.setLong(4, me);
+                ps.setDouble(5, engine.settings().leaseTtlMillis() / 1000.0);
+                ps.setLong(6, me);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        rows.add(new long[] {rs.getInt(1), rs.getLong(2), rs.getLong(3)});
+                    }
+                }
+            }
+            c.commit();
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback();
+            } catch (SQLException ignored) {
+                // broken connection: the pool discards it
+            }
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
+        }
+        return rows;
     }
 
     /** Loads the delivery attempts of a newly leased shard; returns what was consumed out of order. */

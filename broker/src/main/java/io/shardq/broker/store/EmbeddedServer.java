@@ -123,6 +123,8 @@ public final class EmbeddedServer {
                 .setServerConfig("synchronous_commit", durable ? "on" : "off")
                 .setServerConfig("full_page_writes", durable ? "on" : "off")
                 .setServerConfig("max_connections", "300")
+                // XA (issue 13) needs PREPARE TRANSACTION, which is off (0) by default
+                .setServerConfig("max_prepared_transactions", "100")
                 .setServerConfig("listen_addresses", "127.0.0.1");
         if (port > 0) {
             builder.setPort(port);

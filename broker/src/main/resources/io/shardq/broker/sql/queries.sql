@@ -58,7 +58,11 @@ UPDATE shardq.shard s SET owner_instance = ?
 RETURNING s.shard_no
 
 -- name: shard_release_owner
-UPDATE shardq.shard SET owner_instance = NULL WHERE owner_instance = ?
+-- SKIP LOCKED: a shard row held by a prepared transaction's send (XA) keeps its owner, which is
+-- dead once it stops (shard_claim_owner takes such shards), instead of hanging the close.
+UPDATE shardq.shard SET owner_instance = NULL
+ WHERE (destination_id, shard_no) IN (
+       SELECT destination_id, shard_no FROM shardq.shard WHERE owner_instance = ? FOR UPDATE SKIP LOCKED)
 
 -- name: shard_select_heads
 SELECT shard_no, next_seq FROM shardq.shard WHERE destination_id = ?
@@ -114,13 +118,34 @@ SELECT a.pid, extract(epoch FROM now() - coalesce(a.xact_start, a.backend_start)
 -- name: cursor_lease_acquire
 -- Takes free or expired leases (or renews ours). FOR UPDATE first: it waits for in-flight commits
 -- of the previous holder that logged consumption under FOR KEY SHARE (a plain UPDATE would not
--- wait for them), so the dequeue log read after this statement is complete.
+-- wait for them), so the dequeue log read after this statement is complete. It runs under a short
+-- lock_timeout: a row held longer is held by a prepared transaction (XA, issue 13), which keeps its
+-- locks until a transaction manager decides it, maybe after a crash; then the caller runs
+-- cursor_lease_acquire_skip_locked instead.
 WITH locked AS (
     SELECT c.subscription_id, c.shard_no FROM shardq.cursor c
      WHERE c.subscription_id = ? AND c.shard_no = ANY(?)
        AND (c.lease_instance IS NULL OR c.lease_instance = ? OR c.lease_until < now())
      ORDER BY c.shard_no
        FOR UPDATE OF c)
+UPDATE shardq.cursor c
+   SET lease_instance = ?, lease_until = now() + make_interval(secs => ?)
+  FROM locked l, shardq.shard s
+ WHERE c.subscription_id = l.subscription_id AND c.shard_no = l.shard_no
+   AND s.destination_id = c.destination_id AND s.shard_no = c.shard_no
+   AND (c.lease_instance IS NULL OR c.lease_instance = ? OR c.lease_until < now())
+RETURNING c.shard_no, c.position, s.next_seq
+
+-- name: cursor_lease_acquire_skip_locked
+-- cursor_lease_acquire, skipping locked rows: a cursor row a prepared transaction holds is not taken
+-- (its consumption is neither delivered again nor lost while undecided: the lease is taken, and the
+-- decided cursor and log read, once the row is free), and the other shards are.
+WITH locked AS (
+    SELECT c.subscription_id, c.shard_no FROM shardq.cursor c
+     WHERE c.subscription_id = ? AND c.shard_no = ANY(?)
+       AND (c.lease_instance IS NULL OR c.lease_instance = ? OR c.lease_until < now())
+     ORDER BY c.shard_no
+       FOR UPDATE OF c SKIP LOCKED)
 UPDATE shardq.cursor c
    SET lease_instance = ?, lease_until = now() + make_interval(secs => ?)
   FROM locked l, shardq.shard s
@@ -145,11 +170,19 @@ RETURNING subscription_id, shard_no
 SELECT subscription_id, shard_no FROM shardq.cursor WHERE lease_instance = ?
 
 -- name: cursor_lease_release
+-- SKIP LOCKED: a row that a prepared transaction (XA, issue 13) holds is left to expire instead of
+-- hanging the heartbeat until a transaction manager decides it.
 UPDATE shardq.cursor SET lease_instance = NULL, lease_until = NULL
- WHERE subscription_id = ? AND shard_no = ANY(?) AND lease_instance = ?
+ WHERE (subscription_id, shard_no) IN (
+       SELECT subscription_id, shard_no FROM shardq.cursor
+        WHERE subscription_id = ? AND shard_no = ANY(?) AND lease_instance = ?
+          FOR UPDATE SKIP LOCKED)
 
 -- name: cursor_lease_release_all
-UPDATE shardq.cursor SET lease_instance = NULL, lease_until = NULL WHERE lease_instance = ?
+-- SKIP LOCKED as cursor_lease_release: closing an instance never waits for a prepared transaction.
+UPDATE shardq.cursor SET lease_instance = NULL, lease_until = NULL
+ WHERE (subscription_id, shard_no) IN (
+       SELECT subscription_id, shard_no FROM shardq.cursor WHERE lease_instance = ? FOR UPDATE SKIP LOCKED)
 
 -- name: cursor_select_candidates
 -- shards with backlog whose lease is free, expired or ours
@@ -662,3 +695,12 @@ SELECT data FROM shardq.large_body_chunk WHERE body_id = ? AND chunk_no = ?
 -- Slice retirement, in the transaction that truncates the slice: the streamed bodies of its
 -- messages (their chunks by cascade).
 DELETE FROM shardq.large_body WHERE destination_id = ? AND shard_no = ? AND seq BETWEEN ? AND ?
+
+-- name: prepared_xact_select
+-- XA recovery (issue 13): this database's prepared transactions whose gid starts with ? (ShardQ's
+-- prefix), oldest first. pg_prepared_xacts shows those of every database of the server.
+SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND starts_with(gid, ?) ORDER BY prepared
+
+-- name: prepared_xact_max
+-- 0: the server refuses PREPARE TRANSACTION (two-phase commit is off).
+SELECT current_setting('max_prepared_transactions')::integer

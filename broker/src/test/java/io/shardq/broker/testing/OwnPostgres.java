@@ -19,22 +19,29 @@ import java.util.concurrent.TimeUnit;
 public final class OwnPostgres implements AutoCloseable {
     private final Path dir;
     private final int port;
+    private final int maxPreparedTransactions;
     private EmbeddedPostgres pg;
 
-    private OwnPostgres(Path dir, int port) throws IOException {
+    private OwnPostgres(Path dir, int port, int maxPreparedTransactions) throws IOException {
         this.dir = dir;
         this.port = port;
+        this.maxPreparedTransactions = maxPreparedTransactions;
         this.pg = start();
     }
 
     /** Starts a new server in a temporary data directory on a free port. */
     public static OwnPostgres start(String prefix) throws IOException {
+        return start(prefix, 20);
+    }
+
+    /** As {@link #start(String)}, with this {@code max_prepared_transactions} (0: no XA). */
+    public static OwnPostgres start(String prefix, int maxPreparedTransactions) throws IOException {
         Path dir = Files.createTempDirectory(prefix);
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort(); // free once the socket is closed, for PostgreSQL to bind
         }
-        return new OwnPostgres(dir, port);
+        return new OwnPostgres(dir, port, maxPreparedTransactions);
     }
 
     public String jdbcUrl() {
@@ -51,6 +58,7 @@ public final class OwnPostgres implements AutoCloseable {
                 .setServerConfig("fsync", "on")
                 .setServerConfig("synchronous_commit", "on")
                 .setServerConfig("max_connections", "100")
+                .setServerConfig("max_prepared_transactions", Integer.toString(maxPreparedTransactions))
                 .setServerConfig("listen_addresses", "127.0.0.1")
                 .start();
     }

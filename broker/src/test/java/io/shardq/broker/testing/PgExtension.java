@@ -85,6 +85,7 @@ public final class PgExtension implements ParameterResolver {
                     .setServerConfig("synchronous_commit", "on")
                     .setServerConfig("max_connections", "300")
                     .setServerConfig("shared_buffers", "128MB")
+                    .setServerConfig("max_prepared_transactions", "100") // XA tests (issue 13)
                     .start();
             return new Server(
                     "jdbc:postgresql://127.0.0.1:" + pg.getPort() + "/", "postgres", "", "embedded PostgreSQL");
@@ -117,7 +118,36 @@ public final class PgExtension implements ParameterResolver {
     }
 
     static void dropDatabase(String name) {
+        rollbackPrepared(name);
         execAdmin("drop database if exists " + name + " with (force)");
+    }
+
+    /** A database with prepared transactions cannot be dropped: an XA test may leave some behind. */
+    private static void rollbackPrepared(String name) {
+        Server s = server();
+        try (Connection c = DriverManager.getConnection(s.url(name), s.user(), s.password());
+                Statement st = c.createStatement()) {
+            java.util.List<String> gids = new java.util.ArrayList<>();
+            try (var rs = st.executeQuery("select gid from pg_prepared_xacts where database = current_database()")) {
+                while (rs.next()) {
+                    gids.add(rs.getString(1));
+                }
+            }
+            for (String gid : gids) {
+                st.execute("rollback prepared '" + gid.replace("'", "''") + "'");
+            }
+        } catch (SQLException e) {
+            // the database is gone or unreachable: the drop reports what matters
+        }
+    }
+
+    /** Another fresh database on the same server, named after {@code base}. */
+    static TestDatabase createSibling(String base, String suffix) {
+        Server s = server();
+        String name = (base.length() + suffix.length() + 1 > 60 ? base.substring(0, 59 - suffix.length()) : base) + "_"
+                + suffix;
+        execAdmin("create database " + name);
+        return new TestDatabase(s.url(name), s.user(), s.password(), name);
     }
 
     private static void execAdmin(String sql) {
@@ -140,7 +170,15 @@ public final class PgExtension implements ParameterResolver {
         static Server start() {
             var pg = new org.testcontainers.containers.PostgreSQLContainer<>("postgres:17")
                     .withCommand(
-                            "postgres", "-c", "fsync=on", "-c", "synchronous_commit=on", "-c", "max_connections=300");
+                            "postgres",
+                            "-c",
+                            "fsync=on",
+                            "-c",
+                            "synchronous_commit=on",
+                            "-c",
+                            "max_connections=300",
+                            "-c",
+                            "max_prepared_transactions=100");
             pg.start();
             String url = pg.getJdbcUrl();
             return new Server(

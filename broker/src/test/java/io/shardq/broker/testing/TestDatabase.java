@@ -41,6 +41,14 @@ public final class TestDatabase implements ExtensionContext.Store.CloseableResou
         return name;
     }
 
+    /**
+     * A second fresh database on the same server (e.g. the other resource of an XA test), named
+     * this one's name plus {@code _suffix}; the caller closes it (which drops it).
+     */
+    public TestDatabase sibling(String suffix) {
+        return PgExtension.createSibling(name, suffix);
+    }
+
     /** A small pool on this database, closed after the test class. */
     public synchronized DataSource dataSource() {
         if (dataSource == null) {
