@@ -254,6 +254,13 @@ final class DemoCommand implements Callable<Integer> {
                 // the consumers finish the backlog, the slow subscription catches up; a killed consumer's
                 // shards come back once its leases expire (shardq.lease.ttl-ms)
                 throttleAnalytics = false;
+                if (!killDone && !stop.requested()) {
+                    // the consumers took longer to start than half the sending time (a loaded machine, a
+                    // short --duration): the kill comes now, while they work through the backlog
+                    killDone = true;
+                    killed = processes.killOne(System.nanoTime() - start);
+                    view.event(killed);
+                }
                 long drainStart = System.nanoTime();
                 long drainLimit = Duration.ofMillis(
                                 broker.config().getInt(io.shardq.broker.BrokerProperty.LEASE_TTL_MS))
