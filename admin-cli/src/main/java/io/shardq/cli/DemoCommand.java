@@ -226,10 +226,22 @@ final class DemoCommand implements Callable<Integer> {
                 for (int i = 1; i <= consumers; i++) {
                     processes.start(i);
                 }
-                processes.awaitReady(Duration.ofSeconds(90));
+                // the live view runs while the consumer JVMs start (seconds on a loaded machine)
+                Duration readyLimit = Duration.ofSeconds(90);
+                long lastView = 0;
+                while (!processes.ready()) {
+                    long now = System.nanoTime();
+                    if (now - start > readyLimit.toNanos()) {
+                        throw processes.notReady(readyLimit);
+                    }
+                    if (now - lastView >= view.interval()) {
+                        view.show(snapshot(now - start, sendNanos, "starting consumers"));
+                        lastView = now;
+                    }
+                    Thread.sleep(100);
+                }
                 Thread producer = threads.get(0);
                 boolean killDone = noKill;
-                long lastView = 0;
                 while (threads.stream().anyMatch(Thread::isAlive)) {
                     long now = System.nanoTime();
                     if (!killDone && now - start >= sendNanos / 2) {

@@ -99,21 +99,26 @@ final class DemoConsumers implements AutoCloseable {
         }
     }
 
-    /** Waits until every consumer started says it is ready; one that exited first is an error. */
-    void awaitReady(Duration limit) throws InterruptedException {
-        long deadline = System.nanoTime() + limit.toNanos();
+    /** True once every consumer started says it is ready; one that exited first is an error. */
+    boolean ready() {
         for (Consumer c : all) {
-            while (!c.ready.await(200, TimeUnit.MILLISECONDS)) {
+            if (c.ready.getCount() > 0) {
                 if (!c.process.isAlive()) {
                     throw new IllegalStateException("demo consumer " + c.describe() + " exited with code "
                             + c.process.exitValue() + " before it was ready: " + tail(c.log));
                 }
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(
-                            "demo consumer " + c.describe() + " was not ready within " + limit + ": " + tail(c.log));
-                }
+                return false;
             }
         }
+        return true;
+    }
+
+    /** Why the consumers are not ready after {@code limit}: the first one's log. */
+    IllegalStateException notReady(Duration limit) {
+        Consumer c =
+                all.stream().filter(x -> x.ready.getCount() > 0).findFirst().orElse(all.get(0));
+        return new IllegalStateException(
+                "demo consumer " + c.describe() + " was not ready within " + limit + ": " + tail(c.log));
     }
 
     /** kill -9 of the busiest live consumer, and a new one in its place; says what happened. */

@@ -44,7 +44,7 @@ class DemoCommandTest {
                     .isEqualTo(sent);
         }
         // the live view went to stderr, the JSON alone to stdout
-        assertThat(r.err()).contains("sending: sent").contains("killed with kill -9");
+        assertThat(r.err()).contains(": sent ").contains("processed").contains("killed with kill -9");
 
         // the orders the producers committed: producer k sent k, k + 4, k + 8, ...
         java.util.Set<Long> expected = new java.util.HashSet<>();
