@@ -237,6 +237,24 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     }
 
     /** Applies the access expiry to an entry read inside a change that leaves it as it is. */
+    /**
+     * The entry of {@code key} when its value equals {@code expected}, else null: the conditional
+     * remove and replace. Counts a hit or a miss; a comparison that fails is an access (JSR-107).
+     */
+    private Stored holding(Tx tx, K key, V expected) {
+        Stored cur = tx.current(key);
+        if (cur == null) {
+            stats.misses(1);
+            return null;
+        }
+        stats.hits(1);
+        if (!decode(cur).equals(expected)) {
+            accessedIn(tx, key, cur);
+            return null;
+        }
+        return cur;
+    }
+
     private void accessedIn(Tx tx, K key, Stored cur) {
         long now = now();
         long at = Expiries.at(expiry::getExpiryForAccess, now);
@@ -504,14 +522,8 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         requireValue(oldValue);
         long t0 = System.nanoTime();
         boolean removed = mutate(List.of(key), tx -> {
-            Stored cur = tx.current(key);
+            Stored cur = holding(tx, key, oldValue);
             if (cur == null) {
-                stats.misses(1);
-                return false;
-            }
-            stats.hits(1);
-            if (!decode(cur).equals(oldValue)) {
-                accessedIn(tx, key, cur); // JSR-107: a comparison that fails is an access
                 return false;
             }
             deleteThrough(key);
@@ -554,14 +566,8 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         requireValue(newValue);
         long t0 = System.nanoTime();
         boolean done = mutate(List.of(key), tx -> {
-            Stored cur = tx.current(key);
+            Stored cur = holding(tx, key, oldValue);
             if (cur == null) {
-                stats.misses(1);
-                return false;
-            }
-            stats.hits(1);
-            if (!decode(cur).equals(oldValue)) {
-                accessedIn(tx, key, cur); // JSR-107: a comparison that fails is an access
                 return false;
             }
             writeThrough(key, newValue);
