@@ -53,7 +53,7 @@ final class Load {
     void start() throws Exception {
         running = true;
         producing = true;
-        for (int i = 0; i < settings.threads(); i++) {
+        for (int i = 0; i < system.localThreads(settings); i++) {
             QueueSystem.Producer p = system.producer();
             workers.add(p);
             long seed = i;

@@ -107,6 +107,15 @@ final class QueueCommand implements Callable<Integer> {
             description = "batches each asynchronous producer may have awaiting completion (default: ${DEFAULT-VALUE})")
     int asyncInFlight;
 
+    @Option(
+            names = "--instances",
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "ShardQ instances (JVMs) sharing the load of the shardq system: this one and N-1"
+                    + " peer JVMs, threads dealt round robin; the references run in this JVM alone"
+                    + " (default: ${DEFAULT-VALUE})")
+    int instances;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -157,6 +166,27 @@ final class QueueCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(),
                     "--async-in-flight " + asyncInFlight + " is invalid: expected at least 1 batch");
+        }
+        if (instances < 1 || instances > 16) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--instances " + instances + " is invalid: expected 1 to 16");
+        }
+        if (instances > 1) {
+            if (async) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--instances " + instances + " cannot be combined with --async: peer instances send"
+                                + " synchronously; run them in separate commands");
+            }
+            int minThreads = Collections.min(threads);
+            if (minThreads < instances) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--threads " + minThreads + " is invalid with --instances " + instances
+                                + ": expected at least one producer and one consumer per instance");
+            }
+            int n = instances;
+            registry.register(SystemRegistry.SHARDQ, () -> new ShardQSystem().instances(n));
         }
         if (asyncInFlight != ShardQSystem.DEFAULT_IN_FLIGHT_BATCHES) {
             int inFlight = asyncInFlight;

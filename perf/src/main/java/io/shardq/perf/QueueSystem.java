@@ -35,6 +35,22 @@ public interface QueueSystem {
      */
     void setUp(DataSource dataSource, Settings settings) throws Exception;
 
+    /**
+     * Producer threads this process runs when the step has {@code settings.threads()}: all of them,
+     * unless {@link #peers()} in other processes run the rest.
+     */
+    default int localThreads(Settings settings) {
+        return settings.threads();
+    }
+
+    /**
+     * Instances in other processes running the rest of the load, whose counts and latencies the
+     * runner adds to this process's ({@code perf queue --instances}); none by default.
+     */
+    default PeerInstances peers() {
+        return PeerInstances.NONE;
+    }
+
     /** A new producer for one worker thread. */
     Producer producer() throws Exception;
 
@@ -44,8 +60,8 @@ public interface QueueSystem {
     }
 
     /**
-     * Consumer threads to start, each with its own {@link #consumer()}: as many as producers for a
-     * queue; a topic may ask for one per subscription, or a few that each serve many.
+     * Consumer threads to start in this process, each with its own {@link #consumer()}: as many as
+     * producers for a queue; a topic may ask for one per subscription, or a few that each serve many.
      */
     default int consumerThreads(Settings settings) {
         return settings.threads();

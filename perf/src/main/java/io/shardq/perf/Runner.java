@@ -82,13 +82,15 @@ final class Runner {
             progress.begin(system.name() + " x" + settings.threads(), System.nanoTime(), system.deliveriesPerMessage());
             load.start();
             pace(load, system, "warm-up", System.nanoTime(), warmup);
-            load.takeLatencies(); // the warm-up's latencies are dropped
+            system.peers().addLatencies(load.takeLatencies()); // the warm-up's latencies are dropped
             system.innerSteps(); // and so are its inner step timings
             Snapshot start = snapshot(load, system, List.of());
             system.measureStarts();
             pace(load, system, "measure", start.nanos(), duration);
             Snapshot end = snapshot(load, system, start.serverTicks().keySet());
             Histogram latencies = load.takeLatencies();
+            system.peers().addLatencies(latencies);
+            noteInstances(system, settings, start, end);
             List<InnerStep> inner = system.innerSteps();
             system.measureEnds();
             progress.end();
@@ -114,19 +116,55 @@ final class Runner {
         while (now < deadline) {
             sleep(Duration.ofNanos(Math.min(TICK_NANOS - (now - begin) % TICK_NANOS, deadline - now)));
             now = System.nanoTime();
-            progress.tick(phase, now - begin, load.enqueued(), load.dequeued(), system.consumes(), now);
+            long[] peers = sum(system.peers().counts());
+            progress.tick(
+                    phase, now - begin, load.enqueued() + peers[0], load.dequeued() + peers[1], system.consumes(), now);
         }
     }
 
     private Snapshot snapshot(Load load, QueueSystem system, Iterable<Integer> alsoPids) {
         long nanos = System.nanoTime();
-        long enqueued = load.enqueued();
-        long dequeued = load.dequeued();
+        List<long[]> instances = new ArrayList<>();
+        instances.add(new long[] {load.enqueued(), load.dequeued()});
+        instances.addAll(system.peers().counts());
+        long[] all = sum(instances);
+        long enqueued = all[0];
+        long dequeued = all[1];
         OptionalLong reads = system.sqlReads();
         long jvm = CpuMeter.jvmNanos();
         Optional<String> lsn = probe.currentWalLsn();
         Map<Integer, Long> ticks = cpu.serverTicks(alsoPids);
-        return new Snapshot(nanos, enqueued, dequeued, reads, lsn, jvm, ticks);
+        return new Snapshot(nanos, enqueued, dequeued, reads, lsn, jvm, ticks, instances);
+    }
+
+    private static long[] sum(List<long[]> counts) {
+        long[] total = new long[2];
+        for (long[] c : counts) {
+            total[0] += c[0];
+            total[1] += c[1];
+        }
+        return total;
+    }
+
+    /** With peer instances, what each instance enqueued and dequeued in the window, as a note. */
+    private void noteInstances(QueueSystem system, Settings settings, Snapshot a, Snapshot b) {
+        if (system.peers().isEmpty()) {
+            return;
+        }
+        StringBuilder line = new StringBuilder(system.name() + " x" + settings.threads() + " per instance:");
+        for (int i = 0; i < b.instances().size(); i++) {
+            long[] from = a.instances().get(i);
+            long[] to = b.instances().get(i);
+            line.append(String.format(
+                    java.util.Locale.ROOT,
+                    " #%d%s enqueued %,.0f/s dequeued %,.0f/s;",
+                    i + 1,
+                    i == 0 ? " (this JVM)" : "",
+                    Rates.perSecond(to[0] - from[0], b.nanos() - a.nanos()),
+                    Rates.perSecond(to[1] - from[1], b.nanos() - a.nanos())));
+        }
+        line.setLength(line.length() - 1);
+        progress.note(line.toString());
     }
 
     private StepResult result(
@@ -203,5 +241,6 @@ final class Runner {
             OptionalLong reads,
             Optional<String> walLsn,
             long jvmNanos,
-            Map<Integer, Long> serverTicks) {}
+            Map<Integer, Long> serverTicks,
+            List<long[]> instances) {}
 }

@@ -37,6 +37,12 @@ final class ShardQSystem implements QueueSystem {
     private final Supplier<BrokerConfig.Builder> baseConfig;
     private final double ratePerSecond;
     private final int asyncInFlightBatches;
+    private final String queue;
+    /** Creates and drops the queue (the run's system); false for a {@link QueuePeer}, which joins it. */
+    private final boolean owner;
+
+    private int instances = 1;
+    private PeerInstances peers = PeerInstances.NONE;
     private final PublishMeter publishes = new PublishMeter();
     private ShardQConnectionFactory factory;
     private Connection connection;
@@ -59,9 +65,57 @@ final class ShardQSystem implements QueueSystem {
     }
 
     private ShardQSystem(Supplier<BrokerConfig.Builder> baseConfig, double ratePerSecond, int asyncInFlightBatches) {
+        this(baseConfig, ratePerSecond, asyncInFlightBatches, QUEUE, true);
+    }
+
+    private ShardQSystem(
+            Supplier<BrokerConfig.Builder> baseConfig,
+            double ratePerSecond,
+            int asyncInFlightBatches,
+            String queue,
+            boolean owner) {
         this.baseConfig = baseConfig;
         this.ratePerSecond = ratePerSecond;
         this.asyncInFlightBatches = asyncInFlightBatches;
+        this.queue = queue;
+        this.owner = owner;
+    }
+
+    /** A {@link QueuePeer}'s system: producers and consumers on {@code queue}, which it neither creates nor drops. */
+    static ShardQSystem joining(Supplier<BrokerConfig.Builder> baseConfig, String queue) {
+        return new ShardQSystem(baseConfig, 0, 0, queue, false);
+    }
+
+    /**
+     * Runs the load on {@code n} instances: this one and {@code n - 1} {@link QueuePeer} JVMs,
+     * threads dealt round robin (thread i runs on instance {@code i mod n}).
+     */
+    ShardQSystem instances(int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("instances " + n + " is invalid: expected at least 1");
+        }
+        this.instances = n;
+        return this;
+    }
+
+    /** Producer threads (and consumer threads) that instance {@code i} (0: this JVM) runs of {@code threads}. */
+    static int threadsOf(int instance, int instances, int threads) {
+        return threads / instances + (instance < threads % instances ? 1 : 0);
+    }
+
+    @Override
+    public int localThreads(Settings settings) {
+        return threadsOf(0, instances, settings.threads());
+    }
+
+    @Override
+    public int consumerThreads(Settings settings) {
+        return localThreads(settings);
+    }
+
+    @Override
+    public PeerInstances peers() {
+        return peers;
     }
 
     /**
@@ -91,10 +145,35 @@ final class ShardQSystem implements QueueSystem {
         if (settings.unsafe()) {
             config.set(BrokerProperty.JDBC_INIT_SQL, "set synchronous_commit = off");
         }
-        factory = new ShardQConnectionFactory(config.build());
-        freshQueue(factory, QUEUE, settings.shards());
+        BrokerConfig built = config.build();
+        factory = new ShardQConnectionFactory(built);
+        if (owner) {
+            freshQueue(factory, queue, settings.shards());
+        }
         connection = factory.createConnection();
         connection.start();
+        if (instances > 1) {
+            if (settings.threads() < instances) {
+                throw new IllegalArgumentException("threads " + settings.threads() + " is invalid with " + instances
+                        + " instances: expected at least one producer and one consumer per instance");
+            }
+            List<Integer> perPeer = new ArrayList<>();
+            for (int i = 1; i < instances; i++) {
+                perPeer.add(threadsOf(i, instances, settings.threads()));
+            }
+            peers = PeerInstances.start(queue, settings, perPeer, peerSettings(built));
+        }
+    }
+
+    /** What a peer JVM needs to reach the same database as this instance: every setting but the password. */
+    private static java.util.Map<String, String> peerSettings(BrokerConfig config) {
+        java.util.Map<String, String> out = new java.util.TreeMap<>();
+        for (BrokerProperty p : BrokerProperty.values()) {
+            if (p != BrokerProperty.JDBC_PASSWORD && p != BrokerProperty.INSTANCE_NAME) {
+                out.put(p.key(), config.get(p));
+            }
+        }
+        return out;
     }
 
     @Override
@@ -103,20 +182,20 @@ final class ShardQSystem implements QueueSystem {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             return new JmsAsyncProducer(
                     session,
-                    session.createQueue(QUEUE),
+                    session.createQueue(queue),
                     settings,
                     asyncInFlightBatches * settings.batchSize(),
                     publishes);
         }
         Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
         return new JmsBatchProducer(
-                session, session.createQueue(QUEUE), settings, ratePerSecond, publishes, new LongAdder());
+                session, session.createQueue(queue), settings, ratePerSecond, publishes, new LongAdder());
     }
 
     @Override
     public Consumer consumer() throws Exception {
         Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
-        MessageConsumer consumer = session.createConsumer(session.createQueue(QUEUE));
+        MessageConsumer consumer = session.createConsumer(session.createQueue(queue));
         return new Consumer() {
             @Override
             public List<Delivery> receiveBatch(int max, Duration wait) throws Exception {
@@ -154,7 +233,7 @@ final class ShardQSystem implements QueueSystem {
         backlogAtEnd = backlogOrUnknown();
         try {
             storedRows = StoredRows.of(
-                    dataSource, factory.broker().admin().require(QUEUE).id());
+                    dataSource, factory.broker().admin().require(queue).id());
         } catch (Exception e) {
             storedRows = StoredRows.UNKNOWN;
         }
@@ -170,7 +249,7 @@ final class ShardQSystem implements QueueSystem {
 
     /** The queue's backlog when the last measured window started and ended (-1: unknown). */
     SubscriptionBacklog windowBacklog() {
-        return new SubscriptionBacklog(QUEUE, backlogAtStart, backlogAtEnd);
+        return new SubscriptionBacklog(queue, backlogAtStart, backlogAtEnd);
     }
 
     /** The producers' batches (sends and commit) in the last measured window. */
@@ -185,13 +264,13 @@ final class ShardQSystem implements QueueSystem {
 
     @Override
     public long backlog() throws Exception {
-        return factory.broker().admin().backlog(QUEUE);
+        return factory.broker().admin().backlog(queue);
     }
 
     @Override
     public List<String> tables() {
         try {
-            return List.of("shardq.m_" + factory.broker().admin().require(QUEUE).id());
+            return List.of("shardq.m_" + factory.broker().admin().require(queue).id());
         } catch (Exception e) {
             return List.of();
         }
@@ -230,12 +309,15 @@ final class ShardQSystem implements QueueSystem {
 
     @Override
     public void tearDown() throws Exception {
+        peers.close(); // each peer closes its instance before the queue goes
         if (connection != null) {
             connection.close();
         }
         if (factory != null) {
             try {
-                factory.broker().admin().dropQueue(QUEUE, true);
+                if (owner) {
+                    factory.broker().admin().dropQueue(queue, true);
+                }
             } finally {
                 factory.close();
             }

@@ -144,4 +144,14 @@ class PerfCommandTest {
         assertThat(QueueCommand.config(16).getInt(io.shardq.broker.BrokerProperty.POOL_SIZE))
                 .isGreaterThanOrEqualTo(36);
     }
+
+    @Test
+    void queueInstances_refusesFewerThreadsThanInstances_andAsync() {
+        assertThat(run("queue", "--instances", "2", "--threads", "1,4")).isEqualTo(2);
+        assertThat(err.toString()).contains("--threads 1 is invalid with --instances 2");
+        assertThat(run("queue", "--instances", "2", "--async")).isEqualTo(2);
+        assertThat(err.toString()).contains("cannot be combined with --async");
+        assertThat(run("queue", "--instances", "0")).isEqualTo(2);
+        assertThat(err.toString()).contains("--instances 0 is invalid: expected 1 to 16");
+    }
 }
