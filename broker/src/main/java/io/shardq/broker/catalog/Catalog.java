@@ -120,6 +120,20 @@ public final class Catalog {
                 rs.getString(12),
                 (Integer) rs.getObject(13),
                 rs.getObject(14) == null ? null : rs.getDouble(14),
-                rs.getBoolean(15));
+                rs.getBoolean(15),
+                groupMap(rs.getArray(16)));
+    }
+
+    /** V013's group_map as a list (empty: the identity over the shard count). */
+    private static java.util.List<Integer> groupMap(java.sql.Array a) throws SQLException {
+        if (a == null) {
+            return java.util.List.of();
+        }
+        Object[] raw = (Object[]) a.getArray();
+        java.util.List<Integer> out = new java.util.ArrayList<>(raw.length);
+        for (Object o : raw) {
+            out.add(((Number) o).intValue());
+        }
+        return java.util.List.copyOf(out);
     }
 }

@@ -13,6 +13,9 @@ package io.shardq.broker.catalog;
  * @param redeliveryMultiplier the back-off multiplier, overriding the instance's (null: its own)
  * @param messageGroups messages with a {@code JMSXGroupID} go to the shard of their group, and each
  *     shard is taken by one consumer session at a time
+ * @param groupMap where groups go (V013): a group hashed to {@code i} over the map's size goes to
+ *     shard {@code groupMap.get(i)}; empty: the identity over {@code shardCount} (no grow since
+ *     groups were turned on)
  */
 public record DestinationInfo(
         int id,
@@ -29,7 +32,8 @@ public record DestinationInfo(
         String expiryName,
         Integer redeliveryDelayMs,
         Double redeliveryMultiplier,
-        boolean messageGroups) {
+        boolean messageGroups,
+        java.util.List<Integer> groupMap) {
 
     public boolean isTopic() {
         return kind.equals("topic");
@@ -37,6 +41,18 @@ public record DestinationInfo(
 
     public boolean isQueue() {
         return kind.equals("queue");
+    }
+
+    /**
+     * The shard of message group {@code group}: its {@code String.hashCode} (specified, so the same
+     * in every JVM) over the recorded assignment, which a grow leaves as it was, so a group keeps
+     * its shard for its life.
+     */
+    public int groupShard(String group) {
+        if (groupMap.isEmpty()) {
+            return Math.floorMod(group.hashCode(), shardCount);
+        }
+        return groupMap.get(Math.floorMod(group.hashCode(), groupMap.size()));
     }
 
     /** The queue dead letters go to: the configured one, else {@code <name>.DLQ}. */

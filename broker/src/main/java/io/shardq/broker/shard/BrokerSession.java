@@ -473,16 +473,15 @@ public final class BrokerSession implements AutoCloseable {
     public static final String GROUP_ID = "JMSXGroupID";
 
     /**
-     * The shard of a message's group in a destination with message groups: its {@code JMSXGroupID}
-     * hashed ({@code String.hashCode}, the same in every JVM) over the shards; -1 otherwise (the
-     * session's pinned shard).
+     * The shard of a message's group in a destination with message groups ({@link
+     * DestinationInfo#groupShard}); -1 otherwise (the session's pinned shard).
      */
     private static int groupShard(DestinationRuntime rt, BrokerMessage m) {
         DestinationInfo d = rt.info();
         if (!d.messageGroups() || !(m.properties().get(GROUP_ID) instanceof String group)) {
             return -1;
         }
-        return Math.floorMod(group.hashCode(), d.shardCount());
+        return d.groupShard(group);
     }
 
     /**

@@ -24,14 +24,16 @@ SELECT count(*) FROM shardq.instance WHERE stopped_at IS NULL AND heartbeat_at >
 SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead_letter_name,
        d.enqueue_enabled, d.dequeue_enabled,
        (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription,
-       d.sub_version, d.expiry_name, d.redelivery_delay_ms, d.redelivery_multiplier, d.message_groups
+       d.sub_version, d.expiry_name, d.redelivery_delay_ms, d.redelivery_multiplier, d.message_groups,
+       d.group_map
   FROM shardq.destination d WHERE d.name = ?
 
 -- name: destination_select_all
 SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead_letter_name,
        d.enqueue_enabled, d.dequeue_enabled,
        (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription,
-       d.sub_version, d.expiry_name, d.redelivery_delay_ms, d.redelivery_multiplier, d.message_groups
+       d.sub_version, d.expiry_name, d.redelivery_delay_ms, d.redelivery_multiplier, d.message_groups,
+       d.group_map
   FROM shardq.destination d ORDER BY d.name
 
 -- name: shard_reserve
@@ -345,7 +347,8 @@ SELECT pg_notify('shardq_maintenance', p) FROM unnest(?::text[]) AS p
 SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead_letter_name,
        d.enqueue_enabled, d.dequeue_enabled,
        (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription,
-       d.sub_version, d.expiry_name, d.redelivery_delay_ms, d.redelivery_multiplier, d.message_groups
+       d.sub_version, d.expiry_name, d.redelivery_delay_ms, d.redelivery_multiplier, d.message_groups,
+       d.group_map
   FROM shardq.destination d WHERE d.id = ?
 
 -- name: message_select_browse_page
