@@ -293,8 +293,12 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
         message.setJMSExpiration(ttl > 0 ? now + ttl : 0);
         message.setJMSDeliveryTime(now + deliveryDelay);
         message.setJMSMessageID(disableMessageId ? null : session.nextMessageId());
+        String user = session.connection().user();
+        if (message instanceof ShardQMessage own) {
+            own.setProviderProperty(ShardQMessage.JMSX_USER_ID, user); // the sent message shows it, as headers
+        }
         try {
-            return MessageCodec.toBroker(message);
+            return MessageCodec.toBroker(message, user);
         } catch (IllegalArgumentException e) {
             throw Exceptions.translate(e); // text UTF-8 cannot hold, an unsupported property type
         }
