@@ -280,11 +280,6 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
         }
         checkDeliveryMode(mode);
         checkPriority(prio);
-        if (deliveryDelay > 0 && mode == DeliveryMode.NON_PERSISTENT) {
-            throw new JMSException("a delivery delay (" + deliveryDelay + " ms) is available for PERSISTENT messages"
-                    + " only: a non-persistent message lives in one instance's memory, which a delayed one would"
-                    + " outlast; send it PERSISTENT, or set the delay to 0");
-        }
         long now = System.currentTimeMillis();
         message.setJMSDestination(target);
         message.setJMSDeliveryMode(mode);
