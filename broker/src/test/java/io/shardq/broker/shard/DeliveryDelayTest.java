@@ -130,33 +130,6 @@ class DeliveryDelayTest {
         }
     }
 
-    @Test
-    void aNonPersistentDelayedMessage_isRefused_namingWhy(TestDatabase db) {
-        try (Broker broker = Broker.start(db.brokerConfig().build(), clock)) {
-            broker.admin().createQueue("delay.np", QueueOptions.DEFAULTS);
-            BrokerMessage np = Messages.nonPersistent("x");
-            BrokerMessage delayedNp = new BrokerMessage(
-                    np.messageId(),
-                    np.bodyType(),
-                    np.timestamp(),
-                    null,
-                    null,
-                    null,
-                    4,
-                    0,
-                    clock.millis() + 5_000,
-                    false,
-                    Map.of(),
-                    np.body());
-            try (BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
-                assertThatThrownBy(() -> p.send("delay.np", delayedNp))
-                        .isInstanceOf(ShardQException.class)
-                        .hasMessageContaining("delivery delay is available for persistent messages only")
-                        .satisfies(e -> assertThat(((ShardQException) e).kind()).isEqualTo(ErrorKind.INVALID_ARGUMENT));
-            }
-        }
-    }
-
     /**
      * The mover reads past the last row it moved (keyset). A sending transaction that commits after
      * its own due time, when the mover has already moved a message due later, is behind that
