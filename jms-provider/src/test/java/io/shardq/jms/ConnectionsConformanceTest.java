@@ -21,8 +21,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * JMS 3.1, chapter 6 "Connecting to a JMS provider": the client identifier configured on the
- * connection factory (6.1.2 "Client identifier": "the preferred way"), and ConnectionMetaData's
- * list of the JMSX properties the provider supports (6.1.6 "ConnectionMetaData").
+ * connection factory (section "Client identifier": "the preferred way"; setClientID on such a
+ * connection throws IllegalStateException), and ConnectionMetaData's list of the JMSX properties
+ * the provider supports (section "ConnectionMetaData").
  */
 @PgTest
 class ConnectionsConformanceTest {

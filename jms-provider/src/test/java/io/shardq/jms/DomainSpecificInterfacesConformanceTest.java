@@ -22,7 +22,7 @@ import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
 /**
- * JMS 3.1, the legacy domain-specific interfaces (2.9 "Legacy domain-specific API"), as the
+ * JMS 3.1, the legacy domain-specific interfaces (chapter 2, "Legacy domain-specific API"), as the
  * javadoc of QueueSession, TopicSession and QueueConnection specifies them: a QueueSession refuses
  * the topic methods it inherits from Session, a TopicSession the queue ones, and a QueueConnection
  * the durable and shared connection consumers, each with IllegalStateException; within their
