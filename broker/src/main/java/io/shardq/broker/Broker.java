@@ -552,6 +552,9 @@ public final class Broker implements AutoCloseable {
         if (rt == null && "topic".equals(kind) && createIfMissing && autoCreate) {
             Names.checkDestination(name);
             if (catalog.find(name).isEmpty()) {
+                if (TemporaryDestinations.hasTemporaryName(name)) {
+                    throw TemporaryDestinations.gone(name); // a deleted temporary topic is not created as a topic
+                }
                 admin.createTopicOrGet(name, QueueOptions.DEFAULTS.withShards(defaultShards));
             }
         }
