@@ -20,7 +20,7 @@ import java.util.Collections;
 import org.junit.jupiter.api.Test;
 
 /**
- * JMS 3.1, chapter 6 "Connecting to a JMS provider": the client identifier configured on the
+ * JMS 3.1, chapter "Connecting to a JMS provider": the client identifier configured on the
  * connection factory (section "Client identifier": "the preferred way"; setClientID on such a
  * connection throws IllegalStateException), and ConnectionMetaData's list of the JMSX properties
  * the provider supports (section "ConnectionMetaData").

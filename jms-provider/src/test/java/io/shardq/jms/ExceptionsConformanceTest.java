@@ -42,8 +42,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * JMS 3.1, chapter 10 "JMS exceptions": the simplified API throws the unchecked twin of each
- * checked exception (10.3 "Standard unchecked exceptions"), MessageNotWriteableRuntimeException and
+ * JMS 3.1, chapter "JMS exceptions": the simplified API throws the unchecked twin of each
+ * checked exception (section "Standard unchecked exceptions"), MessageNotWriteableRuntimeException and
  * ResourceAllocationRuntimeException included, each with its checked cause and error code; error
  * texts cut a destination name as they cut a selector.
  */
