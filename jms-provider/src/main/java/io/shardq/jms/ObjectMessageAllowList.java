@@ -295,7 +295,8 @@ public final class ObjectMessageAllowList {
         if (!patterns.isEmpty()) {
             try {
                 ClassLoader loader = Thread.currentThread().getContextClassLoader();
-                return allows(Class.forName(className, false, loader == null ? getClass().getClassLoader() : loader));
+                return allows(Class.forName(
+                        className, false, loader == null ? getClass().getClassLoader() : loader));
             } catch (ClassNotFoundException | LinkageError e) {
                 // not loadable here: the built-in list and the allow... entries decide
             }

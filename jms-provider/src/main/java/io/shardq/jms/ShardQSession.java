@@ -390,8 +390,9 @@ public class ShardQSession implements QueueSession, TopicSession {
         if (d instanceof Queue q) {
             return new ShardQQueue(q.getQueueName());
         }
-        throw new InvalidDestinationException("destination " + io.shardq.broker.message.Texts.cut(String.valueOf(d), 120)
-                + " is not a queue: only queues can be browsed");
+        throw new InvalidDestinationException(
+                "destination " + io.shardq.broker.message.Texts.cut(String.valueOf(d), 120)
+                        + " is not a queue: only queues can be browsed");
     }
 
     /** A ShardQ queue or topic for any provider's {@link Queue} or {@link Topic}. */

@@ -55,7 +55,8 @@ class ConnectionsConformanceTest {
 
     @Test
     void theSetter_configuresTheId_andNoIdLeavesSetClientIdToTheApplication(TestDatabase db) throws Exception {
-        try (ShardQConnectionFactory f = new ShardQConnectionFactory(db.brokerConfig().build())) {
+        try (ShardQConnectionFactory f =
+                new ShardQConnectionFactory(db.brokerConfig().build())) {
             assertThat(f.getClientID()).isNull();
             try (Connection c = f.createConnection()) {
                 assertThat(c.getClientID()).isNull();
@@ -131,12 +132,14 @@ class ConnectionsConformanceTest {
 
     @Test
     void connectionMetaData_listsTheSupportedJmsxProperties(TestDatabase db) throws Exception {
-        try (ShardQConnectionFactory f = new ShardQConnectionFactory(db.brokerConfig().build());
+        try (ShardQConnectionFactory f =
+                        new ShardQConnectionFactory(db.brokerConfig().build());
                 Connection c = f.createConnection();
                 JMSContext ctx = f.createContext()) {
             assertThat(Collections.list(c.getMetaData().getJMSXPropertyNames()))
                     .containsExactlyInAnyOrder("JMSXDeliveryCount", "JMSXGroupID", "JMSXGroupSeq", "JMSXUserID");
-            assertThat(Collections.list(ctx.getMetaData().getJMSXPropertyNames())).contains("JMSXUserID");
+            assertThat(Collections.list(ctx.getMetaData().getJMSXPropertyNames()))
+                    .contains("JMSXUserID");
         }
     }
 }

@@ -33,7 +33,8 @@ class DomainSpecificInterfacesConformanceTest {
 
     @Test
     void aQueueSession_refusesEveryTopicMethod_withIllegalStateException(TestDatabase db) throws Exception {
-        try (ShardQConnectionFactory f = new ShardQConnectionFactory(db.brokerConfig().build());
+        try (ShardQConnectionFactory f =
+                        new ShardQConnectionFactory(db.brokerConfig().build());
                 QueueConnection c = f.createQueueConnection()) {
             QueueSession s = c.createQueueSession(false, Session.AUTO_ACKNOWLEDGE);
             assertThat(s).isNotInstanceOf(TopicSession.class);
@@ -59,7 +60,8 @@ class DomainSpecificInterfacesConformanceTest {
 
     @Test
     void aQueueSession_sendsReceivesAndBrowsesQueues(TestDatabase db) throws Exception {
-        try (ShardQConnectionFactory f = new ShardQConnectionFactory(db.brokerConfig().build());
+        try (ShardQConnectionFactory f =
+                        new ShardQConnectionFactory(db.brokerConfig().build());
                 QueueConnection c = f.createQueueConnection()) {
             c.start();
             QueueSession s = c.createQueueSession(true, Session.SESSION_TRANSACTED);
@@ -84,7 +86,8 @@ class DomainSpecificInterfacesConformanceTest {
 
     @Test
     void aTopicSession_refusesEveryQueueMethod_andPublishesAndSubscribes(TestDatabase db) throws Exception {
-        try (ShardQConnectionFactory f = new ShardQConnectionFactory(db.brokerConfig().build());
+        try (ShardQConnectionFactory f =
+                        new ShardQConnectionFactory(db.brokerConfig().build());
                 TopicConnection c = f.createTopicConnection()) {
             c.setClientID("domain-topic-client");
             c.start();
@@ -115,7 +118,8 @@ class DomainSpecificInterfacesConformanceTest {
     @Test
     void aQueueConnection_refusesTopicSessionsAndTopicConnectionConsumers_andATopicConnectionQueueSessions(
             TestDatabase db) throws Exception {
-        try (ShardQConnectionFactory f = new ShardQConnectionFactory(db.brokerConfig().build());
+        try (ShardQConnectionFactory f =
+                        new ShardQConnectionFactory(db.brokerConfig().build());
                 QueueConnection qc = f.createQueueConnection();
                 TopicConnection tc = f.createTopicConnection()) {
             Topic t = new ShardQTopic("domain.t");

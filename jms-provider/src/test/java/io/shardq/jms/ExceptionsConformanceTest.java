@@ -83,7 +83,8 @@ class ExceptionsConformanceTest {
 
     @Test
     void theSimplifiedApi_throwsMessageNotWriteableRuntimeException_forAReadOnlyReceivedMessage(TestDatabase db) {
-        try (ShardQConnectionFactory f = new ShardQConnectionFactory(db.brokerConfig().build());
+        try (ShardQConnectionFactory f =
+                        new ShardQConnectionFactory(db.brokerConfig().build());
                 JMSContext ctx = f.createContext()) {
             Queue q = ctx.createQueue("conf.exceptions.ro");
             JMSConsumer consumer = ctx.createConsumer(q);
@@ -118,7 +119,8 @@ class ExceptionsConformanceTest {
     @Test
     void aVeryLongDestinationName_isCutInTheErrorText_classicAndSimplified(TestDatabase db) throws Exception {
         String name = "q".repeat(10_240);
-        try (ShardQConnectionFactory f = new ShardQConnectionFactory(db.brokerConfig().build());
+        try (ShardQConnectionFactory f =
+                        new ShardQConnectionFactory(db.brokerConfig().build());
                 Connection c = f.createConnection();
                 JMSContext ctx = f.createContext()) {
             Session s = c.createSession();
@@ -129,7 +131,8 @@ class ExceptionsConformanceTest {
                 catchThrown(() -> ctx.createQueue(name)),
                 catchThrown(() -> ctx.createProducer().send(new ForeignQueue(name), "x"))
             }) {
-                assertThat(t).isInstanceOfAny(InvalidDestinationException.class, InvalidDestinationRuntimeException.class);
+                assertThat(t)
+                        .isInstanceOfAny(InvalidDestinationException.class, InvalidDestinationRuntimeException.class);
                 assertThat(t.getMessage())
                         .hasSizeLessThan(400)
                         .contains("(10240 characters)")

@@ -88,7 +88,8 @@ class MessagesConformanceTest {
     @Test
     void everySetter_withANullOrEmptyName_throwsIllegalArgumentException_classicAndSimplified(TestDatabase db)
             throws Exception {
-        try (ShardQConnectionFactory f = new ShardQConnectionFactory(db.brokerConfig().build());
+        try (ShardQConnectionFactory f =
+                        new ShardQConnectionFactory(db.brokerConfig().build());
                 JMSContext ctx = f.createContext()) {
             for (String name : new String[] {null, ""}) {
                 Message m = ctx.createMessage();
@@ -96,10 +97,9 @@ class MessagesConformanceTest {
                         .as("%s(%s)", setter, name)
                         .isInstanceOf(IllegalArgumentException.class)
                         .hasMessageContaining("property name must not be null or empty"));
-                everyProducerSetter(ctx.createProducer(), name)
-                        .forEach((type, call) -> assertThatThrownBy(call)
-                                .as("JMSProducer.setProperty(%s, %s)", name, type)
-                                .isInstanceOf(IllegalArgumentException.class));
+                everyProducerSetter(ctx.createProducer(), name).forEach((type, call) -> assertThatThrownBy(call)
+                        .as("JMSProducer.setProperty(%s, %s)", name, type)
+                        .isInstanceOf(IllegalArgumentException.class));
                 everyMapSetter(ctx.createMapMessage(), name).forEach((setter, call) -> assertThatThrownBy(call)
                         .as("MapMessage.%s(%s)", setter, name)
                         .isInstanceOf(IllegalArgumentException.class));
@@ -114,7 +114,8 @@ class MessagesConformanceTest {
      */
     @Test
     void propertiesNamedTrueFalseOrNull_areRefused_namingTheRule(TestDatabase db) throws Exception {
-        try (ShardQConnectionFactory f = new ShardQConnectionFactory(db.brokerConfig().build());
+        try (ShardQConnectionFactory f =
+                        new ShardQConnectionFactory(db.brokerConfig().build());
                 JMSContext ctx = f.createContext()) {
             for (String name : new String[] {"true", "FALSE", "null", "Null"}) {
                 assertThatThrownBy(() -> ctx.createMessage().setIntProperty(name, 1))
@@ -132,7 +133,8 @@ class MessagesConformanceTest {
 
     @Test
     void jmsxUserId_isTheConnectionsUser_setOnSend_classicAndSimplified(TestDatabase db) throws Exception {
-        try (ShardQConnectionFactory f = new ShardQConnectionFactory(db.brokerConfig().build())) {
+        try (ShardQConnectionFactory f =
+                new ShardQConnectionFactory(db.brokerConfig().build())) {
             try (Connection withUser = f.createConnection(db.user(), db.password());
                     Connection anonymous = f.createConnection()) {
                 withUser.start();
@@ -140,7 +142,9 @@ class MessagesConformanceTest {
                 Queue q = s.createQueue("conf.userid");
                 Message sent = s.createTextMessage("from a user");
                 s.createProducer(q).send(sent);
-                assertThat(sent.getStringProperty("JMSXUserID")).as("on the sent message").isEqualTo(db.user());
+                assertThat(sent.getStringProperty("JMSXUserID"))
+                        .as("on the sent message")
+                        .isEqualTo(db.user());
                 Message received = s.createConsumer(q).receive(30_000);
                 assertThat(received.getStringProperty("JMSXUserID")).isEqualTo(db.user());
 
@@ -156,7 +160,8 @@ class MessagesConformanceTest {
                 Queue q = ctx.createQueue("conf.userid.ctx");
                 JMSConsumer consumer = ctx.createConsumer(q);
                 ctx.createProducer().send(q, "simplified");
-                assertThat(consumer.receive(30_000).getStringProperty("JMSXUserID")).isEqualTo(db.user());
+                assertThat(consumer.receive(30_000).getStringProperty("JMSXUserID"))
+                        .isEqualTo(db.user());
             }
         }
     }
@@ -175,16 +180,21 @@ class MessagesConformanceTest {
 
     @Test
     void theRefusalOfVector_namesExactlyWhatTheDefaultAllows_andTheSetting(TestDatabase db) throws Exception {
-        try (ShardQConnectionFactory f = new ShardQConnectionFactory(db.brokerConfig().build())) {
-            for (Serializable refused : List.<Serializable>of(new Vector<>(List.of(1)), new Hashtable<>(Map.of("k", 1)))) {
+        try (ShardQConnectionFactory f =
+                new ShardQConnectionFactory(db.brokerConfig().build())) {
+            for (Serializable refused :
+                    List.<Serializable>of(new Vector<>(List.of(1)), new Hashtable<>(Map.of("k", 1)))) {
                 assertThatThrownBy(() -> roundTrip(f, "conf.object.default", refused))
                         .isInstanceOf(MessageFormatException.class)
-                        .hasMessageContaining("class " + refused.getClass().getName() + " is not on the ObjectMessage allow-list")
+                        .hasMessageContaining(
+                                "class " + refused.getClass().getName() + " is not on the ObjectMessage allow-list")
                         .hasMessageNotContaining("java.util collections")
                         .hasMessageContaining(ObjectMessageAllowList.DEFAULTS_DESCRIBED)
-                        .hasMessageContaining("shardq.jms.object-message.allow=" + refused.getClass().getName());
+                        .hasMessageContaining("shardq.jms.object-message.allow="
+                                + refused.getClass().getName());
             }
-            assertThat(roundTrip(f, "conf.object.default", new ArrayList<>(List.of(1)))).isEqualTo(List.of(1));
+            assertThat(roundTrip(f, "conf.object.default", new ArrayList<>(List.of(1))))
+                    .isEqualTo(List.of(1));
         }
     }
 
@@ -194,8 +204,10 @@ class MessagesConformanceTest {
                 .set(BrokerProperty.JMS_OBJECT_MESSAGE_ALLOW, "!java.util.HashMap;java.util.Vector;java.util.Hashtable")
                 .build();
         try (ShardQConnectionFactory f = new ShardQConnectionFactory(config)) {
-            assertThat(roundTrip(f, "conf.object.set", new Vector<>(List.of("v")))).isEqualTo(new Vector<>(List.of("v")));
-            assertThat(roundTrip(f, "conf.object.set", new Hashtable<>(Map.of("k", 1)))).isEqualTo(Map.of("k", 1));
+            assertThat(roundTrip(f, "conf.object.set", new Vector<>(List.of("v"))))
+                    .isEqualTo(new Vector<>(List.of("v")));
+            assertThat(roundTrip(f, "conf.object.set", new Hashtable<>(Map.of("k", 1))))
+                    .isEqualTo(Map.of("k", 1));
             assertThatThrownBy(() -> roundTrip(f, "conf.object.set", new java.util.HashMap<>(Map.of("k", 1))))
                     .as("a ! pattern refuses even a default class")
                     .isInstanceOf(MessageFormatException.class)
@@ -209,9 +221,11 @@ class MessagesConformanceTest {
         System.setProperty(key, "java.util.**");
         // BrokerConfig.builder() reads system properties and the environment (the test database's is isolated);
         // the factory starts nothing until its first connection
-        try (ShardQConnectionFactory f = new ShardQConnectionFactory(BrokerConfig.builder().build())) {
+        try (ShardQConnectionFactory f =
+                new ShardQConnectionFactory(BrokerConfig.builder().build())) {
             assertThat(f.allowList().allows(Vector.class)).isTrue();
-            assertThat(f.allowList().allows(java.util.concurrent.ConcurrentHashMap.class)).isTrue();
+            assertThat(f.allowList().allows(java.util.concurrent.ConcurrentHashMap.class))
+                    .isTrue();
             assertThat(f.allowList().allows(java.net.URL.class)).isFalse();
         } finally {
             System.clearProperty(key);
@@ -220,7 +234,8 @@ class MessagesConformanceTest {
                         .set(BrokerProperty.JMS_OBJECT_MESSAGE_ALLOW, "maxdepth=abc")
                         .build()))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("setting shardq.jms.object-message.allow (SHARDQ_JMS_OBJECT_MESSAGE_ALLOW) is invalid")
+                .hasMessageContaining(
+                        "setting shardq.jms.object-message.allow (SHARDQ_JMS_OBJECT_MESSAGE_ALLOW) is invalid")
                 .hasMessageContaining("maxdepth=abc");
     }
 }

@@ -110,7 +110,8 @@ class SendingMessagesConformanceTest {
             p.send(s.createTextMessage("held"));
             p.setDeliveryDelay(0);
             p.send(s.createTextMessage("now"));
-            assertThat(f.broker().admin().stats("conf.np.delay.held").scheduled()).isEqualTo(1);
+            assertThat(f.broker().admin().stats("conf.np.delay.held").scheduled())
+                    .isEqualTo(1);
             QueueBrowser browser = s.createBrowser(q);
             List<String> browsed = new ArrayList<>();
             for (Object o : Collections.list(browser.getEnumeration())) {
@@ -165,7 +166,8 @@ class SendingMessagesConformanceTest {
                 JMSContext ctx = f.createContext()) {
             Queue q = ctx.createQueue("conf.completion.ctx");
             CompletableFuture<Throwable> outcome = new CompletableFuture<>();
-            ctx.createProducer().setAsync(new CompletionListener() {
+            ctx.createProducer()
+                    .setAsync(new CompletionListener() {
                         @Override
                         public void onCompletion(Message message) {
                             try {

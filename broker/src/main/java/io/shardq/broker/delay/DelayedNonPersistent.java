@@ -44,9 +44,8 @@ public final class DelayedNonPersistent extends BackgroundService {
     private final Clock clock;
     private final long maxWaitMillis;
     private final AtomicLong order = new AtomicLong();
-    private final PriorityQueue<Held> held = new PriorityQueue<>((a, b) -> a.deliverAt != b.deliverAt
-            ? Long.compare(a.deliverAt, b.deliverAt)
-            : Long.compare(a.order, b.order));
+    private final PriorityQueue<Held> held = new PriorityQueue<>((a, b) ->
+            a.deliverAt != b.deliverAt ? Long.compare(a.deliverAt, b.deliverAt) : Long.compare(a.order, b.order));
     /** Held messages per destination id, for stats. */
     private final Map<Integer, AtomicLong> perDestination = new ConcurrentHashMap<>();
     /** When the thread plans to look next (clock millis); Long.MAX_VALUE while it waits without end. */
@@ -109,8 +108,11 @@ public final class DelayedNonPersistent extends BackgroundService {
             try {
                 h.release.run();
             } catch (RuntimeException e) {
-                LOG.warn("{} - a delayed non-persistent message for destination {} was lost at its release: {}",
-                        threadName(), h.destinationId, e.toString());
+                LOG.warn(
+                        "{} - a delayed non-persistent message for destination {} was lost at its release: {}",
+                        threadName(),
+                        h.destinationId,
+                        e.toString());
             }
         }
         return due.isEmpty() ? Math.max(1, wait) : 0; // after releases, look again at once
@@ -125,8 +127,10 @@ public final class DelayedNonPersistent extends BackgroundService {
         }
         perDestination.clear();
         if (lost > 0) {
-            LOG.info("{} - {} delayed non-persistent messages not yet due were dropped with the instance",
-                    threadName(), lost);
+            LOG.info(
+                    "{} - {} delayed non-persistent messages not yet due were dropped with the instance",
+                    threadName(),
+                    lost);
         }
     }
 }

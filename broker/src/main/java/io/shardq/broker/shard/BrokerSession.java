@@ -442,9 +442,11 @@ public final class BrokerSession implements AutoCloseable {
                         "cannot hold another non-persistent message for "
                                 + rt.info().name()
                                 + ": this instance holds " + engine.stats().nonPersistentBytes()
-                                + " bytes of them (" + engine.delayedNonPersistent().size()
+                                + " bytes of them ("
+                                + engine.delayedNonPersistent().size()
                                 + " held until their delivery delay passes), the bound is"
-                                + " shardq.non-persistent.max-bytes = " + engine.settings().nonPersistentMaxBytes());
+                                + " shardq.non-persistent.max-bytes = "
+                                + engine.settings().nonPersistentMaxBytes());
             }
             pendingNp.add(new NpSend(rt, message));
             return;
@@ -1720,7 +1722,10 @@ public final class BrokerSession implements AutoCloseable {
         for (NpSend np : sends) {
             if (np.message().deliverAt() > engine.clock().millis()) { // delayed: held until due
                 engine.delayedNonPersistent()
-                        .hold(np.rt().info().id(), np.message().deliverAt(), () -> offerAll(new ArrayList<>(List.of(np))));
+                        .hold(
+                                np.rt().info().id(),
+                                np.message().deliverAt(),
+                                () -> offerAll(new ArrayList<>(List.of(np))));
                 continue;
             }
             np.rt().enqueued.increment();

@@ -39,7 +39,17 @@ class DelayedNonPersistentTest {
     static BrokerMessage nonPersistent(String text, long deliverAt) {
         BrokerMessage m = Messages.nonPersistent(text);
         return new BrokerMessage(
-                m.messageId(), m.bodyType(), m.timestamp(), null, null, null, 4, 0, deliverAt, false, Map.of(),
+                m.messageId(),
+                m.bodyType(),
+                m.timestamp(),
+                null,
+                null,
+                null,
+                4,
+                0,
+                deliverAt,
+                false,
+                Map.of(),
                 m.body());
     }
 
@@ -53,8 +63,7 @@ class DelayedNonPersistentTest {
     }
 
     @Test
-    void aDelayedNonPersistentMessage_isHeldInMemoryAsScheduled_andDeliveredOnceDue(TestDatabase db)
-            throws Exception {
+    void aDelayedNonPersistentMessage_isHeldInMemoryAsScheduled_andDeliveredOnceDue(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(
                 db.brokerConfig().set(BrokerProperty.SCHEDULE_POLL_MS, 20).build(), clock)) {
             broker.admin().createQueue("npd.q", QueueOptions.DEFAULTS.withShards(1));
@@ -70,7 +79,9 @@ class DelayedNonPersistentTest {
                 assertThat(c.receive("npd.q", 200, false)).isNull();
                 assertThat(broker.admin().stats("npd.q").scheduled()).isEqualTo(1);
                 assertThat(scheduledRows(db)).as("never written to PostgreSQL").isZero();
-                assertThat(broker.browse("npd.q", 10)).as("browsers do not show it before it is due").isEmpty();
+                assertThat(broker.browse("npd.q", 10))
+                        .as("browsers do not show it before it is due")
+                        .isEmpty();
 
                 clock.advance(Duration.ofMinutes(5));
                 Delivery late = c.receive("npd.q", DEADLINE_MS, false);
@@ -92,7 +103,9 @@ class DelayedNonPersistentTest {
                     BrokerSession c = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 long due = clock.millis() + 60_000;
                 p.send("npd.tx", nonPersistent("rolled back", due));
-                assertThat(broker.admin().stats("npd.tx").scheduled()).as("not before commit").isZero();
+                assertThat(broker.admin().stats("npd.tx").scheduled())
+                        .as("not before commit")
+                        .isZero();
                 p.rollback();
                 p.send("npd.tx", nonPersistent("committed", due));
                 p.commit();
@@ -100,7 +113,9 @@ class DelayedNonPersistentTest {
                 clock.advance(Duration.ofMinutes(1));
                 Delivery d = c.receive("npd.tx", DEADLINE_MS, false);
                 assertThat(Messages.body(d.message())).isEqualTo("committed");
-                assertThat(c.receive("npd.tx", 200, false)).as("the rolled back one never comes").isNull();
+                assertThat(c.receive("npd.tx", 200, false))
+                        .as("the rolled back one never comes")
+                        .isNull();
             }
         }
     }
@@ -116,12 +131,15 @@ class DelayedNonPersistentTest {
                 BrokerConsumer s1 = c1.subscribe(
                         "npd.t", new SubscriptionSpec(SubscriptionSpec.Kind.NON_DURABLE, null, null, null, false, "a"));
                 BrokerConsumer s2 = c2.subscribe(
-                        "npd.t", new SubscriptionSpec(SubscriptionSpec.Kind.SHARED_DURABLE, "s2", null, null, false, "b"));
+                        "npd.t",
+                        new SubscriptionSpec(SubscriptionSpec.Kind.SHARED_DURABLE, "s2", null, null, false, "b"));
                 p.send("npd.t", nonPersistent("event", clock.millis() + 30_000));
                 assertThat(s1.receive(200, false)).isNull();
                 clock.advance(Duration.ofSeconds(30));
-                assertThat(Messages.body(s1.receive(DEADLINE_MS, false).message())).isEqualTo("event");
-                assertThat(Messages.body(s2.receive(DEADLINE_MS, false).message())).isEqualTo("event");
+                assertThat(Messages.body(s1.receive(DEADLINE_MS, false).message()))
+                        .isEqualTo("event");
+                assertThat(Messages.body(s2.receive(DEADLINE_MS, false).message()))
+                        .isEqualTo("event");
                 assertThat(s1.receive(200, false)).isNull();
             }
         }

@@ -1,14 +1,11 @@
 package io.shardq.broker.shard;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
-import io.shardq.broker.ErrorKind;
 import io.shardq.broker.QueueOptions;
-import io.shardq.broker.ShardQException;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.testing.Messages;
 import io.shardq.broker.testing.PgTest;

@@ -70,7 +70,9 @@ class JmsSettingsAutoConfigurationTest {
     void withoutTheProperties_noClientId_andVectorIsRefused(TestDatabase db) {
         runner(db).run(ctx -> {
             assertThat(ctx).hasNotFailed();
-            assertThat(ctx.getBean(TransactionAwareShardQConnectionFactory.class).target().getClientID())
+            assertThat(ctx.getBean(TransactionAwareShardQConnectionFactory.class)
+                            .target()
+                            .getClientID())
                     .isNull();
             JmsTemplate jms = ctx.getBean(JmsTemplate.class);
             jms.setReceiveTimeout(30_000);
@@ -84,9 +86,12 @@ class JmsSettingsAutoConfigurationTest {
 
     @Test
     void aBadAllowPattern_failsTheContext_namingTheSetting(TestDatabase db) {
-        runner(db).withPropertyValues("shardq.jms.object-message.allow=maxdepth=x").run(ctx -> {
-            assertThat(ctx).hasFailed();
-            assertThat(ctx.getStartupFailure()).hasStackTraceContaining("setting shardq.jms.object-message.allow");
-        });
+        runner(db)
+                .withPropertyValues("shardq.jms.object-message.allow=maxdepth=x")
+                .run(ctx -> {
+                    assertThat(ctx).hasFailed();
+                    assertThat(ctx.getStartupFailure())
+                            .hasStackTraceContaining("setting shardq.jms.object-message.allow");
+                });
     }
 }
