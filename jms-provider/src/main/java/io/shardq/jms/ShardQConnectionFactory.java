@@ -90,7 +90,11 @@ public final class ShardQConnectionFactory
         this(BrokerConfig.builder().set(BrokerProperty.JDBC_URL, jdbcUrl).build());
     }
 
-    /** Classes an ObjectMessage may deserialise, beyond nothing: see {@link ObjectMessageAllowList}. */
+    /**
+     * The classes an ObjectMessage may deserialise (see {@link ObjectMessageAllowList}), replacing
+     * the list built from the setting {@code shardq.jms.object-message.allow} (the defaults plus its
+     * patterns) for the connections and messages created from now on.
+     */
     public void setObjectMessageAllowList(ObjectMessageAllowList allowList) {
         this.allowList = allowList;
     }
