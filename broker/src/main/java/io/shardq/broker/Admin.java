@@ -28,6 +28,16 @@ public final class Admin {
     private final Consumer<String> changed;
     /** This instance's key/value caches, when the Admin is a Broker's; null otherwise. */
     private volatile io.shardq.broker.kv.KvCaches caches;
+    /**
+     * Delayed non-persistent messages this instance holds per destination id, counted as scheduled
+     * when the Admin is a Broker's (another instance's memory is not visible from here).
+     */
+    private volatile java.util.function.IntToLongFunction scheduledInMemory = id -> 0;
+
+    /** The Broker's held delayed non-persistent messages, per destination id. */
+    void scheduledInMemory(java.util.function.IntToLongFunction held) {
+        this.scheduledInMemory = held;
+    }
 
     /**
      * Administers the destinations in the database behind {@code dataSource} without starting an
@@ -510,7 +520,7 @@ public final class Admin {
                 ps.setInt(1, d.id());
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    scheduled = rs.getLong(1);
+                    scheduled = rs.getLong(1) + scheduledInMemory.applyAsLong(d.id());
                 }
             }
             return new QueueStats(

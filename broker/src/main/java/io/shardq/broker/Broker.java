@@ -92,6 +92,9 @@ public final class Broker implements AutoCloseable {
     private final KvToucher kvToucher;
     private final KvWriteBehindFlusher kvFlusher;
     private final ScheduledMover scheduledMover;
+    /** Delayed non-persistent messages held until due (they never reach shardq.scheduled_message). */
+    private final io.shardq.broker.delay.DelayedNonPersistent delayedNonPersistent;
+
     private final Clock clock;
     private volatile boolean closed;
 
@@ -229,6 +232,9 @@ public final class Broker implements AutoCloseable {
                 System::nanoTime,
                 config.getInt(BrokerProperty.SCHEDULE_POLL_MS),
                 prefix + "-scheduler-1");
+        this.delayedNonPersistent = new io.shardq.broker.delay.DelayedNonPersistent(
+                prefix + "-np-delay-1", clock, config.getInt(BrokerProperty.SCHEDULE_POLL_MS));
+        admin.scheduledInMemory(delayedNonPersistent::heldFor);
         this.kvFlusher = new KvWriteBehindFlusher(
                 kvCaches, config.getInt(BrokerProperty.KV_WRITE_BEHIND_FLUSH_MS), prefix + "-kv-flusher-1");
         kvCaches.writeBehind(
@@ -260,6 +266,7 @@ public final class Broker implements AutoCloseable {
         kvToucher.start();
         kvFlusher.start();
         scheduledMover.start();
+        delayedNonPersistent.start();
         LOG.info("{} - ShardQ instance started on {}", instanceId, database.displayUrl());
     }
 
@@ -545,6 +552,9 @@ public final class Broker implements AutoCloseable {
         if (rt == null && "topic".equals(kind) && createIfMissing && autoCreate) {
             Names.checkDestination(name);
             if (catalog.find(name).isEmpty()) {
+                if (TemporaryDestinations.hasTemporaryName(name)) {
+                    throw TemporaryDestinations.gone(name); // a deleted temporary topic is not created as a topic
+                }
                 admin.createTopicOrGet(name, QueueOptions.DEFAULTS.withShards(defaultShards));
             }
         }
@@ -960,6 +970,11 @@ public final class Broker implements AutoCloseable {
         }
 
         @Override
+        public io.shardq.broker.delay.DelayedNonPersistent delayedNonPersistent() {
+            return delayedNonPersistent;
+        }
+
+        @Override
         public io.shardq.broker.shard.Subscription subscribe(DestinationRuntime topic, SubscriptionSpec spec) {
             return Broker.this.subscribe(topic, spec);
         }
@@ -1065,6 +1080,7 @@ public final class Broker implements AutoCloseable {
         // accepted write-behind writes first, while everything they need still runs
         kvFlusher.stop();
         scheduledMover.stop();
+        delayedNonPersistent.stop(); // non-persistent: what is not due yet is lost with the instance
         // the elector next: it resigns, and a follower takes over while we finish
         elector.stop();
         reaper.stop();

@@ -226,6 +226,21 @@ public enum BrokerProperty {
             "30000",
             "how long a write-behind write waits for room in a full queue before it fails with RESOURCE_EXHAUSTED "
                     + "(not accepted)"),
+    JMS_CLIENT_ID(
+            "shardq.jms.client-id",
+            "SHARDQ_JMS_CLIENT_ID",
+            "",
+            "client id configured on the JMS connection factory (empty: none): every connection of the factory "
+                    + "carries it from the start, Connection.setClientID on it throws IllegalStateException, and a "
+                    + "second open connection with the same id (in any instance) is refused with "
+                    + "InvalidClientIDException"),
+    JMS_OBJECT_MESSAGE_ALLOW(
+            "shardq.jms.object-message.allow",
+            "SHARDQ_JMS_OBJECT_MESSAGE_ALLOW",
+            "",
+            "classes an ObjectMessage body may hold beyond the built-in JDK value and collection classes, as "
+                    + "java.io.ObjectInputFilter patterns separated by ; (com.acme.Order;com.acme.events.*;"
+                    + "com.acme.**; !name refuses, * alone allows every class)"),
     KV_LOAD_TIMEOUT_MS(
             "shardq.kv.load-timeout-ms",
             "SHARDQ_KV_LOAD_TIMEOUT_MS",

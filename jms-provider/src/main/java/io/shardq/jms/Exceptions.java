@@ -58,7 +58,12 @@ final class Exceptions {
         return j;
     }
 
-    /** For the simplified API: the unchecked twin of a JMSException. */
+    /**
+     * For the simplified API: the unchecked twin of a JMSException, by the list of JMS 3.1's
+     * runtime exceptions: IllegalState, InvalidClientID, InvalidDestination, InvalidSelector,
+     * JMSSecurity, MessageFormat, MessageNotWriteable, ResourceAllocation, TransactionInProgress and
+     * TransactionRolledBack each map to their RuntimeException; anything else to JMSRuntimeException.
+     */
     static JMSRuntimeException unchecked(JMSException e) {
         JMSRuntimeException r;
         if (e instanceof InvalidDestinationException) {
@@ -77,7 +82,13 @@ final class Exceptions {
             r = new jakarta.jms.IllegalStateRuntimeException(e.getMessage(), e.getErrorCode(), e);
         } else if (e instanceof MessageFormatException) {
             r = new jakarta.jms.MessageFormatRuntimeException(e.getMessage(), e.getErrorCode(), e);
+        } else if (e instanceof jakarta.jms.MessageNotWriteableException) {
+            r = new jakarta.jms.MessageNotWriteableRuntimeException(e.getMessage(), e.getErrorCode(), e);
+        } else if (e instanceof jakarta.jms.ResourceAllocationException) {
+            r = new jakarta.jms.ResourceAllocationRuntimeException(e.getMessage(), e.getErrorCode(), e);
         } else {
+            // MessageEOFException, MessageNotReadableException and plain JMSException have no runtime
+            // twin in JMS 3.1: JMSRuntimeException, with the checked one as its cause
             r = new JMSRuntimeException(e.getMessage(), e.getErrorCode(), e);
         }
         return r;

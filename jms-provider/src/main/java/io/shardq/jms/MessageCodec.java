@@ -81,6 +81,14 @@ final class MessageCodec {
      *     the priority is outside 0..9, or an object body cannot be serialised
      */
     static BrokerMessage toBroker(Message m) throws JMSException {
+        return toBroker(m, null);
+    }
+
+    /**
+     * As {@link #toBroker(Message)}, with {@code JMSXUserID} the sending connection's user: set when
+     * there is one, removed when there is none (a message sent on never carries another sender's).
+     */
+    static BrokerMessage toBroker(Message m, String userId) throws JMSException {
         BodyType bodyType;
         byte[] body;
         Map<String, Object> properties = new LinkedHashMap<>();
@@ -105,6 +113,10 @@ final class MessageCodec {
                 }
                 properties.put(name, value);
             }
+        }
+        properties.remove(ShardQMessage.JMSX_USER_ID);
+        if (userId != null) {
+            properties.put(ShardQMessage.JMSX_USER_ID, userId);
         }
         int priority = m.getJMSPriority();
         if (priority < 0 || priority > 9) {

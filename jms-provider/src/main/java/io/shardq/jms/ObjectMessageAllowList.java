@@ -30,8 +30,16 @@ import java.util.Set;
  * ObjectMessageAllowList list = ObjectMessageAllowList.defaults()
  *         .allowClass("com.acme.Order")
  *         .allowPackage("com.acme.events");
- * // or from a setting: ObjectMessageAllowList.defaults().allow("com.acme.Order, com.acme.events.*")
+ * // or as ObjectInputFilter patterns: ObjectMessageAllowList.defaults().allowPattern("com.acme.Order;com.acme.events.**")
  * }</pre>
+ *
+ * <p>Without code, the setting {@code shardq.jms.object-message.allow} (system property, {@code
+ * SHARDQ_JMS_OBJECT_MESSAGE_ALLOW}, a JNDI factory's {@code connectionFactory.NAME.shardq.jms.object-message.allow},
+ * or a Spring Boot property) adds {@link #allowPattern patterns} to {@link #defaults()} for a
+ * factory. From ActiveMQ Artemis: {@code deserializationAllowList=com.acme,org.example.Event}
+ * (package prefixes and class names, comma-separated) is {@code com.acme.**;org.example.Event};
+ * {@code deserializationDenyList=com.bad} is {@code !com.bad.**} written first; Artemis's {@code *}
+ * is {@code *}.
  *
  * <p>Immutable: each {@code allow...} method returns a new list. Thread-safe.
  */
@@ -66,6 +74,7 @@ public final class ObjectMessageAllowList {
                     "java.util.UUID"),
             List.of("java.util.Collections$", "java.util.ImmutableCollections$"),
             false,
+            List.of(),
             16,
             1_000_000,
             10_000_000);
@@ -75,6 +84,11 @@ public final class ObjectMessageAllowList {
     private final List<String> prefixes;
 
     private final boolean allowAll;
+    /**
+     * Filters from {@link #allowPattern} ({@code ObjectInputFilter} syntax), asked first, in order:
+     * the first that allows or rejects a class decides; a class none decides is judged by the rest.
+     */
+    private final List<ObjectInputFilter> patterns;
     /** Limits on the stream, checked besides the classes (see {@link #withLimits}). */
     private final int maxDepth;
 
@@ -85,19 +99,21 @@ public final class ObjectMessageAllowList {
             Set<String> classNames,
             List<String> prefixes,
             boolean allowAll,
+            List<ObjectInputFilter> patterns,
             int maxDepth,
             long maxReferences,
             long maxArrayLength) {
         this.classNames = classNames;
         this.prefixes = prefixes;
         this.allowAll = allowAll;
+        this.patterns = patterns;
         this.maxDepth = maxDepth;
         this.maxReferences = maxReferences;
         this.maxArrayLength = maxArrayLength;
     }
 
     private ObjectMessageAllowList with(Set<String> names, List<String> prefixList, boolean all) {
-        return new ObjectMessageAllowList(names, prefixList, all, maxDepth, maxReferences, maxArrayLength);
+        return new ObjectMessageAllowList(names, prefixList, all, patterns, maxDepth, maxReferences, maxArrayLength);
     }
 
     /**
@@ -113,7 +129,8 @@ public final class ObjectMessageAllowList {
             throw new IllegalArgumentException("limits must be positive: depth " + maxDepth + ", references "
                     + maxReferences + ", array length " + maxArrayLength);
         }
-        return new ObjectMessageAllowList(classNames, prefixes, allowAll, maxDepth, maxReferences, maxArrayLength);
+        return new ObjectMessageAllowList(
+                classNames, prefixes, allowAll, patterns, maxDepth, maxReferences, maxArrayLength);
     }
 
     /** The JDK value and collection classes listed above, nothing else. */
@@ -179,6 +196,39 @@ public final class ObjectMessageAllowList {
         return list;
     }
 
+    /**
+     * This list plus a filter written as {@link ObjectInputFilter.Config#createFilter} reads it,
+     * the syntax of {@code jdk.serialFilter} and of the setting {@code
+     * shardq.jms.object-message.allow}: patterns separated by {@code ;}, each a class name ({@code
+     * com.acme.Order}), a package ({@code com.acme.*}, its classes only), a package and its
+     * subpackages ({@code com.acme.**}), a prefix ({@code com.acme.Order*}), {@code *} for every
+     * class, a pattern after {@code !} to refuse what it matches, or a limit ({@code maxdepth=},
+     * {@code maxrefs=}, {@code maxarray=}, {@code maxbytes=}). The first pattern that matches a
+     * class decides, before the built-in list: {@code !java.util.HashMap} refuses a default class.
+     * A class no pattern matches is judged by the rest of this list. Null or blank adds nothing.
+     *
+     * @throws IllegalArgumentException naming the pattern when the JDK cannot read it
+     */
+    public ObjectMessageAllowList allowPattern(String pattern) {
+        if (pattern == null || pattern.isBlank()) {
+            return this;
+        }
+        ObjectInputFilter f;
+        try {
+            f = ObjectInputFilter.Config.createFilter(pattern.strip());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "ObjectMessage allow-list pattern \"" + io.shardq.broker.message.Texts.cut(pattern, 200)
+                            + "\" is invalid (" + e.getMessage() + "): expected java.io.ObjectInputFilter patterns"
+                            + " separated by ; such as com.acme.Order;com.acme.events.*;com.acme.**",
+                    e);
+        }
+        List<ObjectInputFilter> p = new ArrayList<>(patterns);
+        p.add(f);
+        return new ObjectMessageAllowList(
+                classNames, prefixes, allowAll, List.copyOf(p), maxDepth, maxReferences, maxArrayLength);
+    }
+
     private ObjectMessageAllowList withPrefix(String prefix) {
         List<String> p = new ArrayList<>(prefixes);
         if (!p.contains(prefix)) {
@@ -193,11 +243,68 @@ public final class ObjectMessageAllowList {
         while (c.isArray()) {
             c = c.getComponentType();
         }
-        return c.isPrimitive() || allows(c.getName());
+        if (c.isPrimitive()) {
+            return true;
+        }
+        ObjectInputFilter.Status byPattern = byPatterns(new ClassOnly(c));
+        if (byPattern != ObjectInputFilter.Status.UNDECIDED) {
+            return byPattern == ObjectInputFilter.Status.ALLOWED;
+        }
+        return allowsByName(c.getName());
     }
 
-    /** Whether a class, by binary name, may be deserialised. */
+    /** What the first pattern filter that decides says, UNDECIDED when none does. */
+    private ObjectInputFilter.Status byPatterns(ObjectInputFilter.FilterInfo info) {
+        for (ObjectInputFilter f : patterns) {
+            ObjectInputFilter.Status s = f.checkInput(info);
+            if (s != ObjectInputFilter.Status.UNDECIDED) {
+                return s;
+            }
+        }
+        return ObjectInputFilter.Status.UNDECIDED;
+    }
+
+    /** A class alone, for asking the pattern filters about it outside a stream. */
+    private record ClassOnly(Class<?> serialClass) implements ObjectInputFilter.FilterInfo {
+        @Override
+        public long arrayLength() {
+            return -1;
+        }
+
+        @Override
+        public long depth() {
+            return 1;
+        }
+
+        @Override
+        public long references() {
+            return 1;
+        }
+
+        @Override
+        public long streamBytes() {
+            return 0;
+        }
+    }
+
+    /**
+     * Whether a class, by binary name, may be deserialised (with patterns, the class is looked up
+     * with the thread's context class loader to ask them; one not found is judged without them).
+     */
     public boolean allows(String className) {
+        if (!patterns.isEmpty()) {
+            try {
+                ClassLoader loader = Thread.currentThread().getContextClassLoader();
+                return allows(Class.forName(
+                        className, false, loader == null ? getClass().getClassLoader() : loader));
+            } catch (ClassNotFoundException | LinkageError e) {
+                // not loadable here: the built-in list and the allow... entries decide
+            }
+        }
+        return allowsByName(className);
+    }
+
+    private boolean allowsByName(String className) {
         if (allowAll || classNames.contains(className)) {
             return true;
         }
@@ -241,15 +348,23 @@ public final class ObjectMessageAllowList {
         }
     }
 
+    /** What {@link #defaults()} allows, named exactly (the refusal says it). */
+    static final String DEFAULTS_DESCRIBED = "String, Boolean, Character, Number and its java.lang subclasses,"
+            + " BigInteger, BigDecimal, Date, UUID, ArrayList, LinkedList, HashMap, LinkedHashMap, TreeMap, HashSet,"
+            + " LinkedHashSet, TreeSet, the List.of/Set.of/Map.of, Arrays.asList and Collections.* collections, and"
+            + " arrays of these and of primitives";
+
     private static String refusal(String className) {
         int dot = className.lastIndexOf('.');
+        String pattern = dot < 0 ? className : className + " or " + className.substring(0, dot) + ".*";
         String hint = dot < 0
                 ? ".allowClass(\"" + className + "\")"
                 : ".allowClass(\"" + className + "\") or .allowPackage(\"" + className.substring(0, dot) + "\")";
         return "ObjectMessage body refused: class " + className
-                + " is not on the ObjectMessage allow-list (by default only java.lang and java.math values,"
-                + " java.util collections, Date and UUID). To accept it, add it to the allow-list:"
-                + " ObjectMessageAllowList.defaults()" + hint;
+                + " is not on the ObjectMessage allow-list (by default only " + DEFAULTS_DESCRIBED
+                + "). To accept it, set shardq.jms.object-message.allow=" + pattern
+                + " (java.io.ObjectInputFilter patterns, separated by ;) or, in code, ObjectMessageAllowList.defaults()"
+                + hint;
     }
 
     private static MessageFormatException failure(String message, Exception cause) {
@@ -261,7 +376,9 @@ public final class ObjectMessageAllowList {
 
     @Override
     public String toString() {
-        return allowAll ? "ObjectMessageAllowList[*]" : "ObjectMessageAllowList" + classNames + prefixes;
+        return allowAll
+                ? "ObjectMessageAllowList[*]"
+                : "ObjectMessageAllowList" + classNames + prefixes + (patterns.isEmpty() ? "" : patterns);
     }
 
     /** Checks each class in the stream and remembers the first one refused, for the message. */
@@ -294,7 +411,10 @@ public final class ObjectMessageAllowList {
             }
             Class<?> c = info.serialClass();
             if (c == null) {
-                return Status.UNDECIDED;
+                // a limit written in a pattern (maxdepth=, maxrefs=, maxbytes=) applies too
+                return byPatterns(info) == Status.REJECTED
+                        ? over("a limit of the allow-list's patterns (shardq.jms.object-message.allow)")
+                        : Status.UNDECIDED;
             }
             if (allows(c)) {
                 return Status.ALLOWED;

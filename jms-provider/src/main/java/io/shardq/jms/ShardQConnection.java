@@ -34,6 +34,9 @@ public class ShardQConnection implements QueueConnection, jakarta.jms.TopicConne
     private final ShardQConnectionFactory factory;
     private final Broker broker;
     private final RoleAccess access;
+    /** The JMS user the connection was created for (JMSXUserID), null for the factory's own identity. */
+    private final String user;
+
     private final List<ShardQSession> sessions = new CopyOnWriteArrayList<>();
     private final Object startLock = new Object();
     private volatile boolean started;
@@ -46,11 +49,29 @@ public class ShardQConnection implements QueueConnection, jakarta.jms.TopicConne
 
     private final OwnedTemporaries temporaries = new OwnedTemporaries(this);
 
-    /** @param access what the connection's user may do: full for the factory's own role */
-    ShardQConnection(ShardQConnectionFactory factory, Broker broker, RoleAccess access) {
+    /**
+     * @param access what the connection's user may do: full for the factory's own role
+     * @param user the user named at creation, null when none was
+     */
+    ShardQConnection(ShardQConnectionFactory factory, Broker broker, RoleAccess access, String user) {
         this.factory = factory;
         this.broker = broker;
         this.access = access;
+        this.user = user;
+    }
+
+    /** The user this connection was created for, null when none was named: its sends carry it as JMSXUserID. */
+    String user() {
+        return user;
+    }
+
+    /** True when the client id came from the factory's configuration (setClientID is then refused). */
+    private volatile boolean adminClientId;
+
+    /** Claims the factory's configured client id for this new connection (unique in the fleet). */
+    void adminClientId(String id) throws JMSException {
+        claimClientId(id);
+        adminClientId = true;
     }
 
     /**
@@ -163,14 +184,61 @@ public class ShardQConnection implements QueueConnection, jakarta.jms.TopicConne
         return s;
     }
 
-    @Override
-    public QueueSession createQueueSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        return (QueueSession) createSession(transacted, acknowledgeMode);
+    /** The messaging domain a connection was created for: see {@link #domain(Domain)}. */
+    enum Domain {
+        /** {@code createConnection}: queues and topics. */
+        BOTH,
+        /** {@code createQueueConnection}: a {@link QueueConnection}. */
+        QUEUE,
+        /** {@code createTopicConnection}: a {@link jakarta.jms.TopicConnection}. */
+        TOPIC
     }
 
+    private volatile Domain domain = Domain.BOTH;
+
+    /** Restricts this new connection to a domain, as the legacy factory methods create it. */
+    final void domain(Domain d) {
+        this.domain = d;
+    }
+
+    /**
+     * A {@link QueueSession} restricted to queues, as its javadoc says: the topic methods it
+     * inherits from {@link Session} (createTopic, createTemporaryTopic, the durable and shared
+     * consumers, unsubscribe) throw {@link IllegalStateException}.
+     *
+     * @throws IllegalStateException on a connection created by {@code createTopicConnection}
+     */
+    @Override
+    public QueueSession createQueueSession(boolean transacted, int acknowledgeMode) throws JMSException {
+        checkOpen();
+        if (domain == Domain.TOPIC) {
+            throw new IllegalStateException("a TopicConnection cannot create a QueueSession: use createTopicSession,"
+                    + " or a connection from createConnection() for both domains");
+        }
+        return new ShardQQueueSession((ShardQSession) createSession(transacted, acknowledgeMode));
+    }
+
+    /**
+     * A {@link jakarta.jms.TopicSession} restricted to topics, as its javadoc says: createQueue,
+     * createTemporaryQueue and createBrowser throw {@link IllegalStateException}.
+     *
+     * @throws IllegalStateException on a connection created by {@code createQueueConnection}
+     */
     @Override
     public jakarta.jms.TopicSession createTopicSession(boolean transacted, int acknowledgeMode) throws JMSException {
-        return (jakarta.jms.TopicSession) createSession(transacted, acknowledgeMode);
+        checkOpen();
+        if (domain == Domain.QUEUE) {
+            throw new IllegalStateException("a QueueConnection cannot create a TopicSession: use createQueueSession,"
+                    + " or a connection from createConnection() for both domains");
+        }
+        return new ShardQTopicSession((ShardQSession) createSession(transacted, acknowledgeMode));
+    }
+
+    /** Refuses a topic-only connection consumer on a QueueConnection (QueueConnection's javadoc). */
+    private void checkTopicDomain(String what) throws IllegalStateException {
+        if (domain == Domain.QUEUE) {
+            throw new IllegalStateException("a QueueConnection cannot " + what + ": it is for queues only");
+        }
     }
 
     @Override
@@ -203,9 +271,20 @@ public class ShardQConnection implements QueueConnection, jakarta.jms.TopicConne
     @Override
     public void setClientID(String clientID) throws JMSException {
         checkOpen();
+        if (adminClientId) {
+            throw new IllegalStateException("the client id of this connection is \""
+                    + io.shardq.broker.message.Texts.quote(clientId)
+                    + "\", configured on its connection factory (shardq.jms.client-id, or"
+                    + " ShardQConnectionFactory.setClientID): it cannot be set again");
+        }
         if (clientIdFixed || clientId != null) {
             throw new IllegalStateException("the client id can only be set once, before the connection is used");
         }
+        claimClientId(clientID);
+        clientIdFixed = true;
+    }
+
+    private void claimClientId(String clientID) throws JMSException {
         if (clientID == null || clientID.isBlank()) {
             throw new InvalidClientIDException("client id must not be empty");
         }
@@ -219,7 +298,6 @@ public class ShardQConnection implements QueueConnection, jakarta.jms.TopicConne
             throw Exceptions.translate(e);
         }
         clientId = clientID;
-        clientIdFixed = true;
     }
 
     /** Token of the client id's row in shardq.client_id (unique across instances), or null. */
@@ -310,8 +388,8 @@ public class ShardQConnection implements QueueConnection, jakarta.jms.TopicConne
     @Override
     public void stop() throws JMSException {
         checkOpen();
+        // (a CompletionListener may stop its connection: JMS 3.1, 7.3.8 forbids it only close, commit, rollback)
         ThreadRules.checkNotInListener(this, "stop its own connection");
-        ThreadRules.checkNotInCompletion(this, "stop its own connection");
         synchronized (startLock) {
             started = false;
         }
@@ -395,6 +473,8 @@ public class ShardQConnection implements QueueConnection, jakarta.jms.TopicConne
             ServerSessionPool sessionPool,
             int maxMessages)
             throws JMSException {
+        checkOpen();
+        checkTopicDomain("create a shared connection consumer");
         return createConnectionConsumer(topic, messageSelector, sessionPool, maxMessages);
     }
 
@@ -406,6 +486,8 @@ public class ShardQConnection implements QueueConnection, jakarta.jms.TopicConne
             ServerSessionPool sessionPool,
             int maxMessages)
             throws JMSException {
+        checkOpen();
+        checkTopicDomain("create a durable connection consumer");
         return createConnectionConsumer(topic, messageSelector, sessionPool, maxMessages);
     }
 
@@ -417,6 +499,8 @@ public class ShardQConnection implements QueueConnection, jakarta.jms.TopicConne
             ServerSessionPool sessionPool,
             int maxMessages)
             throws JMSException {
+        checkOpen();
+        checkTopicDomain("create a shared durable connection consumer");
         return createConnectionConsumer(topic, messageSelector, sessionPool, maxMessages);
     }
 }

@@ -30,7 +30,10 @@ import jakarta.jms.QueueConnectionFactory;
 public final class ShardQConnectionFactory
         implements ConnectionFactory, QueueConnectionFactory, jakarta.jms.TopicConnectionFactory, AutoCloseable {
     private final BrokerConfig config;
-    private volatile ObjectMessageAllowList allowList = ObjectMessageAllowList.defaults();
+    private volatile ObjectMessageAllowList allowList;
+    /** The administratively configured client id of every connection, null for none. */
+    private volatile String clientId;
+
     private Broker broker;
 
     /** Settings from system properties and the environment (see README, Configuration). */
@@ -38,8 +41,48 @@ public final class ShardQConnectionFactory
         this(BrokerConfig.fromEnvironment());
     }
 
+    /**
+     * Settings from {@code config}, among them the JMS ones: {@code shardq.jms.client-id} ({@link
+     * #setClientID}) and {@code shardq.jms.object-message.allow} ({@link
+     * ObjectMessageAllowList#allowPattern}).
+     *
+     * @throws IllegalArgumentException naming the setting when one of them is invalid
+     */
     public ShardQConnectionFactory(BrokerConfig config) {
         this.config = config;
+        String allow = config.get(BrokerProperty.JMS_OBJECT_MESSAGE_ALLOW);
+        try {
+            this.allowList = ObjectMessageAllowList.defaults().allowPattern(allow);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "setting " + BrokerProperty.JMS_OBJECT_MESSAGE_ALLOW.key() + " ("
+                            + BrokerProperty.JMS_OBJECT_MESSAGE_ALLOW.envName() + ") is invalid: " + e.getMessage(),
+                    e);
+        }
+        String id = config.get(BrokerProperty.JMS_CLIENT_ID);
+        this.clientId = id == null || id.isBlank() ? null : checkClientId(id.strip());
+    }
+
+    private static String checkClientId(String id) {
+        io.shardq.broker.message.Texts.requireEncodable(id, "the client id");
+        return id;
+    }
+
+    /**
+     * The client id administratively configured for every connection of this factory, the way JMS
+     * prefers it set (JMS 3.1, 6.1.2): each connection (and JMSContext) carries it from its
+     * creation, {@link Connection#setClientID} on it throws {@link jakarta.jms.IllegalStateException},
+     * and, as for any client id, only one open connection in the fleet may hold it: creating a
+     * second one while the first is open throws {@link jakarta.jms.InvalidClientIDException}. Null or
+     * blank configures none. Also the setting {@code shardq.jms.client-id}.
+     */
+    public void setClientID(String clientId) {
+        this.clientId = clientId == null || clientId.isBlank() ? null : checkClientId(clientId.strip());
+    }
+
+    /** The administratively configured client id, null when none is. */
+    public String getClientID() {
+        return clientId;
     }
 
     /** Settings from the environment, with this JDBC URL. */
@@ -47,7 +90,11 @@ public final class ShardQConnectionFactory
         this(BrokerConfig.builder().set(BrokerProperty.JDBC_URL, jdbcUrl).build());
     }
 
-    /** Classes an ObjectMessage may deserialise, beyond nothing: see {@link ObjectMessageAllowList}. */
+    /**
+     * The classes an ObjectMessage may deserialise (see {@link ObjectMessageAllowList}), replacing
+     * the list built from the setting {@code shardq.jms.object-message.allow} (the defaults plus its
+     * patterns) for the connections and messages created from now on.
+     */
     public void setObjectMessageAllowList(ObjectMessageAllowList allowList) {
         this.allowList = allowList;
     }
@@ -70,7 +117,21 @@ public final class ShardQConnectionFactory
 
     @Override
     public Connection createConnection() throws JMSException {
-        return new ShardQConnection(this, broker(), RoleAccess.full());
+        return configured(new ShardQConnection(this, broker(), RoleAccess.full(), null));
+    }
+
+    /** Gives a new connection the configured client id, if any (closing it when the id is taken). */
+    private <C extends ShardQConnection> C configured(C connection) throws JMSException {
+        String id = clientId;
+        if (id != null) {
+            try {
+                connection.adminClientId(id);
+            } catch (JMSException e) {
+                connection.close();
+                throw e;
+            }
+        }
+        return connection;
     }
 
     /**
@@ -94,6 +155,7 @@ public final class ShardQConnectionFactory
     ShardQConnection connect(String userName, String password, boolean xa) throws JMSException {
         Broker b = broker();
         RoleAccess access = RoleAccess.full();
+        String user = null;
         if (userName != null) {
             try {
                 b.authenticate(userName, password);
@@ -101,28 +163,40 @@ public final class ShardQConnectionFactory
                 throw Exceptions.translate(e);
             }
             access = b.access(userName);
+            user = userName;
         }
-        return xa ? new ShardQXAConnection(this, b, access) : new ShardQConnection(this, b, access);
+        return configured(
+                xa ? new ShardQXAConnection(this, b, access, user) : new ShardQConnection(this, b, access, user));
     }
 
     @Override
     public jakarta.jms.TopicConnection createTopicConnection() throws JMSException {
-        return (jakarta.jms.TopicConnection) createConnection();
+        return domain((ShardQConnection) createConnection(), ShardQConnection.Domain.TOPIC);
     }
 
+    /** A connection for topics only: its createQueueSession throws {@link jakarta.jms.IllegalStateException}. */
     @Override
     public jakarta.jms.TopicConnection createTopicConnection(String userName, String password) throws JMSException {
-        return (jakarta.jms.TopicConnection) createConnection(userName, password);
+        return domain((ShardQConnection) createConnection(userName, password), ShardQConnection.Domain.TOPIC);
     }
 
     @Override
     public QueueConnection createQueueConnection() throws JMSException {
-        return (QueueConnection) createConnection();
+        return domain((ShardQConnection) createConnection(), ShardQConnection.Domain.QUEUE);
     }
 
+    /**
+     * A connection for queues only: its createTopicSession and its durable and shared connection
+     * consumers throw {@link jakarta.jms.IllegalStateException} (QueueConnection's javadoc).
+     */
     @Override
     public QueueConnection createQueueConnection(String userName, String password) throws JMSException {
-        return (QueueConnection) createConnection(userName, password);
+        return domain((ShardQConnection) createConnection(userName, password), ShardQConnection.Domain.QUEUE);
+    }
+
+    private static ShardQConnection domain(ShardQConnection c, ShardQConnection.Domain d) {
+        c.domain(d);
+        return c;
     }
 
     @Override

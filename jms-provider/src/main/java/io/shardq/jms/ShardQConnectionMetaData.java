@@ -9,6 +9,15 @@ import java.util.List;
 final class ShardQConnectionMetaData implements ConnectionMetaData {
     static final String PROVIDER_VERSION = "0.1";
 
+    /**
+     * The JMSX properties ShardQ supports: JMSXDeliveryCount (required), JMSXGroupID and
+     * JMSXGroupSeq (required; groups keep order per group), JMSXUserID (set on send when the
+     * connection was created with a user, a PostgreSQL role). Not JMSXAppID, JMSXProducerTXID,
+     * JMSXConsumerTXID, JMSXRcvTimestamp, JMSXState: nothing truthful to put there.
+     */
+    static final List<String> SUPPORTED_JMSX =
+            List.of("JMSXDeliveryCount", "JMSXGroupID", "JMSXGroupSeq", "JMSXUserID");
+
     @Override
     public String getJMSVersion() {
         return "3.1";
@@ -46,6 +55,6 @@ final class ShardQConnectionMetaData implements ConnectionMetaData {
 
     @Override
     public Enumeration<String> getJMSXPropertyNames() {
-        return Collections.enumeration(List.of("JMSXDeliveryCount", "JMSXGroupID", "JMSXGroupSeq"));
+        return Collections.enumeration(SUPPORTED_JMSX);
     }
 }

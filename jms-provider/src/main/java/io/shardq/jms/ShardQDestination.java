@@ -70,7 +70,8 @@ public abstract class ShardQDestination implements Destination, Serializable {
         if (destination instanceof Topic t) {
             return TOPIC_KIND + ':' + t.getTopicName();
         }
-        throw new jakarta.jms.InvalidDestinationException("destination " + destination + " ("
+        throw new jakarta.jms.InvalidDestinationException("destination "
+                + io.shardq.broker.message.Texts.cut(String.valueOf(destination), 120) + " ("
                 + destination.getClass().getName() + ") is neither a Queue nor a Topic");
     }
 
@@ -102,7 +103,7 @@ public abstract class ShardQDestination implements Destination, Serializable {
                 return new ShardQTemporaryTopic(name, null);
             }
         }
-        throw new IllegalArgumentException("destination \"" + encoded
+        throw new IllegalArgumentException("destination \"" + io.shardq.broker.message.Texts.cut(encoded, 120)
                 + "\" is invalid: expected queue:NAME, topic:NAME, temp-queue:NAME or temp-topic:NAME");
     }
 

@@ -56,9 +56,12 @@ public class ShardQMessage implements Message {
     private static final Set<String> STREAM_PROPERTIES = Set.of(INPUT_STREAM, SAVE_STREAM, OUTPUT_STREAM);
 
     /** JMSX properties the provider sets; clients may set only JMSXGroupID and JMSXGroupSeq. */
+    /** The sending connection's user, set by the provider on send (JMS 3.1, 3.5.9). */
+    static final String JMSX_USER_ID = "JMSXUserID";
+
     private static final Set<String> PROVIDER_JMSX = Set.of(
             JMSX_DELIVERY_COUNT,
-            "JMSXUserID",
+            JMSX_USER_ID,
             "JMSXAppID",
             "JMSXProducerTXID",
             "JMSXConsumerTXID",
@@ -334,11 +337,12 @@ public class ShardQMessage implements Message {
      */
     @Override
     public void setObjectProperty(String name, Object value) throws JMSException {
-        if (STREAM_PROPERTIES.contains(name)) {
+        if (name != null && STREAM_PROPERTIES.contains(name)) {
             streamProperty(name, value); // a received message's body may be saved: not a property write
             return;
         }
         checkPropertiesWritable();
+        checkPropertyName(name);
         if (value != null && !isPropertyType(value)) {
             throw new MessageFormatException("property \"" + name + "\" cannot hold a "
                     + value.getClass().getName()

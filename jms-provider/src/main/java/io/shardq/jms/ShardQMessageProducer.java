@@ -280,11 +280,6 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
         }
         checkDeliveryMode(mode);
         checkPriority(prio);
-        if (deliveryDelay > 0 && mode == DeliveryMode.NON_PERSISTENT) {
-            throw new JMSException("a delivery delay (" + deliveryDelay + " ms) is available for PERSISTENT messages"
-                    + " only: a non-persistent message lives in one instance's memory, which a delayed one would"
-                    + " outlast; send it PERSISTENT, or set the delay to 0");
-        }
         long now = System.currentTimeMillis();
         message.setJMSDestination(target);
         message.setJMSDeliveryMode(mode);
@@ -293,8 +288,12 @@ final class ShardQMessageProducer implements QueueSender, TopicPublisher {
         message.setJMSExpiration(ttl > 0 ? now + ttl : 0);
         message.setJMSDeliveryTime(now + deliveryDelay);
         message.setJMSMessageID(disableMessageId ? null : session.nextMessageId());
+        String user = session.connection().user();
+        if (message instanceof ShardQMessage own) {
+            own.setProviderProperty(ShardQMessage.JMSX_USER_ID, user); // the sent message shows it, as headers
+        }
         try {
-            return MessageCodec.toBroker(message);
+            return MessageCodec.toBroker(message, user);
         } catch (IllegalArgumentException e) {
             throw Exceptions.translate(e); // text UTF-8 cannot hold, an unsupported property type
         }

@@ -390,7 +390,9 @@ public class ShardQSession implements QueueSession, TopicSession {
         if (d instanceof Queue q) {
             return new ShardQQueue(q.getQueueName());
         }
-        throw new InvalidDestinationException("destination " + d + " is not a queue: only queues can be browsed");
+        throw new InvalidDestinationException(
+                "destination " + io.shardq.broker.message.Texts.cut(String.valueOf(d), 120)
+                        + " is not a queue: only queues can be browsed");
     }
 
     /** A ShardQ queue or topic for any provider's {@link Queue} or {@link Topic}. */
@@ -408,7 +410,8 @@ public class ShardQSession implements QueueSession, TopicSession {
             return new ShardQTopic(t.getTopicName());
         }
         throw new InvalidDestinationException(
-                "destination " + d + " (" + d.getClass().getName() + ") is neither a Queue nor a Topic");
+                "destination " + io.shardq.broker.message.Texts.cut(String.valueOf(d), 120) + " ("
+                        + d.getClass().getName() + ") is neither a Queue nor a Topic");
     }
 
     static ShardQTopic topicOf(Topic t) throws JMSException {

@@ -8,8 +8,8 @@ import jakarta.jms.XASession;
 
 /** A connection that also makes {@link XASession}s (see {@link ShardQXAConnectionFactory}). */
 final class ShardQXAConnection extends ShardQConnection implements XAConnection {
-    ShardQXAConnection(ShardQConnectionFactory factory, Broker broker, RoleAccess access) {
-        super(factory, broker, access);
+    ShardQXAConnection(ShardQConnectionFactory factory, Broker broker, RoleAccess access, String user) {
+        super(factory, broker, access, user);
     }
 
     /**

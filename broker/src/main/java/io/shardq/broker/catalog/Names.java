@@ -15,7 +15,8 @@ public final class Names {
         if (name == null || !DESTINATION.matcher(name).matches()) {
             throw new ShardQException(
                     ErrorKind.INVALID_NAME,
-                    "destination name \"" + name + "\" is invalid: expected 1 to 64 characters from"
+                    "destination name \"" + (name == null ? null : io.shardq.broker.message.Texts.cut(name, 120))
+                            + "\" is invalid: expected 1 to 64 characters from"
                             + " [A-Za-z0-9_.-], starting with a letter or digit");
         }
         return name;

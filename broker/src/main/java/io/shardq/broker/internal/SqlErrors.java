@@ -38,6 +38,12 @@ public final class SqlErrors {
             kind = ErrorKind.ROLLED_BACK;
         } else if (state.equals("42704")) {
             kind = detail.startsWith("cache ") ? ErrorKind.UNKNOWN_CACHE : ErrorKind.UNKNOWN_DESTINATION;
+        } else if (state.equals("42P01")) {
+            // undefined_table: a message table dropped under a send (a temporary destination whose
+            // connection closed, a dropped destination); the relation's name is ShardQ's, not the user's
+            kind = ErrorKind.UNKNOWN_DESTINATION;
+            detail = "the destination no longer exists (it was dropped, or it was a temporary destination"
+                    + " whose connection closed or deleted it)";
         } else if (state.equals("42501")) {
             kind = ErrorKind.SECURITY; // shardq.require_administer / require_owner, or PostgreSQL's own refusal
         } else if (state.equals("42710")) {
@@ -53,7 +59,10 @@ public final class SqlErrors {
         } else {
             kind = ErrorKind.DATABASE;
         }
-        String message = kind == ErrorKind.CONNECTION || kind == ErrorKind.DATABASE || kind == ErrorKind.ROLLED_BACK
+        String message = kind == ErrorKind.CONNECTION
+                        || kind == ErrorKind.DATABASE
+                        || kind == ErrorKind.ROLLED_BACK
+                        || state.equals("42P01")
                 ? what + " failed: " + detail
                 : detail;
         return new ShardQException(kind, message, e);

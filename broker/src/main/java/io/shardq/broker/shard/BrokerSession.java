@@ -430,16 +430,8 @@ public final class BrokerSession implements AutoCloseable {
     /** Dead letters are written only together with the consumption that produced them. */
     private void buffer(DestinationRuntime rt, BrokerMessage message, boolean deadLetter) {
         long now = engine.clock().millis();
-        if (!deadLetter && message.deliverAt() > now && (message.persistent() || message.deliverAt() > now + 1000)) {
-            // (a non-persistent message's send time a moment ahead of this clock, a step of the
-            // system clock, is not a delay: only one of a second or more is refused)
-            if (!message.persistent()) {
-                throw new ShardQException(
-                        ErrorKind.INVALID_ARGUMENT,
-                        "a delivery delay is available for persistent messages only: a non-persistent message lives"
-                                + " in one instance's memory, which a delayed one would outlast (send it PERSISTENT,"
-                                + " or without a delay)");
-            }
+        if (!deadLetter && message.deliverAt() > now && message.persistent()) {
+            // (a delayed non-persistent message is held in memory from its commit: see offerAll)
             scheduled.add(new ScheduledSend(rt, message)); // written into shardq.scheduled_message at commit
             return;
         }
@@ -450,7 +442,10 @@ public final class BrokerSession implements AutoCloseable {
                         "cannot hold another non-persistent message for "
                                 + rt.info().name()
                                 + ": this instance holds " + engine.stats().nonPersistentBytes()
-                                + " bytes of them, the bound is shardq.non-persistent.max-bytes = "
+                                + " bytes of them ("
+                                + engine.delayedNonPersistent().size()
+                                + " held until their delivery delay passes), the bound is"
+                                + " shardq.non-persistent.max-bytes = "
                                 + engine.settings().nonPersistentMaxBytes());
             }
             pendingNp.add(new NpSend(rt, message));
@@ -1724,6 +1719,14 @@ public final class BrokerSession implements AutoCloseable {
     /** Committed non-persistent sends become deliverable (their room was reserved when buffered). */
     private void offerAll(List<NpSend> sends) {
         for (NpSend np : sends) {
+            if (np.message().deliverAt() > engine.clock().millis()) { // delayed: held until due
+                engine.delayedNonPersistent()
+                        .hold(
+                                np.rt().info().id(),
+                                np.message().deliverAt(),
+                                () -> offerAll(new ArrayList<>(List.of(np))));
+                continue;
+            }
             np.rt().enqueued.increment();
             if (np.rt().info().isQueue()) {
                 np.rt().queue().offerNonPersistent(new Subscription.NpEntry(np.message(), 0), false);

@@ -19,6 +19,9 @@ public interface Engine {
      */
     void scheduled(long earliestDeliverAt);
 
+    /** Holds committed non-persistent messages sent with a delivery delay until they are due. */
+    io.shardq.broker.delay.DelayedNonPersistent delayedNonPersistent();
+
     /**
      * A pooled connection; when none frees up within the pool's timeout this fails with {@link
      * io.shardq.broker.ErrorKind#RESOURCE_EXHAUSTED}, naming the settings to change.

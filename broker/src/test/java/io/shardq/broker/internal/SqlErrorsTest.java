@@ -46,4 +46,17 @@ class SqlErrorsTest {
         assertThat(e.getMessage()).doesNotContain("secret").contains("08006");
         assertThat(e.kind()).isEqualTo(ErrorKind.CONNECTION);
     }
+
+    /** A send into a table dropped under it (a closed temporary destination): never the raw SQL error. */
+    @Test
+    void anUndefinedTable_isAnUnknownDestination_withoutTheRelationsName() {
+        SQLException e = new PSQLException(
+                new ServerErrorMessage("SERROR\0VERROR\0C42P01\0Mrelation \"shardq.m_17_0_3\" does not exist\0"));
+        ShardQException t = SqlErrors.translate(e, "sending to tmp.1.abc");
+        assertThat(t.kind()).isEqualTo(ErrorKind.UNKNOWN_DESTINATION);
+        assertThat(t.getMessage())
+                .startsWith("sending to tmp.1.abc failed: the destination no longer exists")
+                .doesNotContain("relation")
+                .doesNotContain("m_17");
+    }
 }

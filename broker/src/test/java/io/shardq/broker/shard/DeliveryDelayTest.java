@@ -1,14 +1,11 @@
 package io.shardq.broker.shard;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
-import io.shardq.broker.ErrorKind;
 import io.shardq.broker.QueueOptions;
-import io.shardq.broker.ShardQException;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.testing.Messages;
 import io.shardq.broker.testing.PgTest;
@@ -126,33 +123,6 @@ class DeliveryDelayTest {
                 assertThat(scheduledRows(db, "delay.tx")).isZero(); // not before commit
                 p.commit();
                 assertThat(scheduledRows(db, "delay.tx")).isEqualTo(1);
-            }
-        }
-    }
-
-    @Test
-    void aNonPersistentDelayedMessage_isRefused_namingWhy(TestDatabase db) {
-        try (Broker broker = Broker.start(db.brokerConfig().build(), clock)) {
-            broker.admin().createQueue("delay.np", QueueOptions.DEFAULTS);
-            BrokerMessage np = Messages.nonPersistent("x");
-            BrokerMessage delayedNp = new BrokerMessage(
-                    np.messageId(),
-                    np.bodyType(),
-                    np.timestamp(),
-                    null,
-                    null,
-                    null,
-                    4,
-                    0,
-                    clock.millis() + 5_000,
-                    false,
-                    Map.of(),
-                    np.body());
-            try (BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
-                assertThatThrownBy(() -> p.send("delay.np", delayedNp))
-                        .isInstanceOf(ShardQException.class)
-                        .hasMessageContaining("delivery delay is available for persistent messages only")
-                        .satisfies(e -> assertThat(((ShardQException) e).kind()).isEqualTo(ErrorKind.INVALID_ARGUMENT));
             }
         }
     }

@@ -107,7 +107,7 @@ public final class ShardQInitialContextFactory implements InitialContextFactory 
         }
         try {
             return new ShardQConnectionFactory(config.build());
-        } catch (ShardQException e) {
+        } catch (ShardQException | IllegalArgumentException e) {
             throw configuration(entry + ": " + e.getMessage());
         }
     }
