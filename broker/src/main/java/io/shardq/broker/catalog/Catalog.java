@@ -124,7 +124,7 @@ public final class Catalog {
                 groupMap(rs.getArray(16)));
     }
 
-    /** V013's group_map as a list (empty: the identity over the shard count). */
+    /** V014's group_map as a list (empty: the identity over the shard count). */
     private static java.util.List<Integer> groupMap(java.sql.Array a) throws SQLException {
         if (a == null) {
             return java.util.List.of();

@@ -13,7 +13,7 @@ package io.shardq.broker.catalog;
  * @param redeliveryMultiplier the back-off multiplier, overriding the instance's (null: its own)
  * @param messageGroups messages with a {@code JMSXGroupID} go to the shard of their group, and each
  *     shard is taken by one consumer session at a time
- * @param groupMap where groups go (V013): a group hashed to {@code i} over the map's size goes to
+ * @param groupMap where groups go (V014): a group hashed to {@code i} over the map's size goes to
  *     shard {@code groupMap.get(i)}; empty: the identity over {@code shardCount} (no grow since
  *     groups were turned on)
  */

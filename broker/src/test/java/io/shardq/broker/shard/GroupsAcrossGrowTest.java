@@ -17,7 +17,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Message groups keep their shard when the destination grows (V013's recorded assignment): every
+ * Message groups keep their shard when the destination grows (V014's recorded assignment): every
  * message of a group, sent before and after a grow from 4 to 8 shards, is stored on one shard and
  * delivered in send order, beside messages without a group.
  */

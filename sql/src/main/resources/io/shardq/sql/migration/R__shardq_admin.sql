@@ -272,7 +272,7 @@ BEGIN
             RAISE EXCEPTION 'shard count % is invalid: expected 1 to 256', shards USING ERRCODE = '22023';
         END IF;
         -- message groups keep their shard: the assignment so far (the identity over the old
-        -- count) is recorded before the new shards come (V013)
+        -- count) is recorded before the new shards come (V014)
         UPDATE shardq.destination d
            SET group_map = ARRAY(SELECT generate_series(0, v_shards - 1))::smallint[]
          WHERE d.id = v_id AND d.message_groups AND d.group_map IS NULL AND shards > v_shards;

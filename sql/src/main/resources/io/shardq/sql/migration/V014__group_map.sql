@@ -1,4 +1,4 @@
--- V013: message groups keep their shard when a destination grows (issue 23).
+-- V014: message groups keep their shard when a destination grows (issue 23).
 -- Until now a message's group went to floorMod(hash(JMSXGroupID), shard_count), so growing a
 -- grouped queue moved most groups to another shard mid-stream, and their order across the change
 -- was lost. group_map records the assignment instead: a group goes to
