@@ -120,35 +120,50 @@ final class EnqueueOwnership {
         long version = engine.fleetVersion();
         int[] before = owned == null ? new int[0] : owned;
         try (Connection c = engine.dataSource().getConnection()) {
-            List<Integer> excess = new ArrayList<>();
-            int[] mine = selectOwned(c, me);
-            for (int i = fair; i < mine.length; i++) {
-                excess.add(mine[i]); // the highest numbers beyond the share
-            }
-            if (!excess.isEmpty()) {
-                try (PreparedStatement ps = c.prepareStatement(Queries.get("shard_release_owner_some"))) {
-                    ps.setInt(1, rt.info().id());
-                    ps.setArray(2, c.createArrayOf("integer", excess.toArray()));
-                    ps.setLong(3, me);
+            try {
+                c.setAutoCommit(false);
+                try (PreparedStatement ps = c.prepareStatement(Queries.get("transaction_set_lock_timeout"))) {
+                    ps.setString(1, LOCK_TIMEOUT_MS + "ms"); // an enqueue holds a shard row until its commit
                     ps.executeQuery().close();
                 }
-            }
-            List<Integer> got = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("shard_claim_owner"))) {
-                ps.setLong(1, me);
-                ps.setInt(2, rt.info().id());
-                ps.setInt(3, rt.info().id());
-                ps.setLong(4, me);
-                ps.setDouble(5, engine.settings().leaseTtlMillis() / 1000.0);
-                ps.setLong(6, me);
-                ps.setInt(7, fair);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        got.add(rs.getInt(1));
+                int[] mine = selectOwned(c, me);
+                List<Integer> excess = new ArrayList<>();
+                for (int i = fair; i < mine.length; i++) {
+                    excess.add(mine[i]); // the highest numbers beyond the share
+                }
+                if (!excess.isEmpty()) {
+                    try (PreparedStatement ps = c.prepareStatement(Queries.get("shard_release_owner_some"))) {
+                        ps.setInt(1, rt.info().id());
+                        ps.setArray(2, c.createArrayOf("integer", excess.toArray()));
+                        ps.setLong(3, me);
+                        ps.executeQuery().close();
                     }
                 }
+                int need = fair - Math.min(fair, mine.length);
+                if (need > 0) {
+                    double ttl = engine.settings().leaseTtlMillis() / 1000.0;
+                    try (PreparedStatement ps = c.prepareStatement(Queries.get("shard_claim_owner"))) {
+                        ps.setLong(1, me);
+                        ps.setInt(2, rt.info().id());
+                        ps.setInt(3, rt.info().id());
+                        ps.setDouble(4, ttl);
+                        ps.setInt(5, need);
+                        ps.setDouble(6, ttl);
+                        ps.executeQuery().close();
+                    }
+                }
+                c.commit();
+            } catch (SQLException e) {
+                c.rollback(); // a lock wait timed out (a long enqueue, a prepared transaction): next round
+                LOG.debug(
+                        "{} - enqueue ownership of {} not changed this round: {}",
+                        me,
+                        rt.info().name(),
+                        e.getMessage());
+            } finally {
+                c.setAutoCommit(true);
             }
-            int[] now = got.stream().mapToInt(Integer::intValue).sorted().toArray();
+            int[] now = selectOwned(c, me);
             owned = now;
             ownedFor = shards;
             fleetVersion = version;
@@ -176,6 +191,9 @@ final class EnqueueOwnership {
             }
         }
     }
+
+    /** Lock wait of a recomputation for a shard row an enqueue holds. */
+    static final long LOCK_TIMEOUT_MS = 500;
 
     private int[] selectOwned(Connection c, long me) throws SQLException {
         List<Integer> mine = new ArrayList<>();

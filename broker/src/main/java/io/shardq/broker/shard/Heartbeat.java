@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * The instance's heartbeat service: marks the instance alive, reads the live instances (those
  * whose heartbeat is recent and whose session lock is held: {@code shardq.live_instances}),
  * expires the leases of instances that died with their connections, renews this instance's
- * dequeue leases, then hands the fleet's requests to the {@link LeaseBalancer} and lets each
- * destination's {@link EnqueueOwnership} follow the fleet. Nothing else runs on
+ * dequeue leases, then hands the fleet's requests to the {@link LeaseBalancer}, whose thread also lets each
+ * destination's {@link EnqueueOwnership} follow the fleet (both may wait for row locks; renewal
+ * must not). Nothing else runs on
  * its thread ({@code shardq-<instance>-heartbeat-1}): slice retirement and slot DDL, which can
  * wait on locks, run on the maintenance leader's own thread, and catalog changes arrive by
  * NOTIFY, so a lease is never lost because some other duty was slow. Each round is
@@ -196,9 +197,6 @@ public final class Heartbeat extends BackgroundService {
         LeaseBalancer b = balancer;
         if (b != null) {
             b.askers(askers);
-        }
-        for (DestinationRuntime rt : runtimes) {
-            rt.ownership().heartbeat();
         }
     }
 

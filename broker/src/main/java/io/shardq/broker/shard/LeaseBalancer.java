@@ -81,6 +81,17 @@ public final class LeaseBalancer extends BackgroundService {
 
     @Override
     protected long runOnce() throws Exception {
+        for (DestinationRuntime rt : runtimes) {
+            try {
+                rt.ownership().heartbeat(); // enqueue ownership follows the fleet (EnqueueOwnership)
+            } catch (RuntimeException e) {
+                LOG.debug(
+                        "{} - enqueue ownership of {}: {}",
+                        engine.instanceId(),
+                        rt.info().name(),
+                        e.getMessage());
+            }
+        }
         balance();
         return engine.settings().heartbeatMillis();
     }

@@ -66,16 +66,18 @@ UPDATE shardq.shard
 RETURNING next_seq - ?, notified
 
 -- name: shard_claim_owner
--- Enqueue affinity: keeps the shards of the destination this instance owns and takes those no live
--- instance owns (shardq.live_instances), up to ? in all, ours first, then the lowest numbers.
+-- Enqueue affinity: takes up to ? shards of the destination that no live instance owns
+-- (shardq.live_instances), lowest numbers first. No SKIP LOCKED: the shards worth taking are the
+-- ones being written, whose rows an enqueue holds until its commit (the visibility rule); the caller
+-- runs it under a short lock_timeout instead. The condition is checked again on the locked row, so
+-- of two instances racing for a shard one gets it.
 UPDATE shardq.shard s SET owner_instance = ?
  WHERE s.destination_id = ? AND s.shard_no IN (
        SELECT x.shard_no FROM shardq.shard x
         WHERE x.destination_id = ?
-          AND (x.owner_instance IS NULL OR x.owner_instance = ?
-               OR x.owner_instance NOT IN (SELECT shardq.live_instances(?)))
-        ORDER BY (x.owner_instance IS DISTINCT FROM ?), x.shard_no
-        LIMIT ? FOR UPDATE SKIP LOCKED)
+          AND (x.owner_instance IS NULL OR x.owner_instance NOT IN (SELECT shardq.live_instances(?)))
+        ORDER BY x.shard_no LIMIT ?)
+   AND (s.owner_instance IS NULL OR s.owner_instance NOT IN (SELECT shardq.live_instances(?)))
 RETURNING s.shard_no
 
 -- name: shard_select_owners
@@ -83,12 +85,10 @@ RETURNING s.shard_no
 SELECT shard_no, owner_instance FROM shardq.shard WHERE destination_id = ? ORDER BY shard_no
 
 -- name: shard_release_owner_some
--- Gives back enqueue ownership of some shards of a destination (beyond this instance's fair share).
--- SKIP LOCKED as shard_release_owner.
+-- Gives back enqueue ownership of some shards of a destination (beyond this instance's fair share);
+-- run under a short lock_timeout, as shard_claim_owner.
 UPDATE shardq.shard SET owner_instance = NULL
- WHERE (destination_id, shard_no) IN (
-       SELECT destination_id, shard_no FROM shardq.shard
-        WHERE destination_id = ? AND shard_no = ANY(?) AND owner_instance = ? FOR UPDATE SKIP LOCKED)
+ WHERE destination_id = ? AND shard_no = ANY(?) AND owner_instance = ?
 RETURNING shard_no
 
 -- name: cursor_select_min_position
