@@ -156,7 +156,7 @@ class EnqueueOwnershipTest {
         }
     }
 
-    /** Producer threads, each with one session for life, sending "<name>-<thread>-<i>" in transactions of 10. */
+    /** Producer threads sending "<name>-<thread>-<i>" in transactions of 10 (see the constructor for sessions). */
     static final class Producers {
         final String name;
         final int threads;
@@ -171,10 +171,18 @@ class EnqueueOwnershipTest {
             for (int t = 0; t < threads; t++) {
                 sent[t] = new AtomicInteger();
                 int thread = t;
+                // even threads keep one session for life (JMS's per-session order); odd ones open a new
+                // session for every transaction, as Spring's JmsTemplate does (the per-thread order)
+                boolean sessionPerTransaction = t % 2 == 1;
                 Thread th = new Thread(() -> {
-                    try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                    BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                    try {
                         int i = 0;
                         while (!stop.get()) {
+                            if (sessionPerTransaction) {
+                                s.close();
+                                s = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                            }
                             for (int k = 0; k < 10; k++) {
                                 s.send(queue, Messages.text(name + "-" + thread + "-" + (i + k)));
                             }
@@ -187,6 +195,8 @@ class EnqueueOwnershipTest {
                                 return;
                             }
                         }
+                    } finally {
+                        s.close();
                     }
                 });
                 th.setDaemon(true);
