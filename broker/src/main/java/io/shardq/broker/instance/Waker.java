@@ -156,6 +156,7 @@ public final class Waker {
         long backoff = 100;
         while (running) {
             try (Connection c = dataSource.getConnection()) {
+                takeSessionLock(c); // first: the LISTENs stay the connection's last statements (pg_stat_activity)
                 try (Statement s = c.createStatement()) {
                     s.execute("LISTEN " + CHANNEL);
                     for (String channel : handlers.keySet()) {
@@ -163,7 +164,6 @@ public final class Waker {
                     }
                 }
                 PGConnection pg = c.unwrap(PGConnection.class);
-                takeSessionLock(c);
                 backoff = 100;
                 connects.incrementAndGet();
                 for (Runnable callback : listeningCallbacks) {
