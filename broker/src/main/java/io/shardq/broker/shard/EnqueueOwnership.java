@@ -126,6 +126,15 @@ final class EnqueueOwnership {
                     ps.setString(1, LOCK_TIMEOUT_MS + "ms"); // an enqueue holds a shard row until its commit
                     ps.executeQuery().close();
                 }
+                if (owned == null) {
+                    // first use here: say so now, the owners give back at their next heartbeat
+                    try (PreparedStatement ps = c.prepareStatement(Queries.get("instance_add_produces"))) {
+                        ps.setInt(1, rt.info().id());
+                        ps.setLong(2, me);
+                        ps.setInt(3, rt.info().id());
+                        ps.executeUpdate();
+                    }
+                }
                 int[] mine = selectOwned(c, me);
                 List<Integer> excess = new ArrayList<>();
                 for (int i = fair; i < mine.length; i++) {

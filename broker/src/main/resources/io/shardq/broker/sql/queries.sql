@@ -18,6 +18,12 @@ RETURNING l.got
 -- name: instance_stop
 UPDATE shardq.instance SET stopped_at = now(), hungry_for = '{}' WHERE id = ?
 
+-- name: instance_add_produces
+-- A destination this instance starts producing to, published at once (not at the next heartbeat),
+-- so that the owners of its shards give this instance its share one heartbeat sooner.
+UPDATE shardq.instance SET produces = array_append(produces, ?::integer)
+ WHERE id = ? AND NOT (?::integer = ANY (produces))
+
 -- name: instance_session_unlock
 SELECT pg_advisory_unlock(1397248593, ?::integer)
 
