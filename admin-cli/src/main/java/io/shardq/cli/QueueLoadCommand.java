@@ -47,8 +47,9 @@ final class QueueLoadCommand implements Callable<Integer> {
 
     @Option(
             names = "--spread",
-            description = "spread the batches over the shards (a new producer session per batch), so consumers"
-                    + " can take them in parallel; without it the file goes to one shard in file order, as one"
+            description = "spread the batches over all the queue's shards, round robin (each batch is one"
+                    + " transaction on the next shard), so consumers can take them in parallel; order is then"
+                    + " kept within a batch only. Without it the file goes to one shard in file order, as one"
                     + " JMS producer session would send it")
     boolean spread;
 
@@ -87,6 +88,9 @@ final class QueueLoadCommand implements Callable<Integer> {
             long madePersistent = 0;
             boolean stopped = false;
             BrokerSession session = broker.openSession(BrokerSession.Mode.TRANSACTED);
+            if (spread) {
+                session.spreadShards(); // each transaction (batch) goes to the next shard
+            }
             try {
                 JsonLines lines = new JsonLines(in, from, check.messages());
                 lines.skip(skip);
@@ -110,10 +114,6 @@ final class QueueLoadCommand implements Callable<Integer> {
                         loaded += inBatch;
                         progress.advance(inBatch);
                         inBatch = 0;
-                        if (spread) { // a session keeps its shard for life: a new one takes the next shard
-                            session.close();
-                            session = broker.openSession(BrokerSession.Mode.TRANSACTED);
-                        }
                     }
                 }
                 if (inBatch > 0) {

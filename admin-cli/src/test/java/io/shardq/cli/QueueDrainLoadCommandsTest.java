@@ -58,6 +58,50 @@ class QueueDrainLoadCommandsTest {
     }
 
     @Test
+    void load_withSpread_putsAQuarterOnEachOfFourShards_andWithoutItAllOnOne(TestDatabase db) throws Exception {
+        StringBuilder file = new StringBuilder();
+        for (int i = 0; i < 4000; i++) {
+            file.append("{\"messageId\":\"ID:m")
+                    .append(i)
+                    .append("\",\"bodyType\":\"TEXT\",\"body\":\"m")
+                    .append(i)
+                    .append("\"}\n");
+        }
+        Path in = Files.writeString(tmp.resolve("many.jsonl"), file, StandardCharsets.UTF_8);
+        cli.run("queue", "create", "spread", "--shards", "4");
+        CliRunner.Run load = cli.run("queue", "load", "spread", "--from", in.toString(), "--batch", "100", "--spread");
+        assertThat(load.exit()).as(load.err()).isZero();
+        assertThat(perShard(db, "spread"))
+                .as("messages per shard with --spread")
+                .hasSize(4)
+                .allSatisfy(n -> assertThat(n).isBetween(1000L - 100, 1000L + 100));
+
+        cli.run("queue", "create", "whole", "--shards", "4");
+        CliRunner.Run plain = cli.run("queue", "load", "whole", "--from", in.toString(), "--batch", "100");
+        assertThat(plain.exit()).as(plain.err()).isZero();
+        assertThat(perShard(db, "whole"))
+                .as("messages per shard without --spread")
+                .containsOnlyOnce(4000L);
+    }
+
+    /** Messages stored on each shard of a queue (its head), by shard number. */
+    private static List<Long> perShard(TestDatabase db, String queue) throws Exception {
+        try (java.sql.Connection c = db.connect();
+                java.sql.PreparedStatement ps = c.prepareStatement(
+                        "SELECT s.next_seq - 1 FROM shardq.shard s"
+                                + " JOIN shardq.destination d ON d.id = s.destination_id WHERE d.name = ? ORDER BY s.shard_no")) {
+            ps.setString(1, queue);
+            List<Long> out = new java.util.ArrayList<>();
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+            return out;
+        }
+    }
+
+    @Test
     void loadThenDrain_keepsBodiesHeadersAndTypedPropertiesExactly() throws Exception {
         cli.run("queue", "create", "rt", "--shards", "1");
         Path in = Files.writeString(tmp.resolve("in.jsonl"), FILE, StandardCharsets.UTF_8);

@@ -27,6 +27,7 @@ import io.shardq.broker.shard.DestinationRuntime;
 import io.shardq.broker.shard.Engine;
 import io.shardq.broker.shard.EngineStats;
 import io.shardq.broker.shard.Heartbeat;
+import io.shardq.broker.shard.LeaseBalancer;
 import io.shardq.broker.shard.ScheduledMover;
 import io.shardq.broker.slice.DeadRowReclaimer;
 import io.shardq.broker.slice.SliceMaintainer;
@@ -81,6 +82,7 @@ public final class Broker implements AutoCloseable {
     private final Map<Integer, DestinationRuntime> runtimesById = new ConcurrentHashMap<>();
     private final Waker waker;
     private final Heartbeat heartbeat;
+    private final LeaseBalancer leaseBalancer;
     private final Elector elector;
     private final SliceMaintainer maintainer;
     private final DeadRowReclaimer reclaimer;
@@ -175,7 +177,8 @@ public final class Broker implements AutoCloseable {
         long beat = settings.heartbeatMillis();
         // the slow fallbacks for missed notifications: catalog poll, maintenance scan
         long fallback = Math.max(30_000, 30 * beat);
-        this.heartbeat = new Heartbeat(engine, runtimes.values(), prefix + "-heartbeat-1");
+        this.leaseBalancer = new LeaseBalancer(engine, runtimes.values(), prefix + "-leases-1");
+        this.heartbeat = new Heartbeat(engine, runtimes.values(), prefix + "-heartbeat-1").balancer(leaseBalancer);
         this.maintainer = new SliceMaintainer(
                         database.dataSource(),
                         catalog,
@@ -249,6 +252,7 @@ public final class Broker implements AutoCloseable {
         this.catalogWatcher =
                 new CatalogWatcher(catalog, new CatalogChanges(), fallback, System::nanoTime, prefix + "-catalog-1");
         this.waker = new Waker(database.dataSource(), this::wake, prefix + "-waker-1")
+                .sessionLock(instanceId)
                 .listen(CatalogWatcher.CHANNEL, catalogWatcher::onNotify)
                 .listen(SliceMaintainer.CHANNEL, maintainer::onNotify)
                 .listen(Elector.CHANNEL, elector::onResigned)
@@ -256,6 +260,7 @@ public final class Broker implements AutoCloseable {
                 .onListening(catalogWatcher::onListening)
                 .onListening(nearCaches::onListening);
         heartbeat.start();
+        leaseBalancer.start();
         catalogWatcher.start();
         waker.start();
         maintainer.start();
@@ -1045,6 +1050,16 @@ public final class Broker implements AutoCloseable {
         }
 
         @Override
+        public long fleetVersion() {
+            return heartbeat.fleetVersion();
+        }
+
+        @Override
+        public int otherProducers(int id) {
+            return heartbeat.otherProducers(id);
+        }
+
+        @Override
         public Settings settings() {
             return settings;
         }
@@ -1090,6 +1105,7 @@ public final class Broker implements AutoCloseable {
         reclaimer.stop();
         catalogWatcher.stop();
         waker.stop();
+        leaseBalancer.stop();
         heartbeat.stop();
         try (Connection c = database.dataSource().getConnection();
                 PreparedStatement ps = c.prepareStatement(Queries.get("client_id_release_instance"))) {

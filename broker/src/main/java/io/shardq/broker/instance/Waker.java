@@ -30,6 +30,15 @@ import org.slf4j.LoggerFactory;
  * service). Notifications sent while the connection was down are lost, so {@link
  * #onListening} callbacks run after every successful LISTEN, the first one included, for
  * services to resynchronise in full.
+ *
+ * <p>The same connection carries the instance's <b>session lock</b> ({@link #sessionLock}): a
+ * session-level advisory lock keyed by the instance id, taken again after every reconnect, before
+ * the {@link #onListening} callbacks run. The connection is kept for the instance's life, so the
+ * lock is held exactly while the instance's connection to PostgreSQL is: when the JVM dies, the
+ * operating system closes the socket, PostgreSQL ends the backend and the lock is gone at once,
+ * and the other instances treat this one as dead for leases and enqueue ownership
+ * ({@code shardq.live_instances}, migration V013) instead of waiting for the lease TTL. Needs a
+ * session (not a transaction-pooling PgBouncer) for this connection, as LISTEN does.
  */
 public final class Waker {
     private static final Logger LOG = LoggerFactory.getLogger(Waker.class);
@@ -42,6 +51,8 @@ public final class Waker {
     private final List<Runnable> listeningCallbacks = new CopyOnWriteArrayList<>();
     private final AtomicLong connects = new AtomicLong();
     private volatile boolean running;
+    private volatile long lockInstance = -1;
+    private volatile boolean lockHeld;
     private Thread thread;
 
     public Waker(DataSource dataSource, IntConsumer onDestination, String threadName) {
@@ -60,6 +71,20 @@ public final class Waker {
     public Waker onListening(Runnable callback) {
         listeningCallbacks.add(callback);
         return this;
+    }
+
+    /**
+     * Also hold the session lock of instance {@code id} on the LISTEN connection (see the class
+     * comment); register before start.
+     */
+    public Waker sessionLock(long id) {
+        this.lockInstance = id;
+        return this;
+    }
+
+    /** True while the LISTEN connection is open and holds the instance's session lock. */
+    public boolean sessionLockHeld() {
+        return lockHeld;
     }
 
     /** How many times the LISTEN connection was opened (1 after start, more after reconnects). */
@@ -91,10 +116,47 @@ public final class Waker {
         }
     }
 
+    private void takeSessionLock(Connection c) throws SQLException {
+        long id = lockInstance;
+        if (id < 0) {
+            return;
+        }
+        try (java.sql.PreparedStatement ps =
+                c.prepareStatement(io.shardq.broker.internal.Queries.get("instance_mark_session_lock"))) {
+            ps.setLong(1, id);
+            ps.setLong(2, id);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                lockHeld = rs.next();
+            }
+        }
+        if (!lockHeld) {
+            LOG.warn(
+                    "{} - the session lock of instance {} is held elsewhere: liveness falls back to the TTL",
+                    threadName,
+                    id);
+        }
+    }
+
+    /** Stopping: the pooled connection goes back to the pool, without the lock. */
+    private void releaseSessionLock(Connection c) {
+        if (!lockHeld) {
+            return;
+        }
+        lockHeld = false;
+        try (java.sql.PreparedStatement ps =
+                c.prepareStatement(io.shardq.broker.internal.Queries.get("instance_session_unlock"))) {
+            ps.setLong(1, lockInstance);
+            ps.executeQuery().close();
+        } catch (SQLException e) {
+            LOG.debug("{} - could not release the session lock: {}", threadName, e.getMessage());
+        }
+    }
+
     private void loop() {
         long backoff = 100;
         while (running) {
             try (Connection c = dataSource.getConnection()) {
+                takeSessionLock(c); // first: the LISTENs stay the connection's last statements (pg_stat_activity)
                 try (Statement s = c.createStatement()) {
                     s.execute("LISTEN " + CHANNEL);
                     for (String channel : handlers.keySet()) {
@@ -127,7 +189,9 @@ public final class Waker {
                         }
                     }
                 }
+                releaseSessionLock(c);
             } catch (SQLException e) {
+                lockHeld = false;
                 if (!running) {
                     return;
                 }

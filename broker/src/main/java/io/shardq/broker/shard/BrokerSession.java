@@ -452,7 +452,10 @@ public final class BrokerSession implements AutoCloseable {
             return;
         }
         int groupShard = groupShard(rt, message);
-        int shard = groupShard >= 0 ? groupShard : pinned.computeIfAbsent(rt, DestinationRuntime::assignProducerShard);
+        int shard = groupShard >= 0
+                ? groupShard
+                : pinned.compute(
+                        rt, (r, cur) -> cur != null && sendingTo(r) ? cur : r.producerShard(cur, spreadShards));
         // (destination, shard) order first, so statements lock shard rows in one global order
         long key = ((long) rt.info().id() << 20) | ((long) shard << 1) | (deadLetter ? 1 : 0);
         Batch b = pending.computeIfAbsent(key, k -> new Batch(rt, shard, deadLetter));
@@ -462,6 +465,37 @@ public final class BrokerSession implements AutoCloseable {
                 && b.messages.size() >= engine.settings().enqueueMaxBatch()) {
             writeAhead(key, rt);
         }
+    }
+
+    /**
+     * True while this transaction has sends to {@code rt} buffered or written ahead: the session
+     * keeps its shard until the transaction ends (re-pinning happens only at a boundary).
+     */
+    private boolean sendingTo(DestinationRuntime rt) {
+        for (Batch b : pending.values()) {
+            if (b.rt == rt) {
+                return true;
+            }
+        }
+        for (Batch b : written) {
+            if (b.rt == rt) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** See {@link #spreadShards()}. */
+    private boolean spreadShards;
+
+    /**
+     * Each transaction of this session sends to the next shard round robin instead of one pinned
+     * shard, for bulk loads that should spread over every shard ({@code shardq queue load
+     * --spread}). Gives up send order across this session's transactions (within one transaction
+     * it is kept); never for a JMS session.
+     */
+    public void spreadShards() {
+        this.spreadShards = true;
     }
 
     /** The JMSX property a message group is named by (JMS 3.1, 3.5.9). */

@@ -1,16 +1,9 @@
 package io.shardq.broker.shard;
 
 import io.shardq.broker.catalog.DestinationInfo;
-import io.shardq.broker.internal.Queries;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One destination as this instance serves it: the heads of its shards (shared by every
@@ -19,7 +12,6 @@ import org.slf4j.LoggerFactory;
  * queue has one). No lock of the destination sits on the send, receive or commit path.
  */
 public final class DestinationRuntime {
-    private static final Logger LOG = LoggerFactory.getLogger(DestinationRuntime.class);
 
     final Engine engine;
     volatile DestinationInfo info;
@@ -34,7 +26,7 @@ public final class DestinationRuntime {
     /** A topic's subscriptions as its publishers see them (null until first needed, or stale). */
     private volatile TopicView view;
 
-    private final AtomicInteger producerCounter = new AtomicInteger();
+    private final EnqueueOwnership ownership;
     /** This instance's counts for the destination ({@link #counters()}); one add per event, no allocation. */
     final java.util.concurrent.atomic.LongAdder enqueued = new java.util.concurrent.atomic.LongAdder();
 
@@ -42,7 +34,6 @@ public final class DestinationRuntime {
     final java.util.concurrent.atomic.LongAdder redelivered = new java.util.concurrent.atomic.LongAdder();
     final java.util.concurrent.atomic.LongAdder deadLettered = new java.util.concurrent.atomic.LongAdder();
     final java.util.concurrent.atomic.LongAdder expired = new java.util.concurrent.atomic.LongAdder();
-    private final ThreadLocal<Integer> threadShard = new ThreadLocal<>();
 
     public DestinationRuntime(Engine engine, DestinationInfo info) {
         this.engine = engine;
@@ -51,6 +42,7 @@ public final class DestinationRuntime {
         this.heads = newHeads(info.shardCount(), null);
         this.writers = newWriters(heads.length, null);
         this.cursorWriter = new CursorWriter(engine);
+        this.ownership = new EnqueueOwnership(this, engine);
         this.queue = info.isQueue() ? new Subscription(engine, this, info.queueSubscription(), -1, heads) : null;
     }
 
@@ -219,6 +211,8 @@ public final class DestinationRuntime {
         for (Subscription sub : subscriptions()) {
             sub.waiters.wakeAll();
         }
+        // more shards: producers of this instance take their share of the new ones at once
+        // (EnqueueOwnership recomputes when the shard count it was computed for is not the current one)
     }
 
     private static ShardHead[] newHeads(int n, ShardHead[] old) {
@@ -244,71 +238,33 @@ public final class DestinationRuntime {
 
     // ---------------------------------------------------------------- enqueue affinity
 
+    /** Which shards this instance owns for enqueue, and where its producers write ({@link EnqueueOwnership}). */
+    EnqueueOwnership ownership() {
+        return ownership;
+    }
+
+    /** True while this instance produces to the destination (advertised by the heartbeat). */
+    boolean producing() {
+        return ownership.producing();
+    }
+
+    /** The destination's shard count as this instance knows it. */
+    int shardCount() {
+        return heads.length;
+    }
+
     /**
-     * The shard a new producing session is pinned to. Sessions used by one thread share that
-     * thread's shard, so messages a thread sends one after another arrive in order even when each
-     * send uses a new session or connection (Spring's JmsTemplate); different threads spread round
-     * robin over the shards this instance owns for enqueue (taken on first use, up to its fair
-     * share, from shards no live instance owns), else over all shards.
+     * The shard a producing session writes its next transaction to (call it at a transaction
+     * boundary only): see {@link EnqueueOwnership#producerShard}. {@code current} is the session's
+     * shard so far (null: a new session); {@code spread} sessions take the next shard round robin.
      */
+    int producerShard(Integer current, boolean spread) {
+        return ownership.producerShard(current, spread);
+    }
+
+    /** The shard a new producing session is pinned to. */
     int assignProducerShard() {
-        int[] own = ownedShards();
-        Integer mine = threadShard.get();
-        if (mine != null && mine < heads.length && (own.length == 0 || contains(own, mine))) {
-            return mine;
-        }
-        int i = producerCounter.getAndIncrement();
-        int shard = own.length > 0 ? own[Math.floorMod(i, own.length)] : Math.floorMod(i, heads.length);
-        threadShard.set(shard);
-        return shard;
-    }
-
-    private static boolean contains(int[] a, int v) {
-        for (int x : a) {
-            if (x == v) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private volatile int[] owned;
-
-    private int[] ownedShards() {
-        int[] o = owned;
-        if (o != null) {
-            return o;
-        }
-        synchronized (this) {
-            if (owned == null) {
-                owned = claimOwnership();
-            }
-            return owned;
-        }
-    }
-
-    private int[] claimOwnership() {
-        long me = engine.instanceId();
-        try (Connection c = engine.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("shard_claim_owner"))) {
-            ps.setLong(1, me);
-            ps.setInt(2, info.id());
-            ps.setInt(3, info.id());
-            ps.setLong(4, me);
-            ps.setDouble(5, engine.settings().leaseTtlMillis() / 1000.0);
-            ps.setLong(6, me);
-            ps.setInt(7, engine.fairShare(heads.length));
-            List<Integer> got = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    got.add(rs.getInt(1));
-                }
-            }
-            return got.stream().mapToInt(Integer::intValue).sorted().toArray();
-        } catch (SQLException e) {
-            LOG.warn("{} - could not take enqueue ownership of {}: {}", me, info.name(), e.getMessage());
-            return new int[0];
-        }
+        return ownership.producerShard(null, false);
     }
 
     // ---------------------------------------------------------------- delivery

@@ -71,6 +71,12 @@ public interface Engine {
     /** Fair share of shards per instance for a destination with {@code shards} shards. */
     int fairShare(int shards);
 
+    /** Changes whenever the set of live instances does ({@link Heartbeat#fleetVersion}). */
+    long fleetVersion();
+
+    /** Other live instances producing to destination {@code id}, at the last heartbeat. */
+    int otherProducers(int id);
+
     Settings settings();
 
     /**

@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -17,8 +18,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The instance's heartbeat service: marks the instance alive, counts the live instances,
- * renews this instance's dequeue leases and gives back those it should. Nothing else runs on
+ * The instance's heartbeat service: marks the instance alive, reads the live instances (those
+ * whose heartbeat is recent and whose session lock is held: {@code shardq.live_instances}),
+ * expires the leases of instances that died with their connections, renews this instance's
+ * dequeue leases, then hands the fleet's requests to the {@link LeaseBalancer}, whose thread also lets each
+ * destination's {@link EnqueueOwnership} follow the fleet (both may wait for row locks; renewal
+ * must not). Nothing else runs on
  * its thread ({@code shardq-<instance>-heartbeat-1}): slice retirement and slot DDL, which can
  * wait on locks, run on the maintenance leader's own thread, and catalog changes arrive by
  * NOTIFY, so a lease is never lost because some other duty was slow. Each round is
@@ -30,13 +35,27 @@ public final class Heartbeat extends BackgroundService {
 
     private final Engine engine;
     private final Collection<DestinationRuntime> runtimes;
+    private volatile LeaseBalancer balancer;
     private volatile int alive = 1;
+    /** The live instances' ids at the last heartbeat, ascending. */
+    private volatile long[] liveIds = new long[0];
+    /** Moves whenever the set of live instances changes (enqueue ownership is recomputed then). */
+    private volatile long fleetVersion;
+    /** By destination id: how many other live instances produce to it. */
+    private volatile Map<Integer, Integer> otherProducers = Map.of();
+
     private long failures;
 
     public Heartbeat(Engine engine, Collection<DestinationRuntime> runtimes, String threadName) {
         super(threadName);
         this.engine = engine;
         this.runtimes = runtimes;
+    }
+
+    /** The balancer told after every beat who asks for shards (set before start). */
+    public Heartbeat balancer(LeaseBalancer balancer) {
+        this.balancer = balancer;
+        return this;
     }
 
     @Override
@@ -48,6 +67,16 @@ public final class Heartbeat extends BackgroundService {
     /** Live instances seen at the last heartbeat, this one included. */
     public int aliveInstances() {
         return alive;
+    }
+
+    /** A number that changes whenever the set of live instances does (0 before the first beat). */
+    public long fleetVersion() {
+        return fleetVersion;
+    }
+
+    /** Other live instances that produce to destination {@code id}, at the last heartbeat. */
+    public int otherProducers(int id) {
+        return otherProducers.getOrDefault(id, 0);
     }
 
     public void beat() {
@@ -64,21 +93,66 @@ public final class Heartbeat extends BackgroundService {
     private void renew() throws SQLException {
         long me = engine.instanceId();
         double ttl = engine.settings().leaseTtlMillis() / 1000.0;
+        Map<Integer, Set<Long>> askers = new HashMap<>();
         try (Connection c = engine.dataSource().getConnection()) {
             Object[] hungry = runtimes.stream()
-                    .filter(rt -> rt.subscriptions().stream().anyMatch(Subscription::hungry))
+                    .filter(rt -> rt.subscriptions().stream().anyMatch(sub -> sub.wantsMore))
+                    .map(rt -> rt.info().id())
+                    .toArray();
+            Object[] produces = runtimes.stream()
+                    .filter(DestinationRuntime::producing)
                     .map(rt -> rt.info().id())
                     .toArray();
             try (PreparedStatement ps = c.prepareStatement(Queries.get("instance_heartbeat"))) {
                 ps.setArray(1, c.createArrayOf("integer", hungry));
-                ps.setLong(2, me);
+                ps.setArray(2, c.createArrayOf("integer", produces));
+                ps.setLong(3, me);
                 ps.executeUpdate();
             }
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("instance_count_alive"))) {
+            List<Long> ids = new ArrayList<>();
+            Map<Integer, Integer> producers = new HashMap<>();
+            try (PreparedStatement ps = c.prepareStatement(Queries.get("instance_select_live"))) {
                 ps.setDouble(1, ttl);
                 try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    alive = Math.max(1, rs.getInt(1));
+                    while (rs.next()) {
+                        long id = rs.getLong(1);
+                        ids.add(id);
+                        if (id == me) {
+                            continue;
+                        }
+                        for (Integer d : (Integer[]) rs.getArray(2).getArray()) {
+                            askers.computeIfAbsent(d, k -> new HashSet<>()).add(id);
+                        }
+                        for (Integer d : (Integer[]) rs.getArray(3).getArray()) {
+                            producers.merge(d, 1, Integer::sum);
+                        }
+                    }
+                }
+            }
+            if (!ids.contains(me)) {
+                ids.add(me); // our own row may look dead for a moment (the LISTEN connection reconnecting)
+            }
+            long[] live = ids.stream().mapToLong(Long::longValue).sorted().toArray();
+            if (!java.util.Arrays.equals(live, liveIds)) {
+                liveIds = live;
+                fleetVersion++;
+            }
+            alive = live.length;
+            otherProducers = producers;
+            // the leases of instances whose connections closed (killed) expire now, not a TTL later
+            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_expire_dead"))) {
+                ps.setLong(1, me);
+                ps.setDouble(2, ttl);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        LOG.info(
+                                "{} - instance {} is gone (its session lock was released): its lease of shard {} of"
+                                        + " subscription {} expired",
+                                me,
+                                rs.getLong(1),
+                                rs.getInt(3),
+                                rs.getLong(2));
+                    }
                 }
             }
             Map<Long, Set<Integer>> renewed = new HashMap<>();
@@ -114,38 +188,15 @@ public final class Heartbeat extends BackgroundService {
                     }
                 }
             }
-            Map<Integer, Integer> hungryOthers = new HashMap<>();
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("instance_select_hungry"))) {
-                ps.setLong(1, me);
-                ps.setDouble(2, ttl);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        hungryOthers.put(rs.getInt(1), rs.getInt(2));
-                    }
-                }
-            }
             for (DestinationRuntime rt : runtimes) {
                 for (Subscription subscription : rt.subscriptions()) {
-                    long sub = subscription.id;
-                    subscription.keepOnlyLeases(renewed.getOrDefault(sub, Set.of()), heldReadNanos);
-                    List<Integer> release = subscription.leasesToRelease(
-                            hungryOthers.getOrDefault(rt.info().id(), 0));
-                    if (!release.isEmpty()) {
-                        try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_release"))) {
-                            ps.setLong(1, sub);
-                            ps.setArray(2, c.createArrayOf("integer", release.toArray()));
-                            ps.setLong(3, me);
-                            ps.executeUpdate();
-                        }
-                        LOG.debug(
-                                "{} - released leases {} of {} subscription {}",
-                                me,
-                                release,
-                                rt.info().name(),
-                                sub);
-                    }
+                    subscription.keepOnlyLeases(renewed.getOrDefault(subscription.id, Set.of()), heldReadNanos);
                 }
             }
+        }
+        LeaseBalancer b = balancer;
+        if (b != null) {
+            b.askers(askers);
         }
     }
 

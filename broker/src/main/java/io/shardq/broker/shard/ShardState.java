@@ -50,6 +50,17 @@ final class ShardState {
         return !wasLive && leaseLive();
     }
 
+    /**
+     * The lease balancer gives this shard to another instance ({@link LeaseBalancer}): nothing new
+     * is handed out here, the sessions finish what they hold, and the lease is released once none
+     * holds anything. Guarded by the monitor; volatile for the lock-free hints.
+     */
+    private volatile boolean draining;
+
+    private long drainingSinceNanos;
+    /** nanoTime when the lease was last given up here (0: never); not taken back for a while. */
+    private volatile long releasedNanos;
+
     /** Held, and certainly still ours by the lease clock. */
     boolean leaseLive() {
         return leased && System.nanoTime() - leaseExpiresNanos < 0;
@@ -129,6 +140,7 @@ final class ShardState {
         }
         return leaseLive()
                 && exclusive == null
+                && !draining
                 && (anyReturned
                         || Math.max(dispatched, position) < head.get()
                         || topNoted >= 0
@@ -175,7 +187,7 @@ final class ShardState {
 
     /** A racy hint for selective consumers: something above the cursor and nobody holds the shard. */
     boolean mayBeScanned() {
-        return leaseLive() && exclusive == null && position < head.get();
+        return leaseLive() && exclusive == null && !draining && position < head.get();
     }
 
     /** A racy hint: does any session hold part of this shard? */
@@ -222,6 +234,7 @@ final class ShardState {
         holders = 0;
         exclusive = null;
         moverActive = false;
+        draining = false;
         lastClaimNanos = System.nanoTime();
         leasedNanos = lastClaimNanos;
         leaseExpiresNanos = expiresNanos;
@@ -251,7 +264,7 @@ final class ShardState {
      * while it holds anything here.
      */
     synchronized List<Long> take(int max, boolean firstFromSession, Object groupSession, int priorityWindow) {
-        if (!leaseLive() || exclusive != null) {
+        if (!leaseLive() || exclusive != null || draining) {
             return List.of();
         }
         if (groupSession != null && groupOwner != null && groupOwner != groupSession) {
@@ -435,7 +448,7 @@ final class ShardState {
 
     /** A selective session takes the shard alone: only when nobody holds anything here. */
     synchronized boolean takeExclusive(Object session) {
-        if (!leaseLive() || exclusive != null || holders > 0 || position >= head.get()) {
+        if (!leaseLive() || exclusive != null || draining || holders > 0 || position >= head.get()) {
             return false;
         }
         exclusive = session;
@@ -626,6 +639,10 @@ final class ShardState {
 
     /** The lease is gone: nothing may be delivered from here until it is taken again. */
     synchronized void lost() {
+        if (leased) {
+            releasedNanos = System.nanoTime();
+        }
+        draining = false;
         leased = false;
         moverActive = false;
         leaseEpoch++;
@@ -637,6 +654,50 @@ final class ShardState {
         nextDelayedNanos = Long.MAX_VALUE;
         groupOwner = null;
         forgetPriorities(position);
+    }
+
+    /** Starts giving the lease away (see {@link #draining}); false if not leased or draining already. */
+    synchronized boolean startDraining() {
+        if (!leased || draining) {
+            return false;
+        }
+        draining = true;
+        drainingSinceNanos = System.nanoTime();
+        return true;
+    }
+
+    boolean draining() {
+        return draining;
+    }
+
+    /**
+     * A draining lease: gives it up when no session holds anything here (true: release the row
+     * now); draining longer than {@code maxNanos} (a session sits on what it prefetched) is called
+     * off, so that the shard is served again.
+     */
+    synchronized boolean releaseIfDrained(long maxNanos) {
+        if (!leased || !draining) {
+            return false;
+        }
+        if (holders == 0) {
+            lost();
+            return true;
+        }
+        if (System.nanoTime() - drainingSinceNanos > maxNanos) {
+            draining = false;
+        }
+        return false;
+    }
+
+    /** True when this instance gave the lease up within {@code nanos}: others may take it first. */
+    boolean releasedWithin(long nanos) {
+        long r = releasedNanos;
+        return r != 0 && System.nanoTime() - r < nanos;
+    }
+
+    /** Sessions holding sequence numbers here (a racy hint). */
+    int holders() {
+        return holders;
     }
 
     /** Committed cursor position plus what was consumed ahead of it (for stats). */

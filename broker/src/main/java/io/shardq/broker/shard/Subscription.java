@@ -69,7 +69,7 @@ public final class Subscription {
     private long pollIntervalMillis = 20;
     private volatile boolean pollRequested;
     private long waiterRegisteredNanos;
-    private volatile long lastConsumerNanos;
+    private volatile long lastConsumerNanos = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
     /** nanoTime of the last range a consumer took (flow control: are consumers at work?). */
     private volatile long lastTakeNanos = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
     /** Producers held back by flow control wait on this; their number, so takers signal only then. */
@@ -471,23 +471,42 @@ public final class Subscription {
                 }
             }
             engine.stats().dequeueSqlReads.increment();
-            int fair = engine.fairShare(d.shardCount());
+            int fair = fairShare();
             List<Integer> wanted = new ArrayList<>();
             ShardState[] all = shards;
             int held = leasedCount();
-            // backlog first, then free ones up to the fair share
+            boolean idleHere = leasedBacklog() == 0;
+            long recent = recentNanos();
+            // backlog first, then free ones up to the fair share; beyond the fair share only while
+            // nothing leased here has a backlog (the balancer moves the rest: LeaseBalancer)
             candidates.sort((a, b) -> Long.compare(b[2] - 1 - b[1], a[2] - 1 - a[1]));
             for (long[] cand : candidates) {
                 int shard = (int) cand[0];
-                if (shard >= all.length || all[shard].leased) {
+                if (shard >= all.length || all[shard].leased || all[shard].releasedWithin(recent)) {
                     continue;
                 }
                 boolean backlog = cand[2] - 1 > cand[1];
-                if (backlog || held < fair) {
+                if (held < fair || (backlog && idleHere)) {
                     wanted.add(shard);
                     held++;
                 }
             }
+            return takeLeases(c, wanted);
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "acquiring dequeue leases on " + d.name());
+        }
+    }
+
+    /**
+     * Takes the leases of {@code wanted} shards (those still free, expired or ours), on {@code c},
+     * and starts dispatching from their cursors. Returns true when one of them has something to
+     * deliver.
+     */
+    boolean takeLeases(Connection c, List<Integer> wanted) throws SQLException {
+        DestinationInfo d = destination.info();
+        long me = engine.instanceId();
+        ShardState[] all = shards;
+        {
             if (wanted.isEmpty()) {
                 return false;
             }
@@ -523,9 +542,46 @@ public final class Subscription {
                 waiters.wakeAll();
             }
             return found;
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "acquiring dequeue leases on " + d.name());
         }
+    }
+
+    /** The balancer's fair share of shards for this subscription, else the instance-wide one. */
+    int fairShare() {
+        int f = balancedFair;
+        return f > 0 ? f : engine.fairShare(shards.length);
+    }
+
+    /** Set by the {@link LeaseBalancer}: shards per instance among those consuming here (0: unknown). */
+    volatile int balancedFair;
+    /** Set by the {@link LeaseBalancer}: this instance's consumers want more shards (advertised by the heartbeat). */
+    volatile boolean wantsMore;
+
+    /** A shard given up here is not taken back by this instance within two heartbeats (others first). */
+    long recentNanos() {
+        return TimeUnit.MILLISECONDS.toNanos(2 * engine.settings().heartbeatMillis());
+    }
+
+    /** Leased shards here with messages waiting (this instance's view). */
+    int leasedBacklog() {
+        int n = 0;
+        for (ShardState s : shards) {
+            if (s.leased && s.backlog() > 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * True while a consumer of this subscription is open here, or one received or waited within
+     * {@code idleNanos} (a session's receive from a queue has no consumer object).
+     */
+    boolean consumersActive(long idleNanos) {
+        long now = System.nanoTime();
+        return openConsumers.get() > 0
+                || now - lastConsumerNanos < idleNanos
+                || now - lastTakeNanos < idleNanos
+                || waiters.size() > 0;
     }
 
     /** Lock wait of a lease acquisition before it skips what a prepared transaction holds. */
@@ -675,20 +731,18 @@ public final class Subscription {
 
     // ---------------------------------------------------------------- heartbeat
 
-    /** Shards whose lease this instance should give back now. */
-    List<Integer> leasesToRelease(int hungryOthers) {
+    /**
+     * Shards whose lease this instance gives back because nobody consumes here any more: no
+     * consumer open or active for {@code idleNanos}, and no session holds anything of the shard.
+     */
+    List<Integer> releaseIdle(long idleNanos) {
         List<Integer> out = new ArrayList<>();
-        long now = System.nanoTime();
-        long idle =
-                TimeUnit.MILLISECONDS.toNanos(Math.max(2000, engine.settings().leaseTtlMillis() / 2));
-        boolean consumersIdle = waiters.size() == 0 && now - lastConsumerNanos > idle;
-        ShardState[] all = shards;
-        int fair = hungryOthers == 0 ? Integer.MAX_VALUE : (int) Math.ceil((double) all.length / (hungryOthers + 1));
-        int held = leasedCount();
-        for (ShardState s : all) {
-            if (s.releaseIfIdle(consumersIdle ? idle : Long.MAX_VALUE, held > fair)) {
+        if (consumersActive(idleNanos)) {
+            return out;
+        }
+        for (ShardState s : shards) {
+            if (s.releaseIfIdle(idleNanos, false)) {
                 out.add(s.shardNo);
-                held--;
             }
         }
         return out;
@@ -724,11 +778,6 @@ public final class Subscription {
                 s.lost();
             }
         }
-    }
-
-    /** True when this instance's consumers wait here with nothing leased to serve them. */
-    boolean hungry() {
-        return waiters.size() > 0 && leasedCount() < engine.fairShare(shards.length) && !hasAnyAvailable(false);
     }
 
     /** Per-shard backlog known to this instance (head minus position for leased shards; -1 if not leased). */

@@ -6,19 +6,47 @@
 INSERT INTO shardq.instance (name) VALUES (?) RETURNING id
 
 -- name: instance_heartbeat
-UPDATE shardq.instance SET heartbeat_at = now(), hungry_for = ? WHERE id = ?
+UPDATE shardq.instance SET heartbeat_at = now(), hungry_for = ?, produces = ? WHERE id = ?
+
+-- name: instance_mark_session_lock
+-- On the LISTEN connection, after every (re)connect: takes the instance's session lock (see V013)
+-- and records that it holds one. Returns false when the lock was not free.
+WITH l AS (SELECT pg_try_advisory_lock(1397248593, ?::integer) AS got)
+UPDATE shardq.instance SET session_lock = true FROM l WHERE id = ? AND l.got
+RETURNING l.got
 
 -- name: instance_stop
 UPDATE shardq.instance SET stopped_at = now(), hungry_for = '{}' WHERE id = ?
 
--- name: instance_select_hungry
-SELECT d, count(*) FROM (
-    SELECT unnest(hungry_for) AS d FROM shardq.instance
-     WHERE id <> ? AND stopped_at IS NULL AND heartbeat_at > now() - make_interval(secs => ?)) h
- GROUP BY d
+-- name: instance_add_produces
+-- A destination this instance starts producing to, published at once (not at the next heartbeat),
+-- so that the owners of its shards give this instance its share one heartbeat sooner.
+UPDATE shardq.instance SET produces = array_append(produces, ?::integer)
+ WHERE id = ? AND NOT (?::integer = ANY (produces))
 
--- name: instance_count_alive
-SELECT count(*) FROM shardq.instance WHERE stopped_at IS NULL AND heartbeat_at > now() - make_interval(secs => ?)
+-- name: instance_session_unlock
+SELECT pg_advisory_unlock(1397248593, ?::integer)
+
+-- name: instance_select_live
+-- The live instances (shardq.live_instances: heartbeat within the TTL, session lock held), with the
+-- destinations each one's consumers want more shards of and those it produces to.
+SELECT id, hungry_for, produces FROM shardq.instance
+ WHERE id IN (SELECT shardq.live_instances(?)) ORDER BY id
+
+-- name: cursor_lease_expire_dead
+-- Leases of instances that took their session lock and lost it (their connections closed: the JVM
+-- died) expire now, instead of a TTL after their last renewal. SKIP LOCKED as the other lease
+-- statements: a row held by a transaction is left for the next round.
+UPDATE shardq.cursor SET lease_until = now()
+ WHERE (subscription_id, shard_no) IN (
+       SELECT c.subscription_id, c.shard_no FROM shardq.cursor c
+        WHERE c.lease_until > now()
+          AND c.lease_instance IN (
+              SELECT i.id FROM shardq.instance i
+               WHERE i.session_lock AND i.stopped_at IS NULL AND i.id <> ?
+                 AND i.id NOT IN (SELECT shardq.live_instances(?)))
+          FOR UPDATE SKIP LOCKED)
+RETURNING lease_instance, subscription_id, shard_no
 
 -- name: destination_select_by_name
 SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead_letter_name,
@@ -46,18 +74,35 @@ UPDATE shardq.shard
 RETURNING next_seq - ?, notified
 
 -- name: shard_claim_owner
--- Enqueue affinity: takes up to ? shards of the destination that no live instance owns.
+-- Enqueue affinity: takes up to ? shards of the destination that no live instance owns
+-- (shardq.live_instances), lowest numbers first. No SKIP LOCKED: the shards worth taking are the
+-- ones being written, whose rows an enqueue holds until its commit (the visibility rule); the caller
+-- runs it under a short lock_timeout instead. The condition is checked again on the locked row, so
+-- of two instances racing for a shard one gets it.
 UPDATE shardq.shard s SET owner_instance = ?
  WHERE s.destination_id = ? AND s.shard_no IN (
        SELECT x.shard_no FROM shardq.shard x
         WHERE x.destination_id = ?
-          AND (x.owner_instance IS NULL OR x.owner_instance = ? OR NOT EXISTS (
-               SELECT 1 FROM shardq.instance i
-                WHERE i.id = x.owner_instance AND i.stopped_at IS NULL
-                  AND i.heartbeat_at > now() - make_interval(secs => ?)))
-        ORDER BY (x.owner_instance IS DISTINCT FROM ?), x.shard_no
-        LIMIT ? FOR UPDATE SKIP LOCKED)
+          AND (x.owner_instance IS NULL OR x.owner_instance NOT IN (SELECT shardq.live_instances(?)))
+        ORDER BY x.shard_no LIMIT ?)
+   AND (s.owner_instance IS NULL OR s.owner_instance NOT IN (SELECT shardq.live_instances(?)))
 RETURNING s.shard_no
+
+-- name: shard_select_owners
+-- Who owns which shard of a destination for enqueue (null: nobody).
+SELECT shard_no, owner_instance FROM shardq.shard WHERE destination_id = ? ORDER BY shard_no
+
+-- name: shard_release_owner_some
+-- Gives back enqueue ownership of some shards of a destination (beyond this instance's fair share);
+-- run under a short lock_timeout, as shard_claim_owner.
+UPDATE shardq.shard SET owner_instance = NULL
+ WHERE destination_id = ? AND shard_no = ANY(?) AND owner_instance = ?
+RETURNING shard_no
+
+-- name: cursor_select_min_position
+-- The lowest cursor of a shard over the destination's subscriptions (a producer leaving the shard
+-- waits until every subscription consumed what it sent there).
+SELECT coalesce(min(position), 9223372036854775807) FROM shardq.cursor WHERE destination_id = ? AND shard_no = ?
 
 -- name: shard_release_owner
 -- SKIP LOCKED: a shard row held by a prepared transaction's send (XA) keeps its owner, which is
@@ -167,6 +212,14 @@ UPDATE shardq.cursor SET lease_until = now() + make_interval(secs => ?)
         WHERE lease_instance = ? AND lease_until < now() + make_interval(secs => ?)
           FOR UPDATE SKIP LOCKED)
 RETURNING subscription_id, shard_no
+
+-- name: cursor_select_balance
+-- Every cursor of the given subscriptions, for the lease balancer: backlog (next_seq - 1 - position,
+-- an upper bound: consumption logged beyond the cursor is not counted) and the live holder.
+SELECT c.subscription_id, c.shard_no, c.position, s.next_seq,
+       CASE WHEN c.lease_until > now() THEN c.lease_instance END
+  FROM shardq.cursor c JOIN shardq.shard s ON s.destination_id = c.destination_id AND s.shard_no = c.shard_no
+ WHERE c.subscription_id = ANY(?)
 
 -- name: cursor_select_held
 SELECT subscription_id, shard_no FROM shardq.cursor WHERE lease_instance = ?

@@ -12,7 +12,8 @@ import java.util.List;
 /**
  * Run in a separate JVM by tests: an instance that consumes a queue in transactions of up to five
  * messages until killed, printing {@code DELIVERED <body>} for each delivery, {@code COMMITTED
- * <body>,...} after each successful commit and {@code FAILED <kind>} for each failed one. Args:
+ * <body>,...} after each successful commit and {@code FAILED <kind>} for each failed one, after
+ * {@code INSTANCE <id>} once started. Args:
  * JDBC URL, queue, lease TTL in ms.
  */
 public final class ConsumeAndReportMain {
@@ -26,6 +27,8 @@ public final class ConsumeAndReportMain {
                 .set(BrokerProperty.LEASE_TTL_MS, Integer.parseInt(args[2]))
                 .build();
         Broker broker = Broker.start(config);
+        System.out.println("INSTANCE " + broker.instanceId());
+        System.out.flush();
         while (true) {
             try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 while (true) {
