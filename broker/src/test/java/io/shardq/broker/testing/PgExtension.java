@@ -71,6 +71,9 @@ public final class PgExtension implements ParameterResolver, AfterAllCallback {
             return;
         }
         InvariantChecker.Report report = InvariantChecker.check(db);
+        if (Boolean.getBoolean("shardq.test.invariants.verbose")) {
+            System.out.println("[invariants] " + context.getRequiredTestClass().getName() + ": " + report);
+        }
         if (!report.ok()) {
             throw new AssertionError("after " + context.getRequiredTestClass().getSimpleName() + ", database "
                     + db.name() + ": " + report);
