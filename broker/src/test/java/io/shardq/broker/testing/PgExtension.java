@@ -71,7 +71,8 @@ public final class PgExtension implements ParameterResolver, AfterAllCallback {
             return;
         }
         InvariantChecker.Report report = InvariantChecker.check(db);
-        if (Boolean.getBoolean("shardq.test.invariants.verbose")) {
+        if (Boolean.getBoolean("shardq.test.invariants.verbose")
+                || !report.notes().isEmpty()) {
             System.out.println("[invariants] " + context.getRequiredTestClass().getName() + ": " + report);
         }
         if (!report.ok()) {

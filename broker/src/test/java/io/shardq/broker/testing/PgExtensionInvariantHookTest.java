@@ -38,7 +38,9 @@ class PgExtensionInvariantHookTest {
         }
         TestExecutionSummary summary = listener.getSummary();
 
-        assertThat(summary.getTestsSucceededCount()).as("the class's own test passed").isEqualTo(1);
+        assertThat(summary.getTestsSucceededCount())
+                .as("the class's own test passed")
+                .isEqualTo(1);
         List<TestExecutionSummary.Failure> failures = summary.getFailures();
         assertThat(failures).hasSize(1);
         assertThat(failures.get(0).getTestIdentifier().isContainer())

@@ -5,7 +5,10 @@
 --   "-- requires: <table>" or "<table>.<column>": the block is skipped when the schema lacks it
 --                            (a test that never started a broker has no shardq schema; the
 --                            draining check waits for the column that resharding will add);
---   "-- when: no_live_instance": run only when no instance is alive (see the block).
+--                            a block that meets an undefined table or column (a migration test
+--                            stopped at an old version) is skipped as well;
+--   "-- when: no_live_instance": run only when no instance is alive (see the block);
+--   "-- severity: note":      rows are reported but do not fail the class (see the block).
 -- A block returns one row per violation; its column labels name the facts in the report. All
 -- blocks run in one REPEATABLE READ transaction (one snapshot), which is rolled back.
 
@@ -105,9 +108,17 @@ SELECT d.name AS destination, x.shard_no AS shard,
 -- name: passed_slice_retained
 -- invariant: once the fleet is gone, no slice that every cursor of its shard has passed is
 -- invariant: still assigned.
--- Retirement is asynchronous (the maintenance leader's rounds), so while an instance is alive a
--- passed slice is work not done yet, not a bug: checked only when no instance is alive (all
--- stopped, or no heartbeat for a minute: a killed child JVM's recent heartbeat counts as alive).
+-- A note, never a failure. Retirement is asynchronous: a cursor crossing the end of a slice
+-- triggers the maintenance leader's round, and a new leader scans every destination when it is
+-- elected. So while an instance is alive a passed slice is work not done yet (the block does not
+-- even run then: "alive" is not stopped and a heartbeat within a minute, so a killed child JVM's
+-- recent heartbeat counts), and even with the fleet gone it may be a crossing the leader had
+-- not reached when its class closed the broker (stop does not drain the pending rounds; the
+-- next leader's scan retires it, so nothing is lost or leaked). The catalog keeps no time of a
+-- cursor's moves to tell that race from a retirement that never came, and a check that fails on
+-- a race is worse than none: the rows are reported with a failure's report and in the verbose
+-- output (-Dshardq.test.invariants.verbose=true) for a reader to weigh.
+-- severity: note
 -- requires: shardq.slice
 -- when: no_live_instance
 SELECT d.name AS destination, sl.shard_no AS shard, sl.slot, sl.first_seq, sl.last_seq, c.lowest AS lowest_cursor
