@@ -99,11 +99,13 @@ class InvariantCheckerTest {
                 .containsExactly(
                         "cursor_beyond_head",
                         "lease_held_by_dead_instance",
+                        "shard_owned_by_dead_instance",
                         "dequeue_range_at_or_below_cursor",
                         "needed_slice_retired",
+                        "slices_overlap",
                         "passed_slice_retained");
         assertThat(report.skipped()).containsExactly("draining_shard_enqueue_owner");
-        assertThat(InvariantChecker.invariants()).hasSize(6);
+        assertThat(InvariantChecker.invariants()).hasSize(8);
     }
 
     @Test
@@ -164,6 +166,38 @@ class InvariantCheckerTest {
 
         assertThat(v).isNotNull();
         assertThat(v.rows().get(0)).containsEntry("instance", 987654L).containsEntry("holder_state", "no instance row");
+    }
+
+    @Test
+    void shardOwnedByAStoppedInstance_isReported_butNotOneOwnedByALiveInstance() throws SQLException {
+        long stopped = newInstance("stopped_at = now()");
+        long alive = newInstance("stopped_at = NULL");
+        exec("UPDATE shardq.shard SET owner_instance = " + stopped + " WHERE destination_id = " + destination
+                + " AND shard_no = " + shard);
+        exec("UPDATE shardq.shard SET owner_instance = " + alive + " WHERE destination_id = " + destination
+                + " AND shard_no <> " + shard);
+
+        InvariantChecker.Violation v = InvariantChecker.check(c).violation("shard_owned_by_dead_instance");
+
+        assertThat(v).isNotNull();
+        assertThat(v.rowCount()).isEqualTo(1);
+        assertThat(v.rows().get(0))
+                .containsEntry("destination", QUEUE)
+                .containsEntry("shard", shard)
+                .containsEntry("instance", stopped);
+    }
+
+    @Test
+    void overlappingSlices_areReported() throws SQLException {
+        // slot 999 claims 20..40, which the slices from 17 and from 33 already hold
+        exec("INSERT INTO shardq.slice (destination_id, shard_no, slot, first_seq, last_seq) VALUES (" + destination
+                + ", " + shard + ", 999, 20, 40)");
+
+        InvariantChecker.Violation v = InvariantChecker.check(c).violation("slices_overlap");
+
+        assertThat(v).isNotNull();
+        assertThat(v.rowCount()).isEqualTo(2);
+        assertThat(v.rows()).allSatisfy(row -> assertThat(row).containsEntry("other_slot", 999));
     }
 
     @Test

@@ -53,6 +53,21 @@ SELECT d.name AS destination, c.shard_no AS shard,
  ORDER BY 1, 2, 3
    FOR UPDATE OF c SKIP LOCKED
 
+-- name: shard_owned_by_dead_instance
+-- invariant: no shard is owned for enqueue by an instance that stopped (or has no row): a
+-- invariant: closing instance gives its shards back before it marks itself stopped.
+-- "Dead" and SKIP LOCKED as for leases (shard_release_owner skips a shard row a prepared
+-- transaction's send holds; shard_claim_owner takes such shards from a dead owner).
+-- requires: shardq.shard
+SELECT d.name AS destination, s.shard_no AS shard, s.owner_instance AS instance, i.name AS instance_name,
+       CASE WHEN i.id IS NULL THEN 'no instance row' ELSE 'stopped at ' || i.stopped_at END AS holder_state
+  FROM shardq.shard s
+  JOIN shardq.destination d ON d.id = s.destination_id
+  LEFT JOIN shardq.instance i ON i.id = s.owner_instance
+ WHERE s.owner_instance IS NOT NULL AND (i.id IS NULL OR i.stopped_at IS NOT NULL)
+ ORDER BY 1, 2
+   FOR UPDATE OF s SKIP LOCKED
+
 -- name: dequeue_range_at_or_below_cursor
 -- invariant: no dequeue-log run lies wholly at or below its cursor: the commit that moves a
 -- invariant: cursor over logged runs deletes them in the same statement.
@@ -104,6 +119,19 @@ SELECT d.name AS destination, x.shard_no AS shard,
   JOIN shardq.destination d ON d.id = x.destination_id
  WHERE x.in_slices < x.head - x.lowest OR x.rows_stored < x.head - x.lowest
  ORDER BY 1, 2
+
+-- name: slices_overlap
+-- invariant: the assigned slices of a shard never overlap (assign_slice runs under the shard
+-- invariant: row lock); needed_slice_retired counts sequence numbers on that premise.
+-- requires: shardq.slice
+SELECT d.name AS destination, a.shard_no AS shard, a.slot, a.first_seq, a.last_seq,
+       b.slot AS other_slot, b.first_seq AS other_first_seq, b.last_seq AS other_last_seq
+  FROM shardq.slice a
+  JOIN shardq.slice b ON b.destination_id = a.destination_id AND b.shard_no = a.shard_no AND b.slot > a.slot
+  JOIN shardq.destination d ON d.id = a.destination_id
+ WHERE a.first_seq IS NOT NULL AND b.first_seq IS NOT NULL
+   AND a.first_seq <= b.last_seq AND b.first_seq <= a.last_seq
+ ORDER BY 1, 2, 4
 
 -- name: passed_slice_retained
 -- invariant: once the fleet is gone, no slice that every cursor of its shard has passed is
