@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
@@ -20,8 +21,13 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * SHARDQ_TEST_USER}/{@code SHARDQ_TEST_PASSWORD}) if set; else a Testcontainers PostgreSQL if a
  * Docker engine answers; else the embedded PostgreSQL in a temporary directory, with the same
  * durable settings ShardQ uses by default. Never a mock.
+ *
+ * <p>After the class (its own {@code @AfterAll} methods have run, before its database is
+ * dropped) the database's invariants are checked ({@link InvariantChecker}, after Caffeine's
+ * {@code CacheValidationInterceptor}): a violated invariant fails the class with the rows that
+ * break it.
  */
-public final class PgExtension implements ParameterResolver {
+public final class PgExtension implements ParameterResolver, AfterAllCallback {
     private static final AtomicInteger COUNTER = new AtomicInteger();
     private static Server server;
 
@@ -48,6 +54,31 @@ public final class PgExtension implements ParameterResolver {
                 .getStore(ExtensionContext.Namespace.create(PgExtension.class))
                 .getOrComputeIfAbsent(
                         "database", k -> createDatabase(context.getRequiredTestClass()), TestDatabase.class);
+    }
+
+    /**
+     * Checks the class's database, if it made one. Runs once per top-level class: the store of a
+     * nested class would see its enclosing class's database, still in use.
+     */
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        if (context.getParent().flatMap(ExtensionContext::getTestClass).isPresent()) {
+            return;
+        }
+        TestDatabase db = context.getStore(ExtensionContext.Namespace.create(PgExtension.class))
+                .get("database", TestDatabase.class);
+        if (db == null) {
+            return;
+        }
+        InvariantChecker.Report report = InvariantChecker.check(db);
+        if (Boolean.getBoolean("shardq.test.invariants.verbose")
+                || !report.notes().isEmpty()) {
+            System.out.println("[invariants] " + context.getRequiredTestClass().getName() + ": " + report);
+        }
+        if (!report.ok()) {
+            throw new AssertionError("after " + context.getRequiredTestClass().getSimpleName() + ", database "
+                    + db.name() + ": " + report);
+        }
     }
 
     /** The server tests run against, started on first use. */
