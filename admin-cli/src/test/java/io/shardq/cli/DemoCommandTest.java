@@ -76,7 +76,7 @@ class DemoCommandTest {
                 assertThat(rs.getLong(1)).isEqualTo(ordered);
             }
         }
-        assertThat(processed).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(expected);
+        io.shardq.broker.testing.SameElements.assertSameElements("processed orders", processed, expected);
         assertThat(cli.backlog(DemoCommand.ORDERS)).isZero();
     }
 
