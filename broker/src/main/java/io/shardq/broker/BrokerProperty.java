@@ -46,7 +46,8 @@ public enum BrokerProperty {
             "shardq.embedded.data-dir",
             "SHARDQ_EMBEDDED_DATA_DIR",
             "~/.shardq/pgdata",
-            "data directory of the embedded PostgreSQL (kept across restarts)"),
+            "data directory of the embedded PostgreSQL (kept across restarts); ~ is $HOME, and $SHARDQ_HOME,"
+                    + " when set, stands for ~/.shardq"),
     EMBEDDED_PORT(
             "shardq.embedded.port",
             "SHARDQ_EMBEDDED_PORT",
