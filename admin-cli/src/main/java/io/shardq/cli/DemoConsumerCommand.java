@@ -51,6 +51,9 @@ final class DemoConsumerCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
+        // Ctrl-C in the terminal reaches the whole process group: the demo decides when its
+        // consumers stop (STOP on stdin, or stdin closing when the demo is gone)
+        sun.misc.Signal.handle(new sun.misc.Signal("INT"), sig -> {});
         Thread watcher = new Thread(this::watchStdin, "shardq-demo-stdin-1");
         watcher.setDaemon(true);
         watcher.start();
