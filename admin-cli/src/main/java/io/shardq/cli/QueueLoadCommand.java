@@ -13,6 +13,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -47,9 +48,9 @@ final class QueueLoadCommand implements Callable<Integer> {
 
     @Option(
             names = "--spread",
-            description = "spread the batches over the shards (a new producer session per batch), so consumers"
-                    + " can take them in parallel; without it the file goes to one shard in file order, as one"
-                    + " JMS producer session would send it")
+            description = "spread the batches over the shards round robin (each shard's batches sent by a thread"
+                    + " of its own), so consumers can take them in parallel; without it the file goes to one shard"
+                    + " in file order, as one JMS producer session would send it")
     boolean spread;
 
     @Mixin
@@ -86,7 +87,7 @@ final class QueueLoadCommand implements Callable<Integer> {
             long loaded = 0;
             long madePersistent = 0;
             boolean stopped = false;
-            BrokerSession session = broker.openSession(BrokerSession.Mode.TRANSACTED);
+            Batches session = new Batches(broker, spread ? d.shardCount() : 1);
             try {
                 JsonLines lines = new JsonLines(in, from, check.messages());
                 lines.skip(skip);
@@ -110,10 +111,6 @@ final class QueueLoadCommand implements Callable<Integer> {
                         loaded += inBatch;
                         progress.advance(inBatch);
                         inBatch = 0;
-                        if (spread) { // a session keeps its shard for life: a new one takes the next shard
-                            session.close();
-                            session = broker.openSession(BrokerSession.Mode.TRANSACTED);
-                        }
                     }
                 }
                 if (inBatch > 0) {
@@ -166,5 +163,92 @@ final class QueueLoadCommand implements Callable<Integer> {
                 true,
                 m.properties(),
                 m.body());
+    }
+
+    /**
+     * The batches' sessions. The engine pins the sessions of one thread to one shard (so that one
+     * thread's sends stay in order), and spreads threads round robin: with {@code --spread}, batch
+     * n is sent and committed by worker thread n mod shards, each with a session of its own, one
+     * batch at a time (a new session per batch on one thread, as this did before, kept one shard).
+     */
+    private static final class Batches implements AutoCloseable {
+        private final Broker broker;
+        private final java.util.concurrent.ExecutorService[] workers;
+        private final BrokerSession[] sessions;
+        private final List<BrokerMessage> pending = new java.util.ArrayList<>();
+        private int next;
+
+        Batches(Broker broker, int threads) {
+            this.broker = broker;
+            this.sessions = new BrokerSession[threads];
+            this.workers = new java.util.concurrent.ExecutorService[threads > 1 ? threads : 0];
+            for (int i = 0; i < workers.length; i++) {
+                int n = i;
+                workers[i] = java.util.concurrent.Executors.newSingleThreadExecutor(
+                        r -> new Thread(r, "shardq-cli-load-" + (n + 1)));
+            }
+            if (threads == 1) {
+                sessions[0] = broker.openSession(BrokerSession.Mode.TRANSACTED);
+            }
+        }
+
+        void send(String queue, BrokerMessage m) {
+            if (workers.length == 0) {
+                sessions[0].send(queue, m);
+            } else {
+                pending.add(m);
+                this.queue = queue;
+            }
+        }
+
+        private String queue;
+
+        void commit() {
+            if (workers.length == 0) {
+                sessions[0].commit();
+                return;
+            }
+            int w = next++ % workers.length;
+            List<BrokerMessage> batch = List.copyOf(pending);
+            pending.clear();
+            on(w, () -> {
+                if (sessions[w] == null) {
+                    sessions[w] = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                }
+                for (BrokerMessage m : batch) {
+                    sessions[w].send(queue, m);
+                }
+                sessions[w].commit();
+            });
+        }
+
+        private void on(int w, Runnable r) {
+            try {
+                workers[w].submit(r).get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (e.getCause() instanceof RuntimeException re) {
+                    throw re;
+                }
+                throw new IllegalStateException(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ShardQException(ErrorKind.ILLEGAL_STATE, "interrupted while loading", e);
+            }
+        }
+
+        @Override
+        public void close() {
+            if (workers.length == 0) {
+                sessions[0].close();
+                return;
+            }
+            for (int w = 0; w < workers.length; w++) {
+                int n = w;
+                if (sessions[n] != null) {
+                    on(n, () -> sessions[n].close());
+                }
+                workers[n].shutdown();
+            }
+        }
     }
 }

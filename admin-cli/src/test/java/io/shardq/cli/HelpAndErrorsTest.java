@@ -63,6 +63,9 @@ class HelpAndErrorsTest {
                 .contains("2 bad input or refused")
                 .contains(CacheGetCommand.NO_ENTRY + " cache get found no live entry")
                 .contains("130 stopped by Ctrl-C");
+        // one code per line, none wrapped by the 80-column help layout
+        assertThat(CliRunner.runBare("--help").out().lines().filter(l -> l.matches("  (0|1|2|3|130) +\\S.*")))
+                .hasSize(5);
     }
 
     @Test
