@@ -46,6 +46,11 @@ final class EmbeddedServerCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
+        // started by a command in a terminal, the keeper is in that terminal's process group: Ctrl-C
+        // on a later command there, or closing the terminal, must not stop the server (SIGTERM does)
+        for (String name : new String[] {"INT", "HUP"}) {
+            sun.misc.Signal.handle(new sun.misc.Signal(name), sig -> {});
+        }
         BrokerConfig config = BrokerConfig.fromEnvironment();
         Duration idle = EmbeddedKeeper.idle(System.getenv(EmbeddedKeeper.IDLE_ENV));
         Path dir = EmbeddedKeeper.dataDir(config);
