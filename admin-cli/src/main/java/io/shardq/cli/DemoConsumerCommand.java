@@ -61,7 +61,8 @@ final class DemoConsumerCommand implements Callable<Integer> {
         long hits = 0;
         long misses = 0;
         long lastReport = 0;
-        try (ShardQConnectionFactory factory = new ShardQConnectionFactory(connection.config());
+        try (ShardQConnectionFactory factory = new ShardQConnectionFactory(connection.config("shardq demo consumer "
+                        + index + " (" + ProcessHandle.current().pid() + ")"));
                 Connection c = factory.createConnection()) {
             c.start();
             ShardQSession session = (ShardQSession) c.createSession(Session.SESSION_TRANSACTED);

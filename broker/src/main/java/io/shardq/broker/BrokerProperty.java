@@ -156,7 +156,8 @@ public enum BrokerProperty {
             "shardq.instance.name",
             "SHARDQ_INSTANCE_NAME",
             "",
-            "label of this instance in shardq.instance; empty uses host and process id"),
+            "label of this instance in shardq.instance; empty uses the main class or jar, the process id"
+                    + " and the host"),
     GRANT_CACHE_MS(
             "shardq.security.grant-cache-ms",
             "SHARDQ_SECURITY_GRANT_CACHE_MS",

@@ -182,7 +182,7 @@ function destinations() {
     charts(null),
     h("h2", {}, "Queues"),
     queues.length === 0 ? h("p", { class: "muted" }, "No queues yet.") :
-      table(["Queue", "Shards", "Backlog", "Enqueue", "Dequeue", "Oldest waiting", "Enqueued", "Enqueue", "Dequeue"], queueRows),
+      table(["Queue", "Shards", "Backlog", "Enqueue/s", "Dequeue/s", "Oldest waiting", "Enqueued", "Enqueue", "Dequeue"], queueRows),
     h("h2", {}, "Topics"),
     topics.length === 0 ? h("p", { class: "muted" }, "No topics yet.") :
       table(["Topic", "Shards", "Published", "Publish", "Retained", "Oldest retained", "Subscriptions", "Retirement held by"], topicRows),
