@@ -85,11 +85,11 @@ final class EmbeddedKeeper {
         }
     }
 
-    /** Written by the keeper once the server is up: its pid, then the port. */
-    static void writeKeeperFile(Path dataDir, int port) throws IOException {
+    /** Written by the keeper once the server is up: its pid. */
+    static void writeKeeperFile(Path dataDir) throws IOException {
         Path file = keeperFile(dataDir);
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.writeString(tmp, ProcessHandle.current().pid() + "\n" + port + "\n", StandardCharsets.UTF_8);
+        Files.writeString(tmp, ProcessHandle.current().pid() + "\n", StandardCharsets.UTF_8);
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 

@@ -2,7 +2,7 @@ package io.shardq.cli;
 
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
-import io.shardq.broker.store.EmbeddedServer;
+import io.shardq.broker.store.Database;
 import java.io.PrintWriter;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -10,13 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
-import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -47,10 +45,14 @@ final class EmbeddedServerCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         // started by a command in a terminal, the keeper is in that terminal's process group: Ctrl-C
-        // on a later command there, or closing the terminal, must not stop the server (SIGTERM does)
+        // on a later command there, or closing the terminal, must not stop the server
         for (String name : new String[] {"INT", "HUP"}) {
             sun.misc.Signal.handle(new sun.misc.Signal(name), sig -> {});
         }
+        // SIGTERM (shardq stop) ends the loop below, which closes the pool and so releases the server;
+        // the JVM's shutdown hooks would release it with this pool's connection still open, and a
+        // server with a client left is not stopped
+        sun.misc.Signal.handle(new sun.misc.Signal("TERM"), sig -> stopRequested = true);
         BrokerConfig config = BrokerConfig.fromEnvironment();
         Duration idle = EmbeddedKeeper.idle(System.getenv(EmbeddedKeeper.IDLE_ENV));
         Path dir = EmbeddedKeeper.dataDir(config);
@@ -62,47 +64,48 @@ final class EmbeddedServerCommand implements Callable<Integer> {
                 out.println(Instant.now() + " another keeper runs for " + dir + "; this one leaves");
                 return 0;
             }
-            EmbeddedServer server = EmbeddedServer.acquire(
-                    dir,
-                    config.getInt(BrokerProperty.EMBEDDED_PORT),
-                    config.getBoolean(BrokerProperty.EMBEDDED_DURABLE));
-            try {
-                EmbeddedKeeper.writeKeeperFile(dir, server.port());
-                out.println(Instant.now() + " keeping the embedded PostgreSQL on port " + server.port() + " (data "
-                        + dir + ", pid " + ProcessHandle.current().pid() + "); it stops after "
+            BrokerConfig one =
+                    BrokerConfig.builder().set(BrokerProperty.POOL_SIZE, 1).build();
+            try (Database db = Database.open(one, KEEPER)) {
+                EmbeddedKeeper.writeKeeperFile(dir);
+                out.println(Instant.now() + " keeping the embedded PostgreSQL (data " + dir + ", pid "
+                        + ProcessHandle.current().pid() + "); it stops after "
                         + (idle.isZero()
                                 ? "shardq stop"
                                 : Durations.format(idle.toMillis()) + " with no client, or on shardq stop"));
-                keep(server, idle, out);
+                out.flush();
+                keep(db, idle, out);
             } finally {
                 Files.deleteIfExists(EmbeddedKeeper.keeperFile(dir));
-                server.release();
                 out.println(Instant.now() + " keeper done");
+                out.flush();
             }
         }
         return 0;
     }
 
+    /** The keeper's pool: its application name, left out when clients are counted. */
+    static final String KEEPER = "shardq-embedded-keeper";
+
+    private static volatile boolean stopRequested;
+
     /**
-     * Returns after {@code idle} with no client but this JVM's presence connection, or when the
-     * server is gone. Each look opens a connection of its own and closes it, so that on SIGTERM
-     * (shardq stop) none of the keeper's is left to keep the server from stopping.
+     * Returns after {@code idle} with no client but this JVM's (its presence connection and its
+     * pool's), on SIGTERM, or when the server is gone.
      */
-    private static void keep(EmbeddedServer server, Duration idle, PrintWriter out) throws InterruptedException {
-        Properties props = new Properties();
-        props.setProperty("user", "postgres");
-        props.setProperty("ApplicationName", "shardq-embedded-keeper");
+    private static void keep(Database db, Duration idle, PrintWriter out) throws InterruptedException {
         long lastBusy = System.nanoTime();
-        while (true) {
+        while (!stopRequested) {
             int others;
-            try (Connection c = DriverManager.getConnection(server.jdbcUrl(), props);
-                    Statement s = c.createStatement();
-                    // every client backend but this one and this JVM's presence connection
-                    ResultSet rs = s.executeQuery("select count(*) - 1 from pg_stat_activity"
-                            + " where backend_type = 'client backend' and pid <> pg_backend_pid()")) {
-                rs.next();
-                others = rs.getInt(1);
-            } catch (SQLException e) {
+            try (Connection c = db.dataSource().getConnection();
+                    PreparedStatement s = c.prepareStatement("select count(*) - 1 from pg_stat_activity"
+                            + " where backend_type = 'client backend' and application_name <> ?")) {
+                s.setString(1, KEEPER); // minus 1: this JVM's presence connection
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    others = rs.getInt(1);
+                }
+            } catch (SQLException | RuntimeException e) {
                 out.println(Instant.now() + " the embedded PostgreSQL went away: " + e.getMessage());
                 return;
             }
@@ -112,7 +115,10 @@ final class EmbeddedServerCommand implements Callable<Integer> {
                 out.println(Instant.now() + " no client for " + Durations.format(idle.toMillis()) + ": stopping");
                 return;
             }
-            Thread.sleep(CHECK_MILLIS);
+            for (long slept = 0; slept < CHECK_MILLIS && !stopRequested; slept += 100) {
+                Thread.sleep(100);
+            }
         }
+        out.println(Instant.now() + " shardq stop: stopping");
     }
 }

@@ -222,7 +222,11 @@ function queueTools(name) {
   const base = "/api/queues/" + enc;
   const button = (label, question, path, danger) =>
     h("button", { class: danger ? "danger" : null, "data-action": label, disabled: !ADMIN,
-      onclick: () => act(question, base + path, result) }, label);
+      onclick: async () => {
+        await act(question, base + path, result);
+        // the message list below was read before the action: read it again (a purge showed purged messages)
+        if (summary.textContent) form.requestSubmit();
+      } }, label);
   const actions = h("div", { class: "actions" },
     button("Purge", "Purge queue " + name + "? Every waiting message is discarded.", "/purge", true),
     button("Stop enqueue", "Stop sending to " + name + "? Producers get an error until it is started.", "/stop?which=enqueue", true),
