@@ -367,7 +367,7 @@ function charts(name, isTopic) {
     series.push(["Retained (messages)", [[name, samples.map((s) => (s.topics[name] ? s.topics[name].retained : null))]]]);
   } else {
     const pick = (f) => samples.map((s) => (s.queues[name] ? s.queues[name][f] : null));
-    series.push(["Rates (messages/s)", [["enqueue", pick("enqueuePerSecond")], ["dequeue", pick("dequeuePerSecond")]]]);
+    series.push(["Rates (messages/s)", [["enqueue", pick("enqueuePerSecond")], ["dequeue", pick("dequeuePerSecond")], ["purged", pick("purgedPerSecond")]]]);
     series.push(["Backlog (messages)", [["backlog", pick("backlog")]]]);
   }
   for (const [title, lines] of series) {
