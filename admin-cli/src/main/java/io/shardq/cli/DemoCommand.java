@@ -184,6 +184,15 @@ final class DemoCommand implements Callable<Integer> {
                 new java.util.concurrent.CountDownLatch(PRODUCERS);
         private volatile boolean throttleAnalytics = true;
         private volatile String killed;
+        /**
+         * Set once the consumer is killed: each producer goes on past --duration until it has
+         * committed a batch after seeing it, so that orders flow across the kill whatever the
+         * scheduling (a main thread held up past the sending time used to kill after it).
+         */
+        private volatile boolean killIssued;
+        /** Orders committed when the kill came (-1: no kill). */
+        private volatile long sentAtKill = -1;
+
         private volatile Throwable producerFailure;
 
         Scene(
@@ -247,7 +256,9 @@ final class DemoCommand implements Callable<Integer> {
                     long now = System.nanoTime();
                     if (!killDone && !stop.requested() && now - sendStart >= sendNanos / 2) {
                         killDone = true;
+                        sentAtKill = sent();
                         killed = processes.killOne(now - start);
+                        killIssued = true;
                         view.event(killed);
                     }
                     if (now - lastView >= view.interval()) {
@@ -274,6 +285,7 @@ final class DemoCommand implements Callable<Integer> {
                         sent(),
                         perProducer(),
                         killed,
+                        sentAtKill,
                         stop.requested(),
                         check(),
                         last);
@@ -382,14 +394,16 @@ final class DemoCommand implements Callable<Integer> {
          */
         private void produce(Connection c, int k, long start, long sendNanos) {
             boolean first = true;
+            boolean committedAfterKill = false;
             try (Session s = c.createSession(Session.SESSION_TRANSACTED)) {
                 MessageProducer p = s.createProducer(s.createQueue(ORDERS));
                 long j = 0;
                 while (!stop.requested()) {
                     long elapsed = System.nanoTime() - start;
-                    if (elapsed >= sendNanos) {
+                    if (elapsed >= sendNanos && (noKill || committedAfterKill)) {
                         break;
                     }
+                    boolean afterKill = killIssued;
                     long due = (long) (rate * (elapsed / 1e9)) + 1; // orders 0 .. due-1 are due, all threads together
                     long n = k + j * PRODUCERS;
                     if (n >= due) {
@@ -405,6 +419,7 @@ final class DemoCommand implements Callable<Integer> {
                     }
                     s.commit();
                     committed.set(k, j);
+                    committedAfterKill |= afterKill;
                     if (first) {
                         first = false;
                         firstCommits.countDown();
@@ -612,6 +627,7 @@ final class DemoCommand implements Callable<Integer> {
             long sent,
             long[] perProducer,
             String killed,
+            long sentAtKill,
             boolean stoppedEarly,
             Check check,
             Snapshot last) {
@@ -715,6 +731,7 @@ final class DemoCommand implements Callable<Integer> {
             o.put("stockDown", check.stockDown());
             o.put("backlog", check.backlog());
             o.put("killed", killed);
+            o.put("sentAtKill", sentAtKill);
             ObjectNode events = o.putObject("subscriptions");
             check.events().forEach((name, e) -> events.putObject(name)
                     .put("received", e[0])
