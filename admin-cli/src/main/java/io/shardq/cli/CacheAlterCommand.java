@@ -1,7 +1,6 @@
 package io.shardq.cli;
 
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.CacheInfo;
 import io.shardq.broker.catalog.Names;
 import java.io.PrintWriter;
@@ -102,7 +101,7 @@ final class CacheAlterCommand implements Callable<Integer> {
                         spec, "--max-value-bytes", maxValueBytes, CacheCreateCommand.MAX_VALUE_LIMIT);
         Names.checkCache(name);
         PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("cache alter")) {
+        try (AdminSession broker = connection.adminSession()) {
             Admin admin = broker.admin();
             CacheInfo before = CacheCommand.require(admin, name);
             if (defaultTtl != null && defaultTtl.toMillis() > before.maxTtlMillis()) {

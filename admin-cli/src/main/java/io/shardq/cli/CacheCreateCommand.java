@@ -1,7 +1,6 @@
 package io.shardq.cli;
 
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.CacheInfo;
 import io.shardq.broker.CacheOptions;
 import io.shardq.broker.catalog.Names;
@@ -97,7 +96,7 @@ final class CacheCreateCommand implements Callable<Integer> {
         Names.checkCache(name);
         CacheOptions o = options();
         PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("cache create")) {
+        try (AdminSession broker = connection.adminSession()) {
             Admin admin = broker.admin();
             boolean existed = ifNotExists
                     && admin.listCaches().stream().anyMatch(c -> c.name().equals(name));

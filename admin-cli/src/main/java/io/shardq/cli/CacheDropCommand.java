@@ -1,7 +1,6 @@
 package io.shardq.cli;
 
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.CacheStats;
 import io.shardq.broker.catalog.Names;
 import java.io.PrintWriter;
@@ -41,7 +40,7 @@ final class CacheDropCommand implements Callable<Integer> {
     public Integer call() {
         Names.checkCache(name);
         PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("cache drop")) {
+        try (AdminSession broker = connection.adminSession()) {
             Admin admin = broker.admin();
             CacheStats s = CacheCommand.emptyOrForced(
                     admin,

@@ -2,7 +2,6 @@ package io.shardq.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.CacheInfo;
 import io.shardq.broker.CacheStats;
 import java.io.PrintWriter;
@@ -33,7 +32,7 @@ final class CacheListCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("cache list")) {
+        try (AdminSession broker = connection.adminSession()) {
             Admin admin = broker.admin();
             Table table = new Table(
                     "CACHE",

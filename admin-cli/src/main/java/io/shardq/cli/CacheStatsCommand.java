@@ -2,7 +2,6 @@ package io.shardq.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.CacheInfo;
 import io.shardq.broker.CacheStats;
 import io.shardq.broker.catalog.Names;
@@ -44,7 +43,7 @@ final class CacheStatsCommand implements Callable<Integer> {
     public Integer call() {
         Names.checkCache(name);
         PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("cache stats")) {
+        try (AdminSession broker = connection.adminSession()) {
             Admin admin = broker.admin();
             CacheInfo c = CacheCommand.require(admin, name);
             CacheStats s = admin.cacheStats(name);

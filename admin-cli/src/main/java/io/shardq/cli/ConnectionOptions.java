@@ -35,7 +35,18 @@ public final class ConnectionOptions {
     Path passwordFile;
 
     BrokerConfig config() {
-        return builder().build();
+        return kept(builder().build());
+    }
+
+    /**
+     * With the embedded default, in the shardq process, the server is left running between
+     * commands by a keeper (started here when none runs); this JVM then only attaches to it.
+     */
+    private static BrokerConfig kept(BrokerConfig config) {
+        if (ShardqCommand.keepEmbedded) {
+            EmbeddedKeeper.ensure(config);
+        }
+        return config;
     }
 
     /** The settings with the instance named, so {@code shardq status} elsewhere shows who is connected. */
@@ -44,7 +55,7 @@ public final class ConnectionOptions {
         if (b.build().get(BrokerProperty.INSTANCE_NAME).isBlank()) {
             b.set(BrokerProperty.INSTANCE_NAME, instanceName);
         }
-        return b.build();
+        return kept(b.build());
     }
 
     /** These options as a command line, for a child process that must connect where this one does. */
@@ -101,8 +112,29 @@ public final class ConnectionOptions {
                     "shardq-cli " + command + " (" + ProcessHandle.current().pid() + ")");
         }
         try {
-            return Broker.start(b.build());
+            return Broker.start(kept(b.build()));
         } catch (ShardQException e) {
+            if (missingSchema(e)) {
+                throw new ShardQException(
+                        ErrorKind.CONFIGURATION,
+                        "the shardq schema is missing or incomplete in this database (run: shardq migrate)",
+                        e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Opens a connection pool and an {@link io.shardq.broker.Admin} for a command that only needs
+     * SQL (stats, lists, create, alter, drop, purge): no ShardQ instance. A missing schema (with
+     * {@code SHARDQ_MIGRATE_ON_START=false}) is reported as {@link #startBroker} reports it.
+     */
+    AdminSession adminSession() {
+        BrokerConfig config = builder().set(BrokerProperty.POOL_SIZE, 4).build(); // a migration takes two
+        Database db = Database.open(kept(config), "shardq-cli");
+        try {
+            return AdminSession.open(db, config);
+        } catch (ShardQException | IllegalStateException e) {
             if (missingSchema(e)) {
                 throw new ShardQException(
                         ErrorKind.CONFIGURATION,

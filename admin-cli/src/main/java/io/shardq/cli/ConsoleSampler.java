@@ -77,6 +77,18 @@ final class ConsoleSampler implements AutoCloseable {
 
     /** The previous round's counters: {enqueued, dequeued} per queue, {published} per topic. */
     private Map<String, long[]> lastCounters = Map.of();
+    /**
+     * Messages this console's Purge discarded, per queue. The dequeue rate is enqueued minus backlog
+     * over time, so a purge looked like a dequeue spike; its count is taken out of the dequeues and
+     * shown as purged. (A purge by the CLI or SQL elsewhere still counts as dequeues: the database
+     * keeps no purge count.)
+     */
+    private final Map<String, Long> purged = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Called by the console's Purge with what it discarded. */
+    void purged(String queue, long messages) {
+        purged.merge(queue, messages, Long::sum);
+    }
 
     private long lastAtMillis;
 
@@ -202,9 +214,11 @@ final class ConsoleSampler implements AutoCloseable {
         Map<String, ObjectNode> queueStats = new LinkedHashMap<>();
         for (QueueStats s : r.queues()) {
             String name = s.destination().name();
-            long[] now = {s.enqueued(), s.enqueued() - s.backlog()};
+            long purgedHere = purged.getOrDefault(name, 0L);
+            long[] now = {s.enqueued(), s.enqueued() - s.backlog() - purgedHere, purgedHere};
             counters.put("q:" + name, now);
             long[] before = lastCounters.get("q:" + name);
+            double purgedPerSecond = before == null || seconds <= 0 ? 0 : Math.max(0, now[2] - before[2]) / seconds;
             QueueStatsCommand.Rates rates = before == null || seconds <= 0
                     ? null
                     : new QueueStatsCommand.Rates(
@@ -212,10 +226,18 @@ final class ConsoleSampler implements AutoCloseable {
                             Math.max(0, now[1] - before[1]) / seconds,
                             seconds);
             queueSample.put(name, new double[] {
-                s.backlog(), rates == null ? 0 : rates.enqueuePerSecond(), rates == null ? 0 : rates.dequeuePerSecond()
+                s.backlog(),
+                rates == null ? 0 : rates.enqueuePerSecond(),
+                rates == null ? 0 : rates.dequeuePerSecond(),
+                purgedPerSecond
             });
             List<Admin.Lease> leases = r.leases().getOrDefault(name, List.of());
-            queueStats.put(name, QueueStatsCommand.json(s, rates, QueueStatsCommand.holderNames(leases)));
+            ObjectNode stats = QueueStatsCommand.json(s, rates, QueueStatsCommand.holderNames(leases));
+            if (rates != null) {
+                ((ObjectNode) stats.get("rates")).put("purgedPerSecond", purgedPerSecond);
+            }
+            stats.put("purgedByConsole", purgedHere);
+            queueStats.put(name, stats);
             queueList.add(QueueListCommand.json(
                     s.destination(), s.backlog(), r.temporary().get(name)));
         }

@@ -355,6 +355,7 @@ final class ConsoleServer implements AutoCloseable {
                 q.put("backlog", (long) v[0]);
                 q.put("enqueuePerSecond", v[1]);
                 q.put("dequeuePerSecond", v[2]);
+                q.put("purgedPerSecond", v[3]);
             });
             ObjectNode topics = x.putObject("topics");
             sample.topics().forEach((name, v) -> {
@@ -429,6 +430,7 @@ final class ConsoleServer implements AutoCloseable {
         switch (p.get(2)) {
             case "purge" -> {
                 long purged = broker.admin().purge(name);
+                sampler.purged(name, purged);
                 o.put("purged", purged);
                 o.put("message", "purged queue " + name + ": " + Format.messages(purged) + " discarded");
             }

@@ -102,7 +102,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter view = json ? spec.commandLine().getErr() : out;
-        try (GracefulStop stop = GracefulStop.install();
+        try (GracefulStop stop = GracefulStop.installSignals();
                 ShardQConnectionFactory factory = new ShardQConnectionFactory(connection.config(
                         "shardq demo (" + ProcessHandle.current().pid() + ")"));
                 DemoConsumers processes = new DemoConsumers(connection)) {
@@ -120,7 +120,7 @@ final class DemoCommand implements Callable<Integer> {
                 summary.print(out);
             }
             out.flush();
-            return summary.stoppedEarly ? 130 : summary.exactlyOnce() ? 0 : 1;
+            return summary.stoppedEarly ? 130 : summary.exactlyOnce() && summary.complete() ? 0 : 1;
         }
     }
 
@@ -184,6 +184,15 @@ final class DemoCommand implements Callable<Integer> {
                 new java.util.concurrent.CountDownLatch(PRODUCERS);
         private volatile boolean throttleAnalytics = true;
         private volatile String killed;
+        /**
+         * Set once the consumer is killed: each producer goes on past --duration until it has
+         * committed a batch after seeing it, so that orders flow across the kill whatever the
+         * scheduling (a main thread held up past the sending time used to kill after it).
+         */
+        private volatile boolean killIssued;
+        /** Orders committed when the kill came (-1: no kill). */
+        private volatile long sentAtKill = -1;
+
         private volatile Throwable producerFailure;
 
         Scene(
@@ -210,51 +219,54 @@ final class DemoCommand implements Callable<Integer> {
                 subscribers.start();
                 long start = System.nanoTime();
                 long sendNanos = sending.toNanos();
-                // the producers first: while this instance is alone on demo.orders it takes enqueue
-                // ownership of all four shards (an instance's share is ceil(shards / live instances)),
-                // and each producer thread's session writes to a shard of its own; the consumer
-                // processes start meanwhile, and the orders wait for them in the queue
-                List<Thread> threads = new ArrayList<>();
-                for (int k = 0; k < PRODUCERS; k++) {
-                    int thread = k;
-                    Thread t = new Thread(
-                            () -> produce(producers, thread, start, sendNanos), "shardq-demo-producer-" + (k + 1));
-                    t.start();
-                    threads.add(t);
-                }
-                firstCommits.await(60, java.util.concurrent.TimeUnit.SECONDS);
+                // the consumers first, so that orders are taken while they are sent and the kill comes
+                // while they flow (a consumer JVM takes seconds to start on a loaded machine: 37 s was
+                // seen, after which every order had been sent)
                 for (int i = 1; i <= consumers; i++) {
                     processes.start(i);
                 }
-                // the live view runs while the consumer JVMs start (seconds on a loaded machine)
-                Duration readyLimit = Duration.ofSeconds(90);
+                Duration readyLimit = Duration.ofSeconds(180);
                 long lastView = 0;
-                while (!processes.ready()) {
+                while (!processes.ready() && !stop.requested()) {
                     long now = System.nanoTime();
                     if (now - start > readyLimit.toNanos()) {
                         throw processes.notReady(readyLimit);
                     }
                     if (now - lastView >= view.interval()) {
-                        view.show(snapshot(now - start, sendNanos, "starting consumers"));
+                        view.show(snapshot(
+                                now - start,
+                                sendNanos,
+                                "starting: waiting for " + consumers + " consumer processes to connect ("
+                                        + processes.readyCount() + " ready), then orders are sent"));
                         lastView = now;
                     }
                     Thread.sleep(100);
                 }
-                Thread producer = threads.get(0);
+                long sendStart = System.nanoTime();
+                List<Thread> threads = new ArrayList<>();
+                for (int k = 0; k < PRODUCERS; k++) {
+                    int thread = k;
+                    Thread t = new Thread(
+                            () -> produce(producers, thread, sendStart, sendNanos), "shardq-demo-producer-" + (k + 1));
+                    t.start();
+                    threads.add(t);
+                }
                 boolean killDone = noKill;
                 while (threads.stream().anyMatch(Thread::isAlive)) {
                     long now = System.nanoTime();
-                    if (!killDone && now - start >= sendNanos / 2) {
+                    if (!killDone && !stop.requested() && now - sendStart >= sendNanos / 2) {
                         killDone = true;
+                        sentAtKill = sent();
                         killed = processes.killOne(now - start);
+                        killIssued = true;
                         view.event(killed);
                     }
                     if (now - lastView >= view.interval()) {
-                        view.show(snapshot(now - start, sendNanos, "sending"));
+                        view.show(snapshot(now - start, sendNanos, "sending orders"));
                         lastView = now;
                     }
-                    producer.join(100);
-                    if (!producer.isAlive()) {
+                    threads.get(0).join(100);
+                    if (!threads.get(0).isAlive()) {
                         for (Thread t : threads) {
                             t.join(100);
                         }
@@ -263,44 +275,73 @@ final class DemoCommand implements Callable<Integer> {
                 if (producerFailure != null) {
                     throw new IllegalStateException("the demo's producer failed: " + producerFailure, producerFailure);
                 }
-                // the consumers finish the backlog, the slow subscription catches up; a killed consumer's
-                // shards come back once its leases expire (shardq.lease.ttl-ms)
                 throttleAnalytics = false;
-                if (!killDone && !stop.requested()) {
-                    // the consumers took longer to start than half the sending time (a loaded machine, a
-                    // short --duration): the kill comes now, while they work through the backlog
-                    killDone = true;
-                    killed = processes.killOne(System.nanoTime() - start);
-                    view.event(killed);
-                }
-                long drainStart = System.nanoTime();
-                long drainLimit = Duration.ofMillis(
-                                broker.config().getInt(io.shardq.broker.BrokerProperty.LEASE_TTL_MS))
-                        .plusSeconds(stop.requested() ? 10 : 90)
-                        .toNanos();
-                Snapshot last = snapshot(System.nanoTime() - start, sendNanos, "finishing");
-                while (!last.done(sent()) && System.nanoTime() - drainStart < drainLimit) {
-                    long now = System.nanoTime();
-                    if (now - lastView >= view.interval()) {
-                        view.show(last);
-                        lastView = now;
-                    }
-                    Thread.sleep(250);
-                    last = snapshot(System.nanoTime() - start, sendNanos, "finishing");
-                }
-                view.show(last);
+                Snapshot last = finish(start, sendNanos, lastView);
                 view.close();
+                // then nothing moves: what the check reads is final
                 processes.stopAll(Duration.ofSeconds(15));
                 return new Summary(
                         (System.nanoTime() - start) / 1_000_000,
                         sent(),
                         perProducer(),
-                        orderedQuantity(),
                         killed,
+                        sentAtKill,
                         stop.requested(),
                         check(),
                         last);
             }
+        }
+
+        /**
+         * The consumers finish the backlog and the slow subscription catches up. The demo waits as
+         * long as they make progress (orders processed, events received); it gives up only after
+         * {@code stall} with none (a killed consumer's shards come back when its leases expire,
+         * shardq.lease.ttl-ms), and after Ctrl-C waits at most the lease TTL plus 10 s.
+         */
+        private Snapshot finish(long start, long sendNanos, long lastView) throws Exception {
+            long ttl = Duration.ofMillis(broker.config().getInt(io.shardq.broker.BrokerProperty.LEASE_TTL_MS))
+                    .toNanos();
+            long stall = ttl + Duration.ofSeconds(30).toNanos();
+            long afterStop = ttl + Duration.ofSeconds(10).toNanos();
+            long lastProgress = System.nanoTime();
+            long stopSeen = stop.requested() ? lastProgress : 0;
+            Snapshot last = snapshot(System.nanoTime() - start, sendNanos, "finishing");
+            long progress = last.progress();
+            while (!last.done(sent())) {
+                long now = System.nanoTime();
+                if (stop.requested() && stopSeen == 0) {
+                    stopSeen = now;
+                }
+                if (stopSeen != 0 && now - stopSeen > afterStop) {
+                    break;
+                }
+                if (now - lastProgress > stall) {
+                    break;
+                }
+                if (now - lastView >= view.interval()) {
+                    view.show(last);
+                    lastView = now;
+                }
+                Thread.sleep(250);
+                long waiting = Math.max(0, sent() - last.processed());
+                String phase = now - lastProgress < 2_000_000_000L
+                        ? "finishing: " + Format.count(waiting) + " orders still to process, going down"
+                        : String.format(
+                                Locale.ROOT,
+                                "finishing: %s orders still to process, no progress for %.0f s (waiting up to %.0f s:"
+                                        + " a killed consumer's shards come back after the lease TTL)",
+                                Format.count(waiting),
+                                (now - lastProgress) / 1e9,
+                                stall / 1e9);
+                last = snapshot(
+                        System.nanoTime() - start, sendNanos, stopSeen != 0 ? "stopping (Ctrl-C): " + phase : phase);
+                if (last.progress() > progress) {
+                    progress = last.progress();
+                    lastProgress = System.nanoTime();
+                }
+            }
+            view.show(last);
+            return last;
         }
 
         private void subscribe(Connection c) throws JMSException {
@@ -345,16 +386,6 @@ final class DemoCommand implements Callable<Integer> {
             return order >= 0 && order / PRODUCERS < committed.get((int) (order % PRODUCERS));
         }
 
-        long orderedQuantity() {
-            long q = 0;
-            for (int k = 0; k < PRODUCERS; k++) {
-                for (long j = 0, n = committed.get(k); j < n; j++) {
-                    q += quantity(k + j * PRODUCERS);
-                }
-            }
-            return q;
-        }
-
         /**
          * Producer thread {@code k} of four, as four order-taking front ends would be: its session's
          * sends go to one shard (a JMS session's sends stay in order, and ShardQ pins a thread's
@@ -363,14 +394,16 @@ final class DemoCommand implements Callable<Integer> {
          */
         private void produce(Connection c, int k, long start, long sendNanos) {
             boolean first = true;
+            boolean committedAfterKill = false;
             try (Session s = c.createSession(Session.SESSION_TRANSACTED)) {
                 MessageProducer p = s.createProducer(s.createQueue(ORDERS));
                 long j = 0;
                 while (!stop.requested()) {
                     long elapsed = System.nanoTime() - start;
-                    if (elapsed >= sendNanos) {
+                    if (elapsed >= sendNanos && (noKill || committedAfterKill)) {
                         break;
                     }
+                    boolean afterKill = killIssued;
                     long due = (long) (rate * (elapsed / 1e9)) + 1; // orders 0 .. due-1 are due, all threads together
                     long n = k + j * PRODUCERS;
                     if (n >= due) {
@@ -386,6 +419,7 @@ final class DemoCommand implements Callable<Integer> {
                     }
                     s.commit();
                     committed.set(k, j);
+                    committedAfterKill |= afterKill;
                     if (first) {
                         first = false;
                         firstCommits.countDown();
@@ -433,12 +467,17 @@ final class DemoCommand implements Callable<Integer> {
                     processes.misses());
         }
 
-        /** The exactly-once check over the database and what each subscription received. */
+        /**
+         * The exactly-once check, once nothing moves any more: over the database, the queue and what
+         * each subscription received. An order not processed is "still waiting" when it is in
+         * demo.orders (or dead-lettered when in its dead-letter queue); only one that is nowhere is
+         * missing. Likewise an event not received is still waiting while its subscription lags.
+         */
         private Check check() throws SQLException {
-            long sent = sent();
             long processed = 0;
             long twice = 0;
             long unknown = 0;
+            long processedQuantity = 0;
             java.util.BitSet seen = new java.util.BitSet();
             long stockDown;
             try (java.sql.Connection c = broker.dataSource().getConnection();
@@ -450,6 +489,7 @@ final class DemoCommand implements Callable<Integer> {
                         twice += rs.getInt(2) > 1 ? 1 : 0;
                         if (wasSent(order)) {
                             seen.set((int) order);
+                            processedQuantity += quantity(order);
                         } else {
                             unknown++; // processed but never committed by a producer: would be a phantom
                         }
@@ -461,19 +501,93 @@ final class DemoCommand implements Callable<Integer> {
                     stockDown = rs.getLong(1);
                 }
             }
-            long missing = sent - seen.cardinality(); // a phantom (unknown > 0) makes processed differ from sent
+            java.util.BitSet queued = ordersIn(ORDERS);
+            String dlq = broker.admin().require(ORDERS).deadLetterQueue();
+            java.util.BitSet deadLettered =
+                    broker.admin().list().stream().anyMatch(d -> d.name().equals(dlq))
+                            ? ordersIn(dlq)
+                            : new java.util.BitSet();
+            long waiting = 0;
+            long dead = 0;
+            long missing = 0;
+            for (int k = 0; k < PRODUCERS; k++) {
+                for (long j = 0, n = committed.get(k); j < n; j++) {
+                    int order = (int) (k + j * PRODUCERS);
+                    if (seen.get(order)) {
+                        continue;
+                    }
+                    if (queued.get(order)) {
+                        waiting++;
+                    } else if (deadLettered.get(order)) {
+                        dead++;
+                    } else {
+                        missing++;
+                    }
+                }
+            }
+            Map<String, Long> lag = new LinkedHashMap<>();
+            for (SubscriptionStats s : broker.admin().subscriptions(EVENTS)) {
+                lag.put(s.name(), s.lag());
+            }
             Map<String, long[]> events = new LinkedHashMap<>();
+            long processedSent = seen.cardinality();
             received.forEach((name, got) -> {
                 long dup = got.values().stream().filter(v -> v > 1).count();
-                long absent = sent - got.keySet().stream().filter(this::wasSent).count();
-                events.put(name, new long[] {got.size(), dup, absent});
+                long ofProcessed = got.keySet().stream()
+                        .filter(o -> o >= 0 && o <= Integer.MAX_VALUE && seen.get((int) (long) o))
+                        .count();
+                long phantom = got.size() - ofProcessed; // an event for an order never processed
+                long stillWaiting = lag.getOrDefault(name, 0L);
+                long absent = Math.max(0, processedSent - ofProcessed - stillWaiting);
+                events.put(name, new long[] {got.size(), dup, absent, stillWaiting, phantom});
             });
             return new Check(
-                    processed, twice, missing, stockDown, events, broker.admin().backlog(ORDERS));
+                    processed,
+                    twice,
+                    unknown,
+                    waiting,
+                    dead,
+                    missing,
+                    stockDown,
+                    processedQuantity,
+                    events,
+                    broker.admin().backlog(ORDERS));
+        }
+
+        /** The order numbers of the messages waiting in {@code queue}, by browsing it. */
+        private java.util.BitSet ordersIn(String queue) {
+            java.util.BitSet in = new java.util.BitSet();
+            try (io.shardq.broker.browse.BrowseCursor cursor =
+                    broker.browse(queue, null, io.shardq.broker.browse.BrowseCursor.Options.DEFAULTS)) {
+                while (cursor.hasNext()) {
+                    Object id = cursor.next().message().properties().get("orderId");
+                    if (id instanceof Number n && n.longValue() >= 0 && n.longValue() <= Integer.MAX_VALUE) {
+                        in.set(n.intValue());
+                    }
+                }
+            }
+            return in;
         }
     }
 
-    record Check(long processed, long twice, long missing, long stockDown, Map<String, long[]> events, long backlog) {}
+    /**
+     * @param unknown processed orders no producer committed (phantoms)
+     * @param waiting sent, not processed, still in the queue
+     * @param deadLettered sent, not processed, in the queue's dead-letter queue
+     * @param missing sent, not processed, and nowhere
+     * @param events per subscription: received, twice, missing, still waiting (lag), phantom
+     */
+    record Check(
+            long processed,
+            long twice,
+            long unknown,
+            long waiting,
+            long deadLettered,
+            long missing,
+            long stockDown,
+            long processedQuantity,
+            Map<String, long[]> events,
+            long backlog) {}
 
     /** What the live view shows once. */
     record Snapshot(
@@ -495,6 +609,12 @@ final class DemoCommand implements Callable<Integer> {
                     && received.values().stream().allMatch(n -> n >= total);
         }
 
+        /** Grows while consumers process orders or subscribers receive events. */
+        long progress() {
+            return processed
+                    + received.values().stream().mapToLong(Long::longValue).sum();
+        }
+
         String hitRatio() {
             long all = hits + misses;
             return all == 0 ? "-" : String.format(Locale.ROOT, "%.1f%%", 100.0 * hits / all);
@@ -506,18 +626,32 @@ final class DemoCommand implements Callable<Integer> {
             long elapsedMs,
             long sent,
             long[] perProducer,
-            long orderedQuantity,
             String killed,
+            long sentAtKill,
             boolean stoppedEarly,
             Check check,
             Snapshot last) {
+        /** Nothing twice, nothing lost, no phantom, the stock matches what was processed. */
         boolean exactlyOnce() {
-            return check.processed() == sent
-                    && check.twice() == 0
+            return check.twice() == 0
+                    && check.unknown() == 0
                     && check.missing() == 0
-                    && check.stockDown() == orderedQuantity
+                    && check.stockDown() == check.processedQuantity()
+                    && check.events().values().stream().allMatch(e -> e[1] == 0 && e[2] == 0 && e[4] == 0);
+        }
+
+        /** Every order processed and every event received: nothing still waiting. */
+        boolean complete() {
+            return check.processed() == sent
+                    && check.waiting() == 0
+                    && check.deadLettered() == 0
                     && check.backlog() == 0
-                    && check.events().values().stream().allMatch(e -> e[0] == sent && e[1] == 0 && e[2] == 0);
+                    && check.events().values().stream().allMatch(e -> e[0] == sent && e[3] == 0);
+        }
+
+        /** PASS, FAIL (something lost, twice or wrong), or NOT FINISHED (nothing wrong, some still waiting). */
+        String verdict() {
+            return !exactlyOnce() ? "FAIL" : complete() ? "PASS" : "NOT FINISHED";
         }
 
         void print(PrintWriter out) {
@@ -525,23 +659,36 @@ final class DemoCommand implements Callable<Integer> {
             out.println("shardq demo: " + Format.count(sent) + " orders in " + Format.duration(elapsedMs)
                     + (killed == null ? ", no consumer killed" : "; " + killed)
                     + (stoppedEarly ? "; stopped early by Ctrl-C" : ""));
-            out.println("exactly once: " + (exactlyOnce() ? "PASS" : "FAIL"));
+            String verdict = verdict();
+            out.println("exactly once: " + verdict
+                    + switch (verdict) {
+                        case "PASS" -> "";
+                        case "FAIL" -> " (an order or event lost, processed twice, or the stock wrong: below)";
+                        default ->
+                            " (nothing lost or twice so far; " + Format.count(check.waiting())
+                                    + " orders still waiting in " + ORDERS + (stoppedEarly ? ", left by Ctrl-C" : "")
+                                    + ")";
+                    });
             List<String[]> rows = new ArrayList<>();
             rows.add(new String[] {
                 "orders processed",
                 Format.count(check.processed()) + " of " + Format.count(sent) + ", " + Format.count(check.twice())
-                        + " twice, " + Format.count(check.missing()) + " missing (shardq_demo.processed)"
+                        + " twice, " + Format.count(check.waiting()) + " still waiting in the queue"
+                        + (check.deadLettered() > 0 ? ", " + Format.count(check.deadLettered()) + " dead-lettered" : "")
+                        + ", " + Format.count(check.missing()) + " missing (nowhere)"
+                        + (check.unknown() > 0 ? ", " + Format.count(check.unknown()) + " never sent" : "")
+                        + " (shardq_demo.processed)"
             });
             rows.add(new String[] {
                 "inventory",
-                "stock down by " + Format.count(check.stockDown()) + "; ordered " + Format.count(orderedQuantity)
-                        + " (shardq_demo.inventory)"
+                "stock down by " + Format.count(check.stockDown()) + "; the processed orders took "
+                        + Format.count(check.processedQuantity()) + " (shardq_demo.inventory)"
             });
             check.events()
                     .forEach((name, e) -> rows.add(new String[] {
                         "events: " + name,
-                        Format.count(e[0]) + " received, " + Format.count(e[1]) + " twice, " + Format.count(e[2])
-                                + " missing"
+                        Format.count(e[0]) + " received, " + Format.count(e[1]) + " twice, " + Format.count(e[3])
+                                + " still waiting, " + Format.count(e[2]) + " missing"
                     }));
             rows.add(new String[] {"queue backlog", Format.count(check.backlog())});
             rows.add(new String[] {
@@ -565,6 +712,8 @@ final class DemoCommand implements Callable<Integer> {
         ObjectNode json() {
             ObjectNode o = Json.object();
             o.put("exactlyOnce", exactlyOnce());
+            o.put("complete", complete());
+            o.put("verdict", verdict());
             o.put("stoppedEarly", stoppedEarly);
             o.put("elapsedMs", elapsedMs);
             o.put("sent", sent);
@@ -574,15 +723,20 @@ final class DemoCommand implements Callable<Integer> {
             }
             o.put("processed", check.processed());
             o.put("processedTwice", check.twice());
+            o.put("stillWaiting", check.waiting());
+            o.put("deadLettered", check.deadLettered());
             o.put("missing", check.missing());
-            o.put("orderedQuantity", orderedQuantity);
+            o.put("neverSent", check.unknown());
+            o.put("processedQuantity", check.processedQuantity());
             o.put("stockDown", check.stockDown());
             o.put("backlog", check.backlog());
             o.put("killed", killed);
+            o.put("sentAtKill", sentAtKill);
             ObjectNode events = o.putObject("subscriptions");
             check.events().forEach((name, e) -> events.putObject(name)
                     .put("received", e[0])
                     .put("twice", e[1])
+                    .put("stillWaiting", e[3])
                     .put("missing", e[2]));
             o.putObject("priceCache").put("hits", last.hits()).put("misses", last.misses());
             com.fasterxml.jackson.databind.node.ArrayNode cs = o.putArray("consumers");

@@ -113,6 +113,11 @@ final class DemoConsumers implements AutoCloseable {
         return true;
     }
 
+    /** How many consumers started so far said they are ready. */
+    long readyCount() {
+        return all.stream().filter(c -> c.ready.getCount() == 0).count();
+    }
+
     /** Why the consumers are not ready after {@code limit}: the first one's log. */
     IllegalStateException notReady(Duration limit) {
         Consumer c =
@@ -176,6 +181,13 @@ final class DemoConsumers implements AutoCloseable {
         long deadline = System.nanoTime() + limit.toNanos();
         for (Consumer c : all) {
             c.process.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+        // one still busy past the limit is killed: its transaction rolls back, its order stays queued
+        for (Consumer c : all) {
+            if (c.process.isAlive()) {
+                c.process.destroyForcibly();
+                c.process.waitFor(30, TimeUnit.SECONDS);
+            }
         }
     }
 

@@ -16,6 +16,8 @@ final class GracefulStop implements AutoCloseable {
     private final CountDownLatch finished = new CountDownLatch(1);
     private final Thread hook;
     private volatile boolean requested;
+    /** The handlers {@link #installSignals()} replaced, restored on close; null for a shutdown hook. */
+    private java.util.Map<sun.misc.Signal, sun.misc.SignalHandler> replaced;
 
     private GracefulStop() {
         hook = new Thread(
@@ -36,6 +38,28 @@ final class GracefulStop implements AutoCloseable {
         return s;
     }
 
+    /**
+     * For a command whose stop takes a while and needs the whole JVM (the demo: its consumers
+     * finish, its subscribers catch up, then the summary): Ctrl-C and SIGTERM only set the flag,
+     * and no shutdown starts. A shutdown hook could not do it: the JVM's other hooks (the
+     * connection factory's, the embedded server's) run at the same time and closed the demo's
+     * instance under it, and the summary never came. A second Ctrl-C exits at once (130).
+     */
+    static GracefulStop installSignals() {
+        GracefulStop s = new GracefulStop();
+        s.replaced = new java.util.LinkedHashMap<>();
+        for (String name : new String[] {"INT", "TERM"}) {
+            sun.misc.Signal signal = new sun.misc.Signal(name);
+            s.replaced.put(signal, sun.misc.Signal.handle(signal, sig -> {
+                if (s.requested) {
+                    System.exit(130);
+                }
+                s.requested = true;
+            }));
+        }
+        return s;
+    }
+
     /** Never asks to stop: for a move the console runs on a request (its own shutdown stops the server). */
     static GracefulStop none() {
         return new GracefulStop();
@@ -50,6 +74,10 @@ final class GracefulStop implements AutoCloseable {
     @Override
     public void close() {
         finished.countDown();
+        if (replaced != null) {
+            replaced.forEach(sun.misc.Signal::handle);
+            return;
+        }
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException shuttingDown) {

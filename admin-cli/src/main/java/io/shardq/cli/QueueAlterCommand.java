@@ -1,6 +1,5 @@
 package io.shardq.cli;
 
-import io.shardq.broker.Broker;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
 import java.util.concurrent.Callable;
@@ -63,10 +62,11 @@ final class QueueAlterCommand implements Callable<Integer> {
         }
         policy.check(spec.commandLine());
         Names.checkDestination(name);
+        QueueCommand.checkBounds(spec, shards, sliceSize, maxAttempts);
         if (deadLetterQueue != null) {
             Names.checkDestination(deadLetterQueue);
         }
-        try (Broker broker = connection.startBroker("queue alter")) {
+        try (AdminSession broker = connection.adminSession()) {
             DestinationInfo before = QueueCommand.require(broker.admin(), name);
             DestinationInfo d = before;
             if (shards != null || sliceSize != null || maxAttempts != null || deadLetterQueue != null) {

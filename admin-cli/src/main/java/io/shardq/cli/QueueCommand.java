@@ -41,6 +41,26 @@ final class QueueCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
+    /**
+     * The bounds {@code shardq.create_queue} enforces, checked before anything starts, so that
+     * {@code --shards 0} is refused at once (the same words as the database's refusal).
+     */
+    static void checkBounds(
+            CommandLine.Model.CommandSpec spec, Integer shards, Integer sliceSize, Integer maxAttempts) {
+        if (shards != null && (shards < 1 || shards > 256)) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--shards " + shards + " is invalid: expected 1 to 256");
+        }
+        if (sliceSize != null && (sliceSize < 16 || sliceSize > 100_000_000)) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--slice-size " + sliceSize + " is invalid: expected 16 to 100000000 messages");
+        }
+        if (maxAttempts != null && maxAttempts < 1) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--max-attempts " + maxAttempts + " is invalid: expected 1 or more");
+        }
+    }
+
     /** The queue called {@code name}: a clear error when the name is malformed, unknown or a topic. */
     static DestinationInfo require(Admin admin, String name) {
         DestinationInfo d;

@@ -1,6 +1,5 @@
 package io.shardq.cli;
 
-import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.catalog.DestinationInfo;
@@ -49,7 +48,8 @@ final class QueueCreateCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Names.checkDestination(name);
-        try (Broker broker = connection.startBroker("queue create")) {
+        QueueCommand.checkBounds(spec, shards, sliceSize, maxAttempts);
+        try (AdminSession broker = connection.adminSession()) {
             QueueOptions o = QueueOptions.DEFAULTS.withShards(
                     shards != null ? shards : broker.config().getInt(BrokerProperty.DEFAULT_SHARDS));
             if (sliceSize != null) {

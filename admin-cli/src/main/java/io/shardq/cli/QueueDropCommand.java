@@ -1,7 +1,6 @@
 package io.shardq.cli;
 
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.catalog.DestinationInfo;
@@ -38,7 +37,7 @@ final class QueueDropCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Names.checkDestination(name);
-        try (Broker broker = connection.startBroker("queue drop")) {
+        try (AdminSession broker = connection.adminSession()) {
             Admin admin = broker.admin();
             DestinationInfo d = QueueCommand.require(admin, name);
             long backlog = broker.admin().backlog(d.name());

@@ -3,7 +3,6 @@ package io.shardq.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.catalog.DestinationInfo;
 import java.io.PrintWriter;
 import java.util.List;
@@ -34,7 +33,7 @@ final class QueueListCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("queue list")) {
+        try (AdminSession broker = connection.adminSession()) {
             List<DestinationInfo> queues = broker.admin().list().stream()
                     .filter(DestinationInfo::isQueue)
                     .toList();

@@ -3,7 +3,6 @@ package io.shardq.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.QueueStats;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
@@ -53,7 +52,7 @@ final class QueueStatsCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         Names.checkDestination(name);
         PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("queue stats")) {
+        try (AdminSession broker = connection.adminSession()) {
             QueueCommand.require(broker.admin(), name);
             long t0 = System.nanoTime();
             QueueStats s = broker.admin().stats(name);

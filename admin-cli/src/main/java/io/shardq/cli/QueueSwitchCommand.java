@@ -1,7 +1,6 @@
 package io.shardq.cli;
 
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
 import java.util.concurrent.Callable;
@@ -40,7 +39,7 @@ abstract class QueueSwitchCommand implements Callable<Integer> {
     public Integer call() {
         Names.checkDestination(name);
         boolean both = !enqueue && !dequeue;
-        try (Broker broker = connection.startBroker("queue " + verb())) {
+        try (AdminSession broker = connection.adminSession()) {
             QueueCommand.require(broker.admin(), name);
             DestinationInfo d = apply(broker.admin(), name, enqueue || both, dequeue || both);
             spec.commandLine().getOut().println(state(d));

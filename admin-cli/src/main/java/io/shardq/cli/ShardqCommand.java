@@ -23,9 +23,16 @@ import picocli.CommandLine.Option;
             "",
             "Every command takes --help; read commands also take --json.",
             "Connects to --jdbc-url, else $SHARDQ_JDBC_URL, else the embedded PostgreSQL",
-            "(data in $SHARDQ_EMBEDDED_DATA_DIR, default ~/.shardq/pgdata).",
-            "Exit codes: 0 done, 1 unexpected failure (file, I/O), 2 bad input or refused,",
-            "130 stopped by Ctrl-C after a complete batch.",
+            "(data in $SHARDQ_EMBEDDED_DATA_DIR, default $SHARDQ_HOME/pgdata, else",
+            "$HOME/.shardq/pgdata), which stays up between commands until 'shardq stop'",
+            "or $SHARDQ_EMBEDDED_IDLE (default 15m) without a client.",
+            "Exit codes:",
+            "  0    done",
+            "  1    unexpected failure (file, I/O), or the demo's check failed",
+            "  2    bad input or refused (unknown name, bad value, database unreachable,",
+            "       non-empty queue)",
+            "  3    cache get found no live entry",
+            "  130  stopped by Ctrl-C (after a complete batch)",
             "Shell completion: source <(shardq generate-completion)"
         },
         subcommands = {
@@ -34,6 +41,8 @@ import picocli.CommandLine.Option;
             DemoConsumerCommand.class,
             MigrateCommand.class,
             StatusCommand.class,
+            StopCommand.class,
+            EmbeddedServerCommand.class,
             ConsoleCommand.class,
             QueueCommand.class,
             DlqCommand.class,
@@ -64,8 +73,16 @@ public final class ShardqCommand implements Runnable {
     /** True when stdout is the process's own (not a test's writer): drain may fsync it. */
     static volatile boolean processStdout;
 
+    /**
+     * True in the {@code shardq} process itself: with the embedded default, commands leave the
+     * server running between them ({@link EmbeddedKeeper}). Off when tests run commands in their
+     * own JVM, which must leave no process behind.
+     */
+    static volatile boolean keepEmbedded;
+
     public static void main(String[] args) {
         processStdout = true;
+        keepEmbedded = true;
         System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 

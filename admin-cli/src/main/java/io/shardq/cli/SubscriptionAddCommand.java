@@ -1,7 +1,6 @@
 package io.shardq.cli;
 
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.catalog.Names;
 import io.shardq.broker.selector.Selector;
 import java.util.concurrent.Callable;
@@ -47,7 +46,7 @@ final class SubscriptionAddCommand implements Callable<Integer> {
         if (filtered) {
             Selector.compile(selector); // before starting an instance: a typo is the common mistake
         }
-        try (Broker broker = connection.startBroker("subscription add")) {
+        try (AdminSession broker = connection.adminSession()) {
             Admin admin = broker.admin();
             TopicCommand.require(admin, topic);
             admin.addSubscriber(topic, name, selector);

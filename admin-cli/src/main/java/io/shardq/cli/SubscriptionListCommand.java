@@ -1,6 +1,5 @@
 package io.shardq.cli;
 
-import io.shardq.broker.Broker;
 import io.shardq.broker.SubscriptionStats;
 import io.shardq.broker.catalog.Names;
 import java.io.PrintWriter;
@@ -37,7 +36,7 @@ final class SubscriptionListCommand implements Callable<Integer> {
     public Integer call() {
         Names.checkDestination(topic);
         PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("subscription list")) {
+        try (AdminSession broker = connection.adminSession()) {
             TopicCommand.require(broker.admin(), topic);
             List<SubscriptionStats> subs = broker.admin().subscriptions(topic);
             if (output.json) {

@@ -1,7 +1,6 @@
 package io.shardq.cli;
 
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.SubscriptionStats;
@@ -48,7 +47,7 @@ final class SubscriptionRemoveCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Names.checkDestination(topic);
-        try (Broker broker = connection.startBroker("subscription remove")) {
+        try (AdminSession broker = connection.adminSession()) {
             Admin admin = broker.admin();
             TopicCommand.require(admin, topic);
             SubscriptionStats s = admin.subscriptions(topic).stream()

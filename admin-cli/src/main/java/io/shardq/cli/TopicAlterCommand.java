@@ -1,7 +1,6 @@
 package io.shardq.cli;
 
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.TopicInfo;
 import io.shardq.broker.catalog.Names;
 import java.io.PrintWriter;
@@ -93,11 +92,12 @@ final class TopicAlterCommand implements Callable<Integer> {
                     spec.commandLine(), "--max-lag " + maxLag + " is invalid: expected 0 (no limit) or more messages");
         }
         Names.checkDestination(name);
+        QueueCommand.checkBounds(spec, shards, sliceSize, maxAttempts);
         if (deadLetterQueue != null) {
             Names.checkDestination(deadLetterQueue);
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("topic alter")) {
+        try (AdminSession broker = connection.adminSession()) {
             Admin admin = broker.admin();
             TopicInfo before = TopicCommand.require(admin, name);
             if (shards != null

@@ -1,7 +1,6 @@
 package io.shardq.cli;
 
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.TopicInfo;
@@ -61,7 +60,8 @@ final class TopicCreateCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Names.checkDestination(name);
-        try (Broker broker = connection.startBroker("topic create")) {
+        QueueCommand.checkBounds(spec, shards, sliceSize, maxAttempts);
+        try (AdminSession broker = connection.adminSession()) {
             Admin admin = broker.admin();
             QueueOptions o = QueueOptions.DEFAULTS.withShards(
                     shards != null ? shards : broker.config().getInt(BrokerProperty.DEFAULT_SHARDS));

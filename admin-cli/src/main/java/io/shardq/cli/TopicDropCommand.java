@@ -1,7 +1,6 @@
 package io.shardq.cli;
 
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.TopicInfo;
@@ -38,7 +37,7 @@ final class TopicDropCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Names.checkDestination(name);
-        try (Broker broker = connection.startBroker("topic drop")) {
+        try (AdminSession broker = connection.adminSession()) {
             Admin admin = broker.admin();
             TopicInfo t = TopicCommand.require(admin, name);
             long retained = t.retained();

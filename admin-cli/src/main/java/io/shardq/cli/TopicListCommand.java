@@ -3,7 +3,6 @@ package io.shardq.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardq.broker.Admin;
-import io.shardq.broker.Broker;
 import io.shardq.broker.TopicInfo;
 import java.io.PrintWriter;
 import java.util.List;
@@ -33,7 +32,7 @@ final class TopicListCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("topic list")) {
+        try (AdminSession broker = connection.adminSession()) {
             List<TopicInfo> topics = broker.admin().topics();
             // as queue list: a JMS TemporaryTopic is a topic with an owner (its connection's instance)
             Map<String, Admin.Temporary> temporary = broker.admin().temporaryDestinations().stream()

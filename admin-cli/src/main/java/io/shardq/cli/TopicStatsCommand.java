@@ -2,7 +2,6 @@ package io.shardq.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.shardq.broker.Broker;
 import io.shardq.broker.SubscriptionStats;
 import io.shardq.broker.TopicInfo;
 import io.shardq.broker.TopicStats;
@@ -42,7 +41,7 @@ final class TopicStatsCommand implements Callable<Integer> {
     public Integer call() {
         Names.checkDestination(name);
         PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("topic stats")) {
+        try (AdminSession broker = connection.adminSession()) {
             TopicCommand.require(broker.admin(), name);
             TopicStats s = broker.admin().topicStats(name);
             if (output.json) {

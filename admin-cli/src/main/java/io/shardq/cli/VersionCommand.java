@@ -21,12 +21,27 @@ final class VersionCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The Maven project version the jar was built from (version.properties, filtered by the build). */
+    static String projectVersion() {
+        try (java.io.InputStream in = VersionCommand.class.getResourceAsStream("version.properties")) {
+            java.util.Properties p = new java.util.Properties();
+            if (in != null) {
+                p.load(in);
+            }
+            String v = p.getProperty("version", "");
+            return v.isBlank() || v.startsWith("${")
+                    ? "(version unknown: built without Maven's resource filtering)"
+                    : v;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     static final class Provider implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = ShardqCommand.class.getPackage().getImplementationVersion();
             return new String[] {
-                "shardq " + (v == null ? "development build" : v),
+                "shardq " + projectVersion(),
                 "java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")"
             };
         }

@@ -61,8 +61,12 @@ class CliFuzzTest {
                 if (args.contains("--help")
                         || path.contains("perf")
                         || path.contains("console")
-                        || path.contains("demo")) {
-                    continue; // help is covered elsewhere; perf and long-running commands are not fuzzed here
+                        || path.contains("demo")
+                        || path.contains("embedded-server")
+                        || path.contains("stop")) {
+                    // help is covered elsewhere; perf and long-running commands are not fuzzed here, nor
+                    // those that keep or stop the embedded server (the keeper runs until told to stop)
+                    continue;
                 }
                 boolean database = i % 5 == 0;
                 CliRunner.Run r = database

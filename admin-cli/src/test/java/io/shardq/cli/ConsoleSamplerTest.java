@@ -104,9 +104,28 @@ class ConsoleSamplerTest {
             assertThat(history)
                     .extracting(ConsoleSampler.Sample::atMillis)
                     .containsExactly(1_002_000L, 1_003_000L, 1_006_000L);
-            assertThat(history.get(0).queues().get("rated")).containsExactly(10, 5.0, 0.0);
-            assertThat(history.get(1).queues().get("rated")).containsExactly(6, 0.0, 4.0);
+            assertThat(history.get(0).queues().get("rated")).containsExactly(10, 5.0, 0.0, 0.0);
+            assertThat(history.get(1).queues().get("rated")).containsExactly(6, 0.0, 4.0, 0.0);
             assertThat(history.get(2).topics().get("rated-topic")).containsExactly(6, 2.0);
+
+            // a purge by the console is a purge, not a dequeue spike: the 6 waiting are discarded
+            sampler.purged("rated", app.admin().purge("rated"));
+            clock.millis.addAndGet(2000);
+            sampler.refreshNow();
+            rates = sampler.snapshot().queueStats().get("rated").get("rates");
+            assertThat(rates.get("dequeuePerSecond").asDouble()).isEqualTo(0.0);
+            assertThat(rates.get("purgedPerSecond").asDouble()).isEqualTo(3.0);
+            assertThat(sampler.snapshot()
+                            .queueStats()
+                            .get("rated")
+                            .get("purgedByConsole")
+                            .asLong())
+                    .isEqualTo(6);
+            assertThat(sampler.history()
+                            .get(sampler.history().size() - 1)
+                            .queues()
+                            .get("rated"))
+                    .containsExactly(0, 0.0, 0.0, 3.0);
 
             // a dropped queue leaves the next round
             cli.run("queue", "drop", "rated", "--force");

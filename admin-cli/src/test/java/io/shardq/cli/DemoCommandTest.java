@@ -33,6 +33,9 @@ class DemoCommandTest {
         assertThat(r.exit()).as(r.err()).isZero();
         JsonNode summary = r.json();
         assertThat(summary.path("exactlyOnce").asBoolean()).as(r.out()).isTrue();
+        assertThat(summary.path("verdict").asText()).isEqualTo("PASS");
+        assertThat(summary.path("stillWaiting").asLong()).isZero();
+        assertThat(summary.path("missing").asLong()).isZero();
         long sent = summary.path("sent").asLong();
         assertThat(sent).isGreaterThan(100);
         assertThat(summary.path("processed").asLong()).isEqualTo(sent);
@@ -45,6 +48,8 @@ class DemoCommandTest {
         }
         // the live view went to stderr, the JSON alone to stdout
         assertThat(r.err()).contains(": sent ").contains("processed").contains("killed with kill -9");
+        // orders were committed after the kill: it came while they flowed
+        assertThat(summary.path("sentAtKill").asLong()).as(r.out()).isBetween(1L, sent - 1);
 
         // the orders the producers committed: producer k sent k, k + 4, k + 8, ...
         java.util.Set<Long> expected = new java.util.HashSet<>();
@@ -76,8 +81,57 @@ class DemoCommandTest {
                 assertThat(rs.getLong(1)).isEqualTo(ordered);
             }
         }
-        assertThat(processed).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(expected);
+        io.shardq.broker.testing.SameElements.assertSameElements("processed orders", processed, expected);
         assertThat(cli.backlog(DemoCommand.ORDERS)).isZero();
+    }
+
+    @Test
+    void ctrlC_stopsTheProducers_letsTheConsumersFinish_andPrintsTheSummary(TestDatabase db) throws Exception {
+        CliRunner cli = new CliRunner(db, tmp);
+        Path output = tmp.resolve("demo.out");
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
+                "demo", "--duration", "10m", "--rate", "50", "--consumers", "1", "--no-kill", "--json"));
+        args.addAll(cli.connectionArgs());
+        Process demo = CliProcess.start(output, args);
+        try {
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(3);
+            while (!java.nio.file.Files.readString(output).contains("sending orders")) {
+                assertThat(demo.isAlive())
+                        .as(java.nio.file.Files.readString(output))
+                        .isTrue();
+                assertThat(System.nanoTime()).as("the demo starts sending").isLessThan(deadline);
+                Thread.sleep(200);
+            }
+            // SIGINT, as Ctrl-C in a terminal sends it
+            assertThat(new ProcessBuilder("kill", "-INT", Long.toString(demo.pid()))
+                            .start()
+                            .waitFor())
+                    .isZero();
+            assertThat(demo.waitFor(3, java.util.concurrent.TimeUnit.MINUTES))
+                    .as("the demo ends after Ctrl-C")
+                    .isTrue();
+        } finally {
+            demo.destroyForcibly();
+        }
+        String out = java.nio.file.Files.readString(output);
+        assertThat(demo.exitValue()).as(out).isEqualTo(130);
+        String json = out.substring(out.indexOf("{\n"));
+        JsonNode summary = Json.MAPPER.readTree(json);
+        assertThat(summary.path("stoppedEarly").asBoolean()).isTrue();
+        assertThat(summary.path("exactlyOnce").asBoolean()).as(json).isTrue();
+        assertThat(summary.path("missing").asLong()).isZero();
+        assertThat(summary.path("processed").asLong()
+                        + summary.path("stillWaiting").asLong())
+                .as(json)
+                .isEqualTo(summary.path("sent").asLong());
+        // the demo's own instance was stopped, not left to look alive
+        try (Connection c = db.connect();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(
+                        "select count(*) from shardq.instance where name like 'shardq demo (%' and stopped_at is null")) {
+            rs.next();
+            assertThat(rs.getLong(1)).isZero();
+        }
     }
 
     @Test

@@ -52,6 +52,32 @@ class HelpAndErrorsTest {
     }
 
     @Test
+    void topLevelHelp_listsEveryExitCode() {
+        String help = CliRunner.runBare("--help").out().replaceAll("\\s+", " ");
+        // every code a command returns: ShardqCommand's handlers (1, 2), CacheGetCommand.NO_ENTRY,
+        // the demo's failed check (1), GracefulStop's 130
+        assertThat(help)
+                .contains("0 done")
+                .contains("1 unexpected failure")
+                .contains("the demo's check failed")
+                .contains("2 bad input or refused")
+                .contains(CacheGetCommand.NO_ENTRY + " cache get found no live entry")
+                .contains("130 stopped by Ctrl-C");
+        // one code per line, none wrapped by the 80-column help layout
+        assertThat(CliRunner.runBare("--help").out().lines().filter(l -> l.matches("  (0|1|2|3|130) +\\S.*")))
+                .hasSize(5);
+    }
+
+    @Test
+    void version_printsTheProjectVersion() {
+        CliRunner.Run r = CliRunner.runBare("version");
+        assertThat(r.exit()).isZero();
+        // the build's version (version.properties, filtered), not "development build"
+        assertThat(r.out()).matches("(?s)shardq \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?\njava .*");
+        assertThat(CliRunner.runBare("--version").out()).isEqualTo(r.out());
+    }
+
+    @Test
     void subscriber_isNotACommand_andPointsToSubscription() {
         CliRunner.Run subscriber = CliRunner.runBare("subscriber", "list");
         assertOneLineError(subscriber);
@@ -73,6 +99,32 @@ class HelpAndErrorsTest {
         CliRunner.Run notNumber = CliRunner.runBare("queue", "create", "q", "--shards", "many");
         assertOneLineError(notNumber);
         assertThat(notNumber.err()).contains("--shards").contains("many");
+    }
+
+    @Test
+    void badBounds_areRefusedBeforeConnecting() {
+        // a server that refuses connections: a refusal naming the value proves nothing was started
+        String nowhere = "jdbc:postgresql://127.0.0.1:1/nowhere";
+        String[][] cases = {
+            {"queue", "create", "q", "--shards", "0"},
+            {"queue", "alter", "q", "--shards", "257"},
+            {"topic", "create", "t", "--slice-size", "15"},
+            {"topic", "alter", "t", "--max-attempts", "0"},
+        };
+        String[] expected = {
+            "--shards 0 is invalid: expected 1 to 256",
+            "--shards 257 is invalid: expected 1 to 256",
+            "--slice-size 15 is invalid: expected 16 to 100000000 messages",
+            "--max-attempts 0 is invalid: expected 1 or more",
+        };
+        for (int i = 0; i < cases.length; i++) {
+            List<String> args = new ArrayList<>(List.of(cases[i]));
+            args.addAll(List.of("--jdbc-url", nowhere));
+            CliRunner.Run r = CliRunner.runBare(args.toArray(String[]::new));
+            assertOneLineError(r);
+            assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(r.err()).as(String.join(" ", args)).startsWith("shardq: " + expected[i]);
+        }
     }
 
     @Test

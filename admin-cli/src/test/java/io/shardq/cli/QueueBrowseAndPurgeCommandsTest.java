@@ -67,10 +67,19 @@ class QueueBrowseAndPurgeCommandsTest {
 
         assertThat(cli.backlog("browse-q")).isEqualTo(30);
 
-        CliRunner.Run purge = cli.run("queue", "purge", "browse-q");
+        CliRunner.Run refused = cli.run("queue", "purge", "browse-q");
+        assertOneLineError(refused);
+        assertThat(refused.exit()).isEqualTo(2);
+        assertThat(refused.err())
+                .isEqualTo("shardq: queue browse-q holds 30 messages; purge discards them: add --force (or keep them:"
+                        + " shardq queue drain browse-q --to FILE)\n");
+        assertThat(cli.backlog("browse-q")).isEqualTo(30);
+
+        CliRunner.Run purge = cli.run("queue", "purge", "browse-q", "--force");
         assertThat(purge.exit()).as(purge.err()).isZero();
         assertThat(purge.out()).matches("purged queue browse-q: 30 messages discarded in [\\d.]+ m?s\\n");
         assertThat(cli.backlog("browse-q")).isZero();
+        // an empty queue needs no --force: nothing is discarded
         assertThat(cli.run("queue", "purge", "browse-q").out()).startsWith("purged queue browse-q: 0 messages");
     }
 

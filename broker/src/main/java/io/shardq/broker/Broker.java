@@ -291,7 +291,9 @@ public final class Broker implements AutoCloseable {
     private long register(BrokerConfig config) {
         String name = config.get(BrokerProperty.INSTANCE_NAME);
         if (name.isBlank()) {
-            name = ManagementFactory.getRuntimeMXBean().getName();
+            name = defaultInstanceName(
+                    System.getProperty("sun.java.command", ""),
+                    ManagementFactory.getRuntimeMXBean().getName());
         }
         try (Connection c = database.dataSource().getConnection();
                 PreparedStatement ps = c.prepareStatement(Queries.get("instance_insert"))) {
@@ -303,6 +305,25 @@ public final class Broker implements AutoCloseable {
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "registering the instance");
         }
+    }
+
+    /**
+     * An instance's name when {@code shardq.instance.name} is not set: the program's main class or
+     * jar, then the process and host ({@code "OrderServiceApplication (pid 6488 on vm)"}), so that
+     * an operator can tell applications apart in {@code shardq status} and the console (issue 24:
+     * {@code 6488@vm} named nothing).
+     *
+     * @param command the JVM's {@code sun.java.command} (main class or jar, then the arguments)
+     * @param pidAtHost the runtime's name, {@code pid@host}
+     */
+    static String defaultInstanceName(String command, String pidAtHost) {
+        String main = command.isBlank() ? "java" : command.strip().split("\\s+")[0];
+        main = main.substring(main.lastIndexOf('/') + 1);
+        if (!main.endsWith(".jar")) {
+            main = main.substring(main.lastIndexOf('.') + 1);
+        }
+        String[] ph = pidAtHost.split("@", 2);
+        return main + " (pid " + ph[0] + (ph.length > 1 ? " on " + ph[1] : "") + ")";
     }
 
     public BrokerConfig config() {

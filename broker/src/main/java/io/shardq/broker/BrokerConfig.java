@@ -12,9 +12,15 @@ import java.util.function.Function;
  */
 public final class BrokerConfig {
     private final Map<BrokerProperty, String> values;
+    /** What a leading {@code ~} means: $HOME, else Java's user.home (issue 24). */
+    private final String home;
+    /** $SHARDQ_HOME (or -Dshardq.home): replaces {@code ~/.shardq} in path settings; null when unset. */
+    private final String shardqHome;
 
-    private BrokerConfig(Map<BrokerProperty, String> values) {
+    private BrokerConfig(Map<BrokerProperty, String> values, String home, String shardqHome) {
         this.values = values;
+        this.home = home;
+        this.shardqHome = shardqHome;
     }
 
     /** Settings from system properties and the environment only. */
@@ -84,11 +90,18 @@ public final class BrokerConfig {
         };
     }
 
-    /** A path setting with a leading {@code ~} expanded to the user's home. */
+    /**
+     * A path setting: a leading {@code ~/.shardq} is {@code $SHARDQ_HOME} when that is set, and a
+     * leading {@code ~} is {@code $HOME} (Java's {@code user.home} comes from the password
+     * database, not from {@code HOME}: two checkouts run with different {@code HOME}s would share
+     * one embedded server).
+     */
     public Path getPath(BrokerProperty property) {
         String raw = get(property).trim();
-        if (raw.equals("~") || raw.startsWith("~/")) {
-            raw = System.getProperty("user.home") + raw.substring(1);
+        if (shardqHome != null && (raw.equals("~/.shardq") || raw.startsWith("~/.shardq/"))) {
+            raw = shardqHome + raw.substring("~/.shardq".length());
+        } else if (raw.equals("~") || raw.startsWith("~/")) {
+            raw = home + raw.substring(1);
         }
         return Path.of(raw).toAbsolutePath();
     }
@@ -146,7 +159,16 @@ public final class BrokerConfig {
                 }
                 resolved.put(p, v == null ? p.defaultValue() : v);
             }
-            return new BrokerConfig(Map.copyOf(resolved));
+            String home = blankToNull(env.apply("HOME"));
+            String shardqHome = blankToNull(sysprops.apply("shardq.home"));
+            return new BrokerConfig(
+                    Map.copyOf(resolved),
+                    home != null ? home : System.getProperty("user.home"),
+                    shardqHome != null ? shardqHome : blankToNull(env.apply("SHARDQ_HOME")));
+        }
+
+        private static String blankToNull(String s) {
+            return s == null || s.isBlank() ? null : s.strip();
         }
     }
 }

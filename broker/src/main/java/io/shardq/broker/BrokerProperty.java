@@ -46,7 +46,8 @@ public enum BrokerProperty {
             "shardq.embedded.data-dir",
             "SHARDQ_EMBEDDED_DATA_DIR",
             "~/.shardq/pgdata",
-            "data directory of the embedded PostgreSQL (kept across restarts)"),
+            "data directory of the embedded PostgreSQL (kept across restarts); ~ is $HOME, and $SHARDQ_HOME,"
+                    + " when set, stands for ~/.shardq"),
     EMBEDDED_PORT(
             "shardq.embedded.port",
             "SHARDQ_EMBEDDED_PORT",
@@ -155,7 +156,8 @@ public enum BrokerProperty {
             "shardq.instance.name",
             "SHARDQ_INSTANCE_NAME",
             "",
-            "label of this instance in shardq.instance; empty uses host and process id"),
+            "label of this instance in shardq.instance; empty uses the main class or jar, the process id"
+                    + " and the host"),
     GRANT_CACHE_MS(
             "shardq.security.grant-cache-ms",
             "SHARDQ_SECURITY_GRANT_CACHE_MS",

@@ -35,8 +35,29 @@ class SelectorTest {
     void invalidSelector_isRefusedWithItsText() {
         assertThatThrownBy(() -> Selector.compile("color = = 'red'"))
                 .isInstanceOf(ShardQException.class)
-                .hasMessageContaining("selector \"color = = 'red'\" is invalid")
+                .hasMessage("selector \"color = = 'red'\" is invalid: unexpected \"=\" at position 9")
                 .satisfies(e -> assertThat(((ShardQException) e).kind()).isEqualTo(ErrorKind.INVALID_SELECTOR));
+    }
+
+    @Test
+    void invalidSelectors_nameThePositionAndWhatIsFoundThere() {
+        assertThat(refusal("a = 1 ANDD b = 2")).endsWith("is invalid: unexpected \"ANDD\" at position 7");
+        assertThat(refusal("(a = 1")).endsWith("is invalid: the selector ends too early, at position 6");
+        assertThat(refusal("a # 3")).endsWith("is invalid: unexpected character '#' at position 3");
+        assertThat(refusal("a = 'x"))
+                .endsWith(
+                        "is invalid: the selector ends inside 'x (a string without its closing quote?), at position 7");
+        assertThat(refusal("a = 1 AND\nb = = 2")).endsWith("is invalid: unexpected \"=\" at line 2, position 5");
+    }
+
+    private static String refusal(String selector) {
+        try {
+            Selector.compile(selector);
+        } catch (ShardQException e) {
+            assertThat(e.getMessage()).doesNotContain("Parse error").doesNotContain("Lexical error");
+            return e.getMessage();
+        }
+        throw new AssertionError(selector + " was accepted");
     }
 
     @Test

@@ -182,7 +182,7 @@ function destinations() {
     charts(null),
     h("h2", {}, "Queues"),
     queues.length === 0 ? h("p", { class: "muted" }, "No queues yet.") :
-      table(["Queue", "Shards", "Backlog", "Enqueue", "Dequeue", "Oldest waiting", "Enqueued", "Enqueue", "Dequeue"], queueRows),
+      table(["Queue", "Shards", "Backlog", "Enqueue/s", "Dequeue/s", "Oldest waiting", "Enqueued", "Enqueue", "Dequeue"], queueRows),
     h("h2", {}, "Topics"),
     topics.length === 0 ? h("p", { class: "muted" }, "No topics yet.") :
       table(["Topic", "Shards", "Published", "Publish", "Retained", "Oldest retained", "Subscriptions", "Retirement held by"], topicRows),
@@ -222,7 +222,11 @@ function queueTools(name) {
   const base = "/api/queues/" + enc;
   const button = (label, question, path, danger) =>
     h("button", { class: danger ? "danger" : null, "data-action": label, disabled: !ADMIN,
-      onclick: () => act(question, base + path, result) }, label);
+      onclick: async () => {
+        await act(question, base + path, result);
+        // the message list below was read before the action: read it again (a purge showed purged messages)
+        if (summary.textContent) form.requestSubmit();
+      } }, label);
   const actions = h("div", { class: "actions" },
     button("Purge", "Purge queue " + name + "? Every waiting message is discarded.", "/purge", true),
     button("Stop enqueue", "Stop sending to " + name + "? Producers get an error until it is started.", "/stop?which=enqueue", true),
@@ -363,7 +367,7 @@ function charts(name, isTopic) {
     series.push(["Retained (messages)", [[name, samples.map((s) => (s.topics[name] ? s.topics[name].retained : null))]]]);
   } else {
     const pick = (f) => samples.map((s) => (s.queues[name] ? s.queues[name][f] : null));
-    series.push(["Rates (messages/s)", [["enqueue", pick("enqueuePerSecond")], ["dequeue", pick("dequeuePerSecond")]]]);
+    series.push(["Rates (messages/s)", [["enqueue", pick("enqueuePerSecond")], ["dequeue", pick("dequeuePerSecond")], ["purged", pick("purgedPerSecond")]]]);
     series.push(["Backlog (messages)", [["backlog", pick("backlog")]]]);
   }
   for (const [title, lines] of series) {

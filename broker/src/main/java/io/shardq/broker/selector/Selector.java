@@ -58,12 +58,51 @@ public final class Selector {
         try {
             parsed = SelectorParser.parse(text);
         } catch (FilterException | RuntimeException e) {
-            throw invalid(text, Texts.cut(String.valueOf(e.getMessage()), QUOTE), e);
+            throw invalid(text, Texts.cut(why(e), QUOTE), e);
         } catch (StackOverflowError e) {
             throw invalid(text, "it is nested too deeply", null);
         }
         check(text, parsed);
         return new Selector(text, parsed);
+    }
+
+    /** "line 1, column 10.  Encountered: =" in the messages of Artemis' (JavaCC) parser and lexer. */
+    private static final java.util.regex.Pattern WHERE = java.util.regex.Pattern.compile(
+            "(Parse|Lexical) error at line (\\d+), column (\\d+)\\.\\s+Encountered: (.*)",
+            java.util.regex.Pattern.DOTALL);
+
+    /**
+     * Where the text stops parsing and what is found there: Artemis' FilterException carries the
+     * selector itself as its message, its cause (JavaCC's ParseException or TokenMgrError) the
+     * position. "unexpected "=" at position 10".
+     */
+    static String why(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            java.util.regex.Matcher m = WHERE.matcher(String.valueOf(t.getMessage()));
+            if (!m.find()) {
+                continue;
+            }
+            String at = m.group(2).equals("1")
+                    ? "position " + m.group(3)
+                    : "line " + m.group(2) + ", position " + m.group(3);
+            String found = m.group(4).strip().lines().findFirst().orElse("").strip();
+            if (m.group(1).equals("Lexical")) {
+                java.util.regex.Matcher after = java.util.regex.Pattern.compile("<EOF> after prefix \"(.*)\"")
+                        .matcher(found);
+                if (after.find()) {
+                    String prefix = after.group(1).replace("\\'", "'");
+                    return "the selector ends inside " + prefix + " (a string without its closing quote?), at " + at;
+                }
+                java.util.regex.Matcher ch =
+                        java.util.regex.Pattern.compile("^('.*?') \\(\\d+\\)").matcher(found);
+                return "unexpected character " + (ch.find() ? ch.group(1) : found) + " at " + at;
+            }
+            if (found.startsWith("<EOF>")) {
+                return "the selector ends too early, at " + at;
+            }
+            return "unexpected \"" + found + "\" at " + at;
+        }
+        return String.valueOf(e.getMessage());
     }
 
     /** Walks the expression (without recursion): depth and extensions. */
