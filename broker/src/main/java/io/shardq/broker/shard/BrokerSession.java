@@ -1013,10 +1013,17 @@ public final class BrokerSession implements AutoCloseable {
         }
     }
 
-    /** Run once after the current transaction commits, then forgotten (see {@link #onCommit}). */
-    private final List<Runnable> onCommit = new ArrayList<>();
-    /** Run once after the current transaction rolls back or fails to commit. */
-    private final List<Runnable> onRollback = new ArrayList<>();
+    /** What others attach to the current transaction: before-commit, on-commit and on-rollback actions. */
+    private final TransactionSynchronizations synchronizations = new TransactionSynchronizations();
+
+    /**
+     * The current transaction's synchronizations, for engine parts that keep state per transaction
+     * (see {@link TransactionSynchronizations#resource}).
+     */
+    public TransactionSynchronizations synchronizations() {
+        checkOpen();
+        return synchronizations;
+    }
 
     /**
      * Runs {@code action} once, after the current transaction's {@link #commit()} succeeded (for a
@@ -1027,7 +1034,7 @@ public final class BrokerSession implements AutoCloseable {
      */
     public void onCommit(Runnable action) {
         checkOpen();
-        onCommit.add(action);
+        synchronizations.onCommit(action);
     }
 
     /**
@@ -1038,17 +1045,12 @@ public final class BrokerSession implements AutoCloseable {
      */
     public void onRollback(Runnable action) {
         checkOpen();
-        onRollback.add(action);
+        synchronizations.onRollback(action);
     }
 
     /** An action that runs in the transaction, on its connection, just before COMMIT. */
     @FunctionalInterface
-    public interface BeforeCommit {
-        void run(Connection c) throws SQLException;
-    }
-
-    /** Run once inside the current transaction, just before it commits (see {@link #beforeCommit}). */
-    private final List<BeforeCommit> beforeCommit = new ArrayList<>();
+    public interface BeforeCommit extends TransactionSynchronizations.BeforeCommit {}
 
     /**
      * Runs {@code action} once, inside the current transaction on its connection, as the last work
@@ -1059,33 +1061,12 @@ public final class BrokerSession implements AutoCloseable {
      */
     public void beforeCommit(BeforeCommit action) {
         checkOpen();
-        beforeCommit.add(action);
+        synchronizations.beforeCommit(action);
     }
 
     /** Runs and forgets the actions of the transaction that ended. */
     private void completed(boolean committed) {
-        beforeCommit.clear();
-        if (onCommit.isEmpty() && onRollback.isEmpty()) {
-            return;
-        }
-        List<Runnable> run = new ArrayList<>(committed ? onCommit : onRollback);
-        onCommit.clear();
-        onRollback.clear();
-        RuntimeException failure = null;
-        for (Runnable r : run) {
-            try {
-                r.run();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        synchronizations.completed(committed);
     }
 
     // ---------------------------------------------------------------- two-phase commit (XA)
@@ -1153,7 +1134,7 @@ public final class BrokerSession implements AutoCloseable {
                     ErrorKind.ILLEGAL_STATE, "the session's transaction " + prepared.gid() + " is prepared already");
         }
         PreparedTransactions.validate(gid);
-        if (!hasUncommittedWork() && txConnection == null && beforeCommit.isEmpty()) {
+        if (!hasUncommittedWork() && txConnection == null && !synchronizations.hasBeforeCommit()) {
             completed(true);
             return false;
         }
@@ -1224,9 +1205,7 @@ public final class BrokerSession implements AutoCloseable {
             engine.releaseNonPersistent(t.entry().message);
         }
         takenNp.clear();
-        beforeCommit.clear();
-        onCommit.clear();
-        onRollback.clear();
+        synchronizations.forget();
     }
 
     /** Consumes every message delivered so far (CLIENT_ACKNOWLEDGE, or deferred AUTO acks). */
@@ -1308,13 +1287,13 @@ public final class BrokerSession implements AutoCloseable {
                 || !written.isEmpty()
                 || !moving.isEmpty()
                 || txConnection != null
-                || !beforeCommit.isEmpty()
+                || synchronizations.hasBeforeCommit()
                 || gid != null;
         boolean own = gid == null
                 && txConnection == null
                 && external == null
                 && written.isEmpty()
-                && beforeCommit.isEmpty()
+                && !synchronizations.hasBeforeCommit()
                 && toSchedule.isEmpty();
         boolean onlyOneBatch = own && toWrite.size() == 1 && moving.isEmpty();
         // one claim's commit is one statement (cursor_commit_move, or the log insert)
@@ -1380,9 +1359,7 @@ public final class BrokerSession implements AutoCloseable {
                 for (Claim cl : moving) {
                     advanceCursor(c, cl, me);
                 }
-                for (BeforeCommit action : beforeCommit) {
-                    action.run(c);
-                }
+                synchronizations.runBeforeCommit(c);
                 if (gid != null) {
                     committing = true; // a lost reply leaves it unknown whether the transaction is prepared
                     PreparedTransactions.prepare(c, gid);
