@@ -80,7 +80,7 @@ public final class BrokerSession implements AutoCloseable {
 
     private boolean closed;
 
-    private static final class Batch {
+    static final class Batch {
         final DestinationRuntime rt;
         final int shard;
         final boolean deadLetters;
@@ -104,7 +104,7 @@ public final class BrokerSession implements AutoCloseable {
     private record NpTaken(Subscription sub, Subscription.NpEntry entry, boolean delivered) {}
 
     /** What this session holds of one shard. */
-    private static final class Claim {
+    static final class Claim {
         final DestinationRuntime rt;
         /** The subscription whose cursor this claim moves. */
         final Subscription sub;
@@ -165,7 +165,7 @@ public final class BrokerSession implements AutoCloseable {
         this.mode = external != null || xa ? Mode.TRANSACTED : mode;
         this.external = external;
         this.awaitsOutcome = external != null && awaitsOutcome;
-        this.xa = xa;
+        this.xa = new XaBranch(xa);
     }
 
     /** True when this session runs on an application's connection, which the application commits. */
@@ -507,7 +507,7 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     /** A persistent message sent with a delivery delay: it waits in shardq.scheduled_message. */
-    private record ScheduledSend(DestinationRuntime rt, BrokerMessage message) {}
+    record ScheduledSend(DestinationRuntime rt, BrokerMessage message) {}
 
     /** Messages sent with a delivery delay in this transaction, written at commit. */
     private final List<ScheduledSend> scheduled = new ArrayList<>();
@@ -538,7 +538,7 @@ public final class BrokerSession implements AutoCloseable {
         List<BrokerMessage> messages = b.deadLetters ? LargeBodies.withCopies(c, b.messages) : b.messages;
         List<Enqueue.Part> parts = List.of(new Enqueue.Part(messages, origin));
         // an XA session's transaction may be prepared, which PostgreSQL refuses after a NOTIFY
-        List<String> wakes = xa ? deferredWakes : null;
+        List<String> wakes = xa.wakes();
         if (Enqueue.insertReserving(engine, c, b.rt, b.shard, parts, wakes) < 0) {
             Enqueue.reserveAndInsert(engine, c, b.rt, b.shard, parts, tentativeSlices, wakes);
         }
@@ -1071,26 +1071,12 @@ public final class BrokerSession implements AutoCloseable {
 
     // ---------------------------------------------------------------- two-phase commit (XA)
 
-    private final boolean xa;
-    private boolean xaAssociated;
-
-    /** A transaction prepared by {@link #prepare}: what its commit does in memory, kept for the outcome. */
-    private record Prepared(
-            String gid,
-            List<Batch> batches,
-            List<Batch> toWrite,
-            List<ScheduledSend> toSchedule,
-            List<Claim> moving,
-            long started) {}
-
-    private Prepared prepared;
-
-    /** Wake-ups other instances asked for, sent after the commit (XA sessions only: see writeBatch). */
-    private final List<String> deferredWakes = new ArrayList<>();
+    /** Two-phase commit: the branch association, the prepared transaction, deferred wake-ups. */
+    private final XaBranch xa;
 
     /** True for a session a transaction manager drives (see {@link #prepare}). */
     public boolean isXa() {
-        return xa;
+        return xa.isXa();
     }
 
     /**
@@ -1100,15 +1086,12 @@ public final class BrokerSession implements AutoCloseable {
      */
     public void xaAssociate(boolean associated) {
         checkOpen();
-        if (associated && prepared != null) {
-            checkWork(); // names the prepared transaction
-        }
-        xaAssociated = associated;
+        xa.associate(associated);
     }
 
     /** The global transaction id of the transaction prepared and not yet decided, or null. */
     public String preparedGid() {
-        return prepared == null ? null : prepared.gid();
+        return xa.preparedGid();
     }
 
     /**
@@ -1129,10 +1112,7 @@ public final class BrokerSession implements AutoCloseable {
      */
     public boolean prepare(String gid) {
         checkOpen();
-        if (prepared != null) {
-            throw new ShardQException(
-                    ErrorKind.ILLEGAL_STATE, "the session's transaction " + prepared.gid() + " is prepared already");
-        }
+        xa.checkCanPrepare();
         PreparedTransactions.validate(gid);
         if (!hasUncommittedWork() && txConnection == null && !synchronizations.hasBeforeCommit()) {
             completed(true);
@@ -1158,11 +1138,10 @@ public final class BrokerSession implements AutoCloseable {
      * one more delivery attempt, as {@link #rollback()} does.
      */
     void completePrepared(boolean committed) {
-        Prepared p = prepared;
+        XaBranch.Prepared p = xa.take();
         if (p == null) {
             return;
         }
-        prepared = null;
         if (closed) {
             return; // close() forgot the work already
         }
@@ -1183,11 +1162,10 @@ public final class BrokerSession implements AutoCloseable {
      * (see {@code cursor_lease_acquire}).
      */
     void forgetPrepared() {
-        Prepared p = prepared;
+        XaBranch.Prepared p = xa.take();
         if (p == null) {
             return;
         }
-        prepared = null;
         engine.preparedTransactions().unregister(p.gid(), this);
         forgetShards(claims);
         for (Claim cl : claims) {
@@ -1195,7 +1173,7 @@ public final class BrokerSession implements AutoCloseable {
         }
         claims.clear();
         tentativeSlices.clear();
-        deferredWakes.clear(); // the outcome is unknown here: the waiters poll
+        xa.clearWakes(); // the outcome is unknown here: the waiters poll
         scheduled.clear();
         pending.clear();
         written.clear();
@@ -1268,7 +1246,7 @@ public final class BrokerSession implements AutoCloseable {
     /**
      * As {@link #commitWork(boolean, boolean)}; with a {@code gid}, the transaction is prepared
      * ({@code PREPARE TRANSACTION}) instead of committed, and what a commit does in memory waits in
-     * {@link #prepared} for the outcome ({@link #completePrepared}).
+     * the session's {@link XaBranch} for the outcome ({@link #completePrepared}).
      */
     private void commitWork(boolean sends, boolean consumption, String gid) {
         long started = System.nanoTime();
@@ -1388,8 +1366,7 @@ public final class BrokerSession implements AutoCloseable {
             releaseConnection(c, borrowed);
         }
         if (gid != null) {
-            prepared = new Prepared(gid, batches, toWrite, toSchedule, moving, started);
-            engine.preparedTransactions().register(gid, this);
+            xa.prepared(engine, this, new XaBranch.Prepared(gid, batches, toWrite, toSchedule, moving, started));
             return;
         }
         finishCommit(batches, toWrite, toSchedule, moving, sends, consumption, started);
@@ -1405,7 +1382,7 @@ public final class BrokerSession implements AutoCloseable {
             boolean consumption,
             long started) {
         pending.values().removeAll(toWrite);
-        Enqueue.sendWakes(engine, deferredWakes);
+        Enqueue.sendWakes(engine, xa.deferredWakes());
         long earliest = Long.MAX_VALUE;
         if (!toSchedule.isEmpty()) {
             scheduled.removeAll(toSchedule);
@@ -1762,7 +1739,7 @@ public final class BrokerSession implements AutoCloseable {
      */
     private void afterFailedCommit(boolean countAttempts) {
         tentativeSlices.clear();
-        deferredWakes.clear();
+        xa.clearWakes();
         scheduled.clear();
         pending.clear();
         written.clear();
@@ -1930,29 +1907,13 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     private void checkNotPrepared() {
-        if (prepared != null) {
-            throw new ShardQException(
-                    ErrorKind.ILLEGAL_STATE,
-                    "the session's transaction " + prepared.gid()
-                            + " is prepared: only its transaction manager decides it (commit or rollback prepared)");
-        }
+        xa.checkNotPrepared();
     }
 
     /** Before a send or a receive: open, not prepared, and (XA) inside a transaction branch. */
     private void checkWork() {
         checkOpen();
-        if (prepared != null) {
-            throw new ShardQException(
-                    ErrorKind.ILLEGAL_STATE,
-                    "the session's transaction " + prepared.gid()
-                            + " is prepared: no new work until its outcome (commit or rollback)");
-        }
-        if (xa && !xaAssociated) {
-            throw new ShardQException(
-                    ErrorKind.ILLEGAL_STATE,
-                    "this XA session is not associated with a global transaction: enlist its XAResource in a"
-                            + " transaction (XAResource.start) before sending or receiving");
-        }
+        xa.checkWork();
     }
 
     /** Rolls back whatever is uncommitted (JMS: closing a session rolls back its transaction). */
@@ -1965,7 +1926,7 @@ public final class BrokerSession implements AutoCloseable {
             if (inFlight != null) {
                 transactionEnded(Outcome.UNKNOWN); // closed before the application said how it ended
             }
-            if (prepared != null) {
+            if (xa.isPrepared()) {
                 // not ours to decide: the transaction manager commits or rolls it back, maybe elsewhere
                 forgetPrepared();
             } else if (hasUncommittedWork() || txConnection != null || !claims.isEmpty()) {
