@@ -70,11 +70,12 @@ public final class BrokerSession implements AutoCloseable {
     private Connection txConnection;
     private final TreeMap<Long, Batch> pending = new TreeMap<>();
     private final List<Batch> written = new ArrayList<>();
-    private final List<NpSend> pendingNp = new ArrayList<>();
     private final Map<DestinationRuntime, Integer> pinned = new HashMap<>();
     private final List<Claim> claims = new ArrayList<>();
-    /** Non-persistent messages delivered (or dead-lettered, expired) and not yet acknowledged. */
-    private final List<NpTaken> takenNp = new ArrayList<>();
+    /** The non-persistent messages of this transaction: sent, taken, moved aside. */
+    private final NonPersistentWork nonPersistent;
+    /** Where consumed messages that are not delivered go: dead-letter and expiry queues. */
+    private final DeadLetters deadLetters;
     /** Slices this transaction looked up or assigned: published to the SliceMap after commit. */
     private final List<Enqueue.TentativeSlice> tentativeSlices = new ArrayList<>();
 
@@ -98,10 +99,6 @@ public final class BrokerSession implements AutoCloseable {
             this.deadLetters = deadLetters;
         }
     }
-
-    private record NpSend(DestinationRuntime rt, BrokerMessage message) {}
-
-    private record NpTaken(Subscription sub, Subscription.NpEntry entry, boolean delivered) {}
 
     /** What this session holds of one shard. */
     static final class Claim {
@@ -166,6 +163,8 @@ public final class BrokerSession implements AutoCloseable {
         this.external = external;
         this.awaitsOutcome = external != null && awaitsOutcome;
         this.xa = new XaBranch(xa);
+        this.nonPersistent = new NonPersistentWork(engine);
+        this.deadLetters = new DeadLetters(engine, (target, aside) -> buffer(target, aside, true), nonPersistent);
     }
 
     /** True when this session runs on an application's connection, which the application commits. */
@@ -192,8 +191,7 @@ public final class BrokerSession implements AutoCloseable {
         if (inFlight != null
                 || !pending.isEmpty()
                 || !written.isEmpty()
-                || !pendingNp.isEmpty()
-                || !takenNp.isEmpty()
+                || nonPersistent.hasWork()
                 || !scheduled.isEmpty()) {
             return true;
         }
@@ -421,7 +419,7 @@ public final class BrokerSession implements AutoCloseable {
             // nothing of the unit was written: forget what was buffered (no consumption is touched)
             pending.values().removeIf(b -> !b.deadLetters);
             scheduled.clear();
-            discard(pendingNp);
+            nonPersistent.discardSends();
             throw e;
         }
         commitWork(true, false);
@@ -444,16 +442,7 @@ public final class BrokerSession implements AutoCloseable {
             return;
         }
         if (!message.persistent()) {
-            if (!engine.reserveNonPersistent(message, false)) {
-                throw new ShardQException(
-                        ErrorKind.RESOURCE_EXHAUSTED,
-                        "cannot hold another non-persistent message for "
-                                + rt.info().name()
-                                + ": this instance holds " + engine.stats().nonPersistentBytes()
-                                + " bytes of them, the bound is shardq.non-persistent.max-bytes = "
-                                + engine.settings().nonPersistentMaxBytes());
-            }
-            pendingNp.add(new NpSend(rt, message));
+            nonPersistent.send(rt, message);
             return;
         }
         int groupShard = groupShard(rt, message);
@@ -612,7 +601,7 @@ public final class BrokerSession implements AutoCloseable {
             if (!rt.info().dequeueEnabled()) {
                 return null;
             }
-            NpTaken np = takeNonPersistent(sub, selector);
+            NonPersistentWork.Taken np = nonPersistent.take(sub, selector, deadLetters);
             if (np != null) {
                 if (np.delivered()) {
                     if (np.entry().attempts > 0) {
@@ -653,8 +642,8 @@ public final class BrokerSession implements AutoCloseable {
                 if (attempts > 0) {
                     claim.attemptsToClear = true;
                 }
-                if (expired(m)) {
-                    expire(rt, m, true);
+                if (DeadLetters.expired(m)) {
+                    deadLetters.expire(rt, m, true);
                     claim.taken.add(seq);
                     settled = true;
                     continue;
@@ -664,7 +653,7 @@ public final class BrokerSession implements AutoCloseable {
                     continue; // left for other consumers: the exclusive scan passes over it
                 }
                 if (attempts >= rt.info().maxAttempts()) {
-                    deadLetter(rt, m, attempts, true);
+                    deadLetters.deadLetter(rt, m, attempts, true);
                     claim.taken.add(seq);
                     settled = true;
                     continue;
@@ -818,85 +807,6 @@ public final class BrokerSession implements AutoCloseable {
             }
         }
     }
-
-    /** The next non-persistent message (matching the selector), taken from the destination's memory. */
-    private NpTaken takeNonPersistent(Subscription sub, Selector selector) {
-        DestinationRuntime rt = sub.destination;
-        for (Subscription.NpEntry e : sub.nonPersistent) {
-            if (selector != null && !selector.matches(e.message)) {
-                continue;
-            }
-            if (!sub.nonPersistent.remove(e)) {
-                continue; // another session took it
-            }
-            NpTaken taken;
-            if (expired(e.message)) {
-                expire(rt, e.message, false);
-                taken = new NpTaken(sub, e, false);
-            } else if (e.attempts >= rt.info().maxAttempts()) {
-                deadLetter(rt, e.message, e.attempts, false);
-                taken = new NpTaken(sub, e, false);
-            } else {
-                taken = new NpTaken(sub, e, true);
-            }
-            takenNp.add(taken);
-            return taken;
-        }
-        return null;
-    }
-
-    private static boolean expired(BrokerMessage m) {
-        return m.expiration() > 0 && m.expiration() < System.currentTimeMillis();
-    }
-
-    /**
-     * A message found expired at delivery: consumed, and sent to the destination's expiry queue in
-     * the same transaction when it has one (V011), with the properties a dead letter has.
-     */
-    private void expire(DestinationRuntime rt, BrokerMessage m, boolean persistent) {
-        DestinationInfo d = rt.info();
-        engine.stats().expired.increment();
-        rt.expired.increment();
-        if (d.expiryName() == null) {
-            return; // dropped
-        }
-        // kept there without an expiration, or it would expire again at once; when it expired is a property
-        BrokerMessage expired = m.withoutExpiration().withProperty(ACTUAL_EXPIRY, m.expiration());
-        sendAside(
-                d, d.expiryName(), expired, "expired at " + java.time.Instant.ofEpochMilli(m.expiration()), persistent);
-    }
-
-    /**
-     * Sends a message this transaction consumes to another queue (dead-letter or expiry), with
-     * why and where from, in the same transaction: a persistent one with the commit, a
-     * non-persistent one released with the consumption.
-     */
-    private void sendAside(DestinationInfo from, String queue, BrokerMessage m, String reason, boolean persistent) {
-        DestinationRuntime target = engine.deadLetterRuntime(queue);
-        BrokerMessage aside =
-                m.withProperty(DEAD_LETTER_REASON, reason).withProperty(ORIGINAL_DESTINATION, from.name());
-        if (persistent) {
-            buffer(target, aside, true);
-        } else {
-            engine.reserveNonPersistent(aside, true);
-            deadNp.add(new NpSend(target, aside));
-        }
-    }
-
-    private void deadLetter(DestinationRuntime rt, BrokerMessage m, int attempts, boolean persistent) {
-        DestinationInfo d = rt.info();
-        sendAside(
-                d,
-                d.deadLetterQueue(),
-                m,
-                "delivery failed " + attempts + " times; " + d.name() + " allows " + d.maxAttempts() + " attempts",
-                persistent);
-        engine.stats().deadLettered.increment();
-        rt.deadLettered.increment();
-    }
-
-    /** Non-persistent dead letters: released with the consumption that produced them. */
-    private final List<NpSend> deadNp = new ArrayList<>();
 
     /** The message {@code seq} of a claimed shard: from the cache, else read ahead in bulk. */
     private BrokerMessage fetch(DestinationRuntime rt, ShardState s, long seq, long head) {
@@ -1177,12 +1087,7 @@ public final class BrokerSession implements AutoCloseable {
         scheduled.clear();
         pending.clear();
         written.clear();
-        discard(pendingNp);
-        discard(deadNp);
-        for (NpTaken t : takenNp) {
-            engine.releaseNonPersistent(t.entry().message);
-        }
-        takenNp.clear();
+        nonPersistent.forget();
         synchronizations.forget();
     }
 
@@ -1618,12 +1523,12 @@ public final class BrokerSession implements AutoCloseable {
         }
         written.clear();
         if (sends) {
-            offerAll(pendingNp);
+            nonPersistent.sendsCommitted(origin);
         }
         if (!consumption) {
             return;
         }
-        offerAll(deadNp);
+        nonPersistent.asideCommitted(origin);
         long delivered = 0;
         for (int i = claims.size() - 1; i >= 0; i--) {
             Claim cl = claims.get(i);
@@ -1665,68 +1570,8 @@ public final class BrokerSession implements AutoCloseable {
             }
         }
         lastTransactionSize = (int) Math.min(MAX_PREFETCH, delivered);
-        for (NpTaken t : takenNp) {
-            engine.releaseNonPersistent(t.entry().message);
-            if (t.delivered()) {
-                delivered++;
-                t.sub().destination.dequeued.increment();
-            }
-        }
-        takenNp.clear();
+        delivered += nonPersistent.takesCommitted();
         engine.stats().dequeued.add(delivered);
-    }
-
-    /** Committed non-persistent sends become deliverable (their room was reserved when buffered). */
-    private void offerAll(List<NpSend> sends) {
-        for (NpSend np : sends) {
-            np.rt().enqueued.increment();
-            if (np.rt().info().isQueue()) {
-                np.rt().queue().offerNonPersistent(new Subscription.NpEntry(np.message(), 0), false);
-            } else {
-                offerToSubscriptions(np.rt(), np.message());
-            }
-        }
-        sends.clear();
-    }
-
-    /**
-     * A non-persistent topic message goes to the subscriptions this instance serves whose
-     * selector (and noLocal) wants it, one copy each; nobody else ever sees it (see "Topics").
-     */
-    private void offerToSubscriptions(DestinationRuntime rt, BrokerMessage m) {
-        TopicView view = rt.currentTopicView();
-        if (view == null) {
-            try (Connection c = engine.borrowConnection()) {
-                view = rt.topicView(c);
-            } catch (SQLException | RuntimeException e) {
-                view = null; // the subscriptions cannot be read: nobody gets it (non-persistent: at most once)
-            }
-        }
-        byte[] bits = view == null ? null : view.bitmap(m, origin);
-        boolean reserved = true; // the first copy uses the room reserved at send
-        if (bits != null) {
-            BrokerMessage stamped = m.withSubscribers(bits);
-            for (Subscription sub : rt.subscriptions()) {
-                if (sub.wants(stamped)) {
-                    if (!reserved) {
-                        engine.reserveNonPersistent(stamped, true);
-                    }
-                    reserved = false;
-                    sub.offerNonPersistent(new Subscription.NpEntry(stamped, 0), false);
-                }
-            }
-        }
-        if (reserved) {
-            engine.releaseNonPersistent(m);
-        }
-    }
-
-    /** Discarded non-persistent sends give their room back. */
-    private void discard(List<NpSend> sends) {
-        for (NpSend np : sends) {
-            engine.releaseNonPersistent(np.message());
-        }
-        sends.clear();
     }
 
     private void afterFailedCommit() {
@@ -1743,7 +1588,7 @@ public final class BrokerSession implements AutoCloseable {
         scheduled.clear();
         pending.clear();
         written.clear();
-        discard(pendingNp);
+        nonPersistent.discardSends();
         releaseClaims(countAttempts);
     }
 
@@ -1831,13 +1676,7 @@ public final class BrokerSession implements AutoCloseable {
             cl.sub.released(available);
         }
         claims.clear();
-        discard(deadNp);
-        for (int i = takenNp.size() - 1; i >= 0; i--) {
-            NpTaken t = takenNp.get(i);
-            int attempts = t.entry().attempts + (countAttempts && t.delivered() ? 1 : 0);
-            t.sub().offerNonPersistent(new Subscription.NpEntry(t.entry().message, attempts), true);
-        }
-        takenNp.clear();
+        nonPersistent.takesRolledBack(countAttempts);
         if (failure != null) {
             throw failure;
         }
