@@ -8,7 +8,6 @@ import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.message.StreamedBody;
 import io.shardq.broker.selector.Selector;
-import io.shardq.broker.store.HeaderCodec;
 import io.shardq.broker.store.LargeBodies;
 import java.io.InputStream;
 import java.sql.Connection;
@@ -21,7 +20,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -68,37 +66,16 @@ public final class BrokerSession implements AutoCloseable {
     private InFlight inFlight;
 
     private Connection txConnection;
-    private final TreeMap<Long, Batch> pending = new TreeMap<>();
-    private final List<Batch> written = new ArrayList<>();
-    private final Map<DestinationRuntime, Integer> pinned = new HashMap<>();
+    /** What this transaction sends: batches per (destination, shard), the pinned shards, delayed sends. */
+    private final SendBuffer sends;
+
     private final List<Claim> claims = new ArrayList<>();
     /** The non-persistent messages of this transaction: sent, taken, moved aside. */
     private final NonPersistentWork nonPersistent;
     /** Where consumed messages that are not delivered go: dead-letter and expiry queues. */
     private final DeadLetters deadLetters;
-    /** Slices this transaction looked up or assigned: published to the SliceMap after commit. */
-    private final List<Enqueue.TentativeSlice> tentativeSlices = new ArrayList<>();
 
     private boolean closed;
-
-    static final class Batch {
-        final DestinationRuntime rt;
-        final int shard;
-        final boolean deadLetters;
-        final List<BrokerMessage> messages = new ArrayList<>();
-        /** What was stored, numbered from firstSeq (a topic's: stamped, unwanted ones left out). */
-        List<BrokerMessage> stored = List.of();
-
-        long firstSeq;
-        /** Written through the shard's writer, which cached them and moved the head already. */
-        boolean published;
-
-        Batch(DestinationRuntime rt, int shard, boolean deadLetters) {
-            this.rt = rt;
-            this.shard = shard;
-            this.deadLetters = deadLetters;
-        }
-    }
 
     /** What this session holds of one shard. */
     static final class Claim {
@@ -164,7 +141,14 @@ public final class BrokerSession implements AutoCloseable {
         this.awaitsOutcome = external != null && awaitsOutcome;
         this.xa = new XaBranch(xa);
         this.nonPersistent = new NonPersistentWork(engine);
-        this.deadLetters = new DeadLetters(engine, (target, aside) -> buffer(target, aside, true), nonPersistent);
+        this.sends = new SendBuffer(
+                engine,
+                this.mode == Mode.TRANSACTED,
+                this::transactionConnection,
+                () -> origin,
+                this.xa,
+                nonPersistent);
+        this.deadLetters = new DeadLetters(engine, sends::deadLetter, nonPersistent);
     }
 
     /** True when this session runs on an application's connection, which the application commits. */
@@ -188,11 +172,7 @@ public final class BrokerSession implements AutoCloseable {
 
     /** True while the session has sends or receives that are not committed yet. */
     public boolean hasUncommittedWork() {
-        if (inFlight != null
-                || !pending.isEmpty()
-                || !written.isEmpty()
-                || nonPersistent.hasWork()
-                || !scheduled.isEmpty()) {
+        if (inFlight != null || sends.hasWork() || nonPersistent.hasWork()) {
             return true;
         }
         for (Claim cl : claims) {
@@ -280,7 +260,7 @@ public final class BrokerSession implements AutoCloseable {
     /** Sends (transacted: buffers until commit) one message to a destination. */
     public void send(String destination, BrokerMessage message) {
         checkWork();
-        buffer(enqueueable(destination), ordinary(message), false);
+        sends.send(enqueueable(destination), ordinary(message));
         if (mode != Mode.TRANSACTED) {
             commitWork(true, false);
         }
@@ -342,7 +322,7 @@ public final class BrokerSession implements AutoCloseable {
         // (not undone when buffering fails: in a transaction that may have written batches ahead, whose
         // failure breaks the transaction as it did before; its commit then fails and rolls back all)
         try {
-            buffer(rt, message.withStreamedBody(written), false);
+            sends.send(rt, message.withStreamedBody(written));
         } catch (RuntimeException e) {
             if (!inTransaction && mode != Mode.TRANSACTED) {
                 undoStreamedSend(c, null, false); // nothing else was in this transaction
@@ -403,138 +383,28 @@ public final class BrokerSession implements AutoCloseable {
      * {@link #send}. The JMS layer's asynchronous sends are written this way, so a producer that
      * sends faster than PostgreSQL commits gets its messages written in batches.
      */
-    public void sendAll(List<Map.Entry<String, BrokerMessage>> sends) {
+    public void sendAll(List<Map.Entry<String, BrokerMessage>> unit) {
         checkWork();
         if (mode == Mode.TRANSACTED) {
-            for (Map.Entry<String, BrokerMessage> e : sends) {
+            for (Map.Entry<String, BrokerMessage> e : unit) {
                 send(e.getKey(), e.getValue());
             }
             return;
         }
         try {
-            for (Map.Entry<String, BrokerMessage> e : sends) {
-                buffer(enqueueable(e.getKey()), ordinary(e.getValue()), false);
+            for (Map.Entry<String, BrokerMessage> e : unit) {
+                sends.send(enqueueable(e.getKey()), ordinary(e.getValue()));
             }
         } catch (RuntimeException e) {
             // nothing of the unit was written: forget what was buffered (no consumption is touched)
-            pending.values().removeIf(b -> !b.deadLetters);
-            scheduled.clear();
-            nonPersistent.discardSends();
+            sends.discardSends();
             throw e;
         }
         commitWork(true, false);
     }
 
-    /** Dead letters are written only together with the consumption that produced them. */
-    private void buffer(DestinationRuntime rt, BrokerMessage message, boolean deadLetter) {
-        long now = engine.clock().millis();
-        if (!deadLetter && message.deliverAt() > now && (message.persistent() || message.deliverAt() > now + 1000)) {
-            // (a non-persistent message's send time a moment ahead of this clock, a step of the
-            // system clock, is not a delay: only one of a second or more is refused)
-            if (!message.persistent()) {
-                throw new ShardQException(
-                        ErrorKind.INVALID_ARGUMENT,
-                        "a delivery delay is available for persistent messages only: a non-persistent message lives"
-                                + " in one instance's memory, which a delayed one would outlast (send it PERSISTENT,"
-                                + " or without a delay)");
-            }
-            scheduled.add(new ScheduledSend(rt, message)); // written into shardq.scheduled_message at commit
-            return;
-        }
-        if (!message.persistent()) {
-            nonPersistent.send(rt, message);
-            return;
-        }
-        int groupShard = groupShard(rt, message);
-        int shard = groupShard >= 0 ? groupShard : pinned.computeIfAbsent(rt, DestinationRuntime::assignProducerShard);
-        // (destination, shard) order first, so statements lock shard rows in one global order
-        long key = ((long) rt.info().id() << 20) | ((long) shard << 1) | (deadLetter ? 1 : 0);
-        Batch b = pending.computeIfAbsent(key, k -> new Batch(rt, shard, deadLetter));
-        b.messages.add(message);
-        if (mode == Mode.TRANSACTED
-                && !deadLetter
-                && b.messages.size() >= engine.settings().enqueueMaxBatch()) {
-            writeAhead(key, rt);
-        }
-    }
-
     /** The JMSX property a message group is named by (JMS 3.1, 3.5.9). */
     public static final String GROUP_ID = "JMSXGroupID";
-
-    /**
-     * The shard of a message's group in a destination with message groups: its {@code JMSXGroupID}
-     * hashed ({@code String.hashCode}, the same in every JVM) over the shards; -1 otherwise (the
-     * session's pinned shard).
-     */
-    private static int groupShard(DestinationRuntime rt, BrokerMessage m) {
-        DestinationInfo d = rt.info();
-        if (!d.messageGroups() || !(m.properties().get(GROUP_ID) instanceof String group)) {
-            return -1;
-        }
-        return Math.floorMod(group.hashCode(), d.shardCount());
-    }
-
-    /**
-     * Writes the batch of {@code key} ahead of commit (it reached {@code enqueue.max-batch}), and
-     * before it every pending batch of a lower key, dead letters included: the shard rows this
-     * transaction locks are then taken in ascending (destination, shard) order, as at commit.
-     * Only a send to a lower key after this (a destination with a lower id) is locked out of order
-     * at commit; see "The visibility rule" in docs/architecture.md (deadlocks between shards).
-     */
-    private void writeAhead(long key, DestinationRuntime rt) {
-        try {
-            Connection c = transactionConnection();
-            for (var it = pending.headMap(key, true).entrySet().iterator(); it.hasNext(); ) {
-                Batch b = it.next().getValue();
-                writeBatch(c, b);
-                it.remove();
-                written.add(b);
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "writing messages to " + rt.info().name());
-        }
-    }
-
-    /** A persistent message sent with a delivery delay: it waits in shardq.scheduled_message. */
-    record ScheduledSend(DestinationRuntime rt, BrokerMessage message) {}
-
-    /** Messages sent with a delivery delay in this transaction, written at commit. */
-    private final List<ScheduledSend> scheduled = new ArrayList<>();
-
-    /** Writes the delayed sends into the scheduled area, in the commit's transaction (V010). */
-    private static void schedule(Connection c, List<ScheduledSend> sends) throws SQLException {
-        if (sends.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("scheduled_insert"))) {
-            for (ScheduledSend s : sends) {
-                BrokerMessage m = s.message();
-                ps.setInt(1, s.rt().info().id());
-                ps.setLong(2, m.deliverAt());
-                ps.setLong(3, m.expiration());
-                ps.setShort(4, (short) m.priority());
-                ps.setBytes(5, HeaderCodec.encode(m));
-                ps.setBytes(6, m.body());
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
-    }
-
-    private void writeBatch(Connection c, Batch b) throws SQLException {
-        // messages moved aside get copies of their streamed bodies (one message per body), made in
-        // the commit while the consumer's claim still keeps the originals from retirement
-        List<BrokerMessage> messages = b.deadLetters ? LargeBodies.withCopies(c, b.messages) : b.messages;
-        List<Enqueue.Part> parts = List.of(new Enqueue.Part(messages, origin));
-        // an XA session's transaction may be prepared, which PostgreSQL refuses after a NOTIFY
-        List<String> wakes = xa.wakes();
-        if (Enqueue.insertReserving(engine, c, b.rt, b.shard, parts, wakes) < 0) {
-            Enqueue.reserveAndInsert(engine, c, b.rt, b.shard, parts, tentativeSlices, wakes);
-        }
-        b.firstSeq = parts.get(0).firstSeq;
-        b.stored = parts.get(0).stored;
-        LargeBodies.bind(c, b.rt.info().id(), b.shard, b.firstSeq, messages, b.stored);
-    }
 
     // ---------------------------------------------------------------- receive
 
@@ -855,7 +725,7 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     /** The work a commit() wrote into the application's transaction, waiting for its outcome. */
-    private record InFlight(List<Batch> batches, List<Claim> moving, long earliestScheduled) {}
+    private record InFlight(List<SendBuffer.Batch> batches, List<Claim> moving, long earliestScheduled) {}
 
     /**
      * For a session opened to await outcomes ({@code Broker#openSession(Connection, boolean)}): the
@@ -893,12 +763,12 @@ public final class BrokerSession implements AutoCloseable {
                 completed(true);
             }
             case ROLLED_BACK -> {
-                reportRolledBack(f.batches());
+                sends.reportRolledBack(f.batches());
                 afterFailedCommit(true); // aborts the moves, counts the attempts, gives the messages back
                 completed(false);
             }
             case UNKNOWN -> {
-                reportRolledBack(f.batches()); // perhaps dead rows: the reclaimer looks
+                sends.reportRolledBack(f.batches()); // perhaps dead rows: the reclaimer looks
                 failedConsumption(f.moving(), null, true);
                 completed(false);
             }
@@ -1059,7 +929,7 @@ public final class BrokerSession implements AutoCloseable {
             finishCommit(p.batches(), p.toWrite(), p.toSchedule(), p.moving(), true, true, p.started());
             completed(true);
         } else {
-            reportRolledBack(p.batches());
+            sends.reportRolledBack(p.batches());
             afterFailedCommit(true);
             completed(false);
         }
@@ -1082,11 +952,8 @@ public final class BrokerSession implements AutoCloseable {
             cl.sub.released(false);
         }
         claims.clear();
-        tentativeSlices.clear();
         xa.clearWakes(); // the outcome is unknown here: the waiters poll
-        scheduled.clear();
-        pending.clear();
-        written.clear();
+        sends.discard();
         nonPersistent.forget();
         synchronizations.forget();
     }
@@ -1153,21 +1020,14 @@ public final class BrokerSession implements AutoCloseable {
      * ({@code PREPARE TRANSACTION}) instead of committed, and what a commit does in memory waits in
      * the session's {@link XaBranch} for the outcome ({@link #completePrepared}).
      */
-    private void commitWork(boolean sends, boolean consumption, String gid) {
+    private void commitWork(boolean sending, boolean consumption, String gid) {
         long started = System.nanoTime();
-        List<Batch> toWrite = new ArrayList<>();
-        if (sends) {
-            for (Batch b : pending.values()) {
-                if (consumption || !b.deadLetters) {
-                    toWrite.add(b); // pending is ordered by (destination, shard)
-                }
-            }
-        }
+        List<SendBuffer.Batch> toWrite = sending ? sends.toWrite(consumption) : new ArrayList<>();
         List<Claim> moving = consumption ? planCursorMoves() : List.of();
-        List<ScheduledSend> toSchedule = sends ? List.copyOf(scheduled) : List.of();
+        List<SendBuffer.ScheduledSend> toSchedule = sending ? sends.toSchedule() : List.of();
         boolean dbWork = !toWrite.isEmpty()
                 || !toSchedule.isEmpty()
-                || !written.isEmpty()
+                || sends.hasWritten()
                 || !moving.isEmpty()
                 || txConnection != null
                 || synchronizations.hasBeforeCommit()
@@ -1175,16 +1035,16 @@ public final class BrokerSession implements AutoCloseable {
         boolean own = gid == null
                 && txConnection == null
                 && external == null
-                && written.isEmpty()
+                && !sends.hasWritten()
                 && !synchronizations.hasBeforeCommit()
                 && toSchedule.isEmpty();
         boolean onlyOneBatch = own && toWrite.size() == 1 && moving.isEmpty();
         // one claim's commit is one statement (cursor_commit_move, or the log insert)
         boolean onlyOneMove = own && toWrite.isEmpty() && moving.size() == 1;
-        List<Batch> batches = new ArrayList<>(written);
+        List<SendBuffer.Batch> batches = new ArrayList<>(sends.written());
         batches.addAll(toWrite);
         if (onlyOneBatch) {
-            Batch b = toWrite.get(0);
+            SendBuffer.Batch b = toWrite.get(0);
             try {
                 b.firstSeq = b.rt.writer(b.shard).write(b.messages, origin, mode == Mode.TRANSACTED);
                 b.published = true;
@@ -1233,10 +1093,10 @@ public final class BrokerSession implements AutoCloseable {
                         c.setAutoCommit(false); // one statement needs no transaction block: one round trip
                     }
                 }
-                for (Batch b : toWrite) {
-                    writeBatch(c, b);
+                for (SendBuffer.Batch b : toWrite) {
+                    sends.writeBatch(c, b);
                 }
-                schedule(c, toSchedule);
+                SendBuffer.schedule(c, toSchedule);
                 long me = engine.instanceId();
                 committing = c.getAutoCommit(); // one statement: it commits itself
                 for (Claim cl : moving) {
@@ -1263,8 +1123,8 @@ public final class BrokerSession implements AutoCloseable {
                 // the database side of these claims is uncertain: the commit may have moved their
                 // cursors (a lost reply), or it found them elsewhere than this instance thought
                 boolean inDoubt = committing && isConnectionLoss(failure);
-                reportRolledBack(written);
-                reportRolledBack(toWrite);
+                sends.reportRolledBack(sends.written());
+                sends.reportRolledBack(toWrite);
                 failedConsumption(moving, failure, inDoubt);
                 throw inDoubt ? inDoubt(failure) : failure;
             }
@@ -1274,28 +1134,20 @@ public final class BrokerSession implements AutoCloseable {
             xa.prepared(engine, this, new XaBranch.Prepared(gid, batches, toWrite, toSchedule, moving, started));
             return;
         }
-        finishCommit(batches, toWrite, toSchedule, moving, sends, consumption, started);
+        finishCommit(batches, toWrite, toSchedule, moving, sending, consumption, started);
     }
 
     /** What a commit does in memory once its transaction committed: publish, release, count. */
     private void finishCommit(
-            List<Batch> batches,
-            List<Batch> toWrite,
-            List<ScheduledSend> toSchedule,
+            List<SendBuffer.Batch> batches,
+            List<SendBuffer.Batch> toWrite,
+            List<SendBuffer.ScheduledSend> toSchedule,
             List<Claim> moving,
-            boolean sends,
+            boolean sending,
             boolean consumption,
             long started) {
-        pending.values().removeAll(toWrite);
+        long earliest = sends.committed(toWrite, toSchedule);
         Enqueue.sendWakes(engine, xa.deferredWakes());
-        long earliest = Long.MAX_VALUE;
-        if (!toSchedule.isEmpty()) {
-            scheduled.removeAll(toSchedule);
-            for (ScheduledSend s : toSchedule) {
-                earliest = Math.min(earliest, s.message().deliverAt());
-                s.rt().enqueued.increment();
-            }
-        }
         if (awaitsOutcome) {
             // written into the application's transaction, which commits or rolls back later: the
             // moves stay planned (this shard's mover in flight), the sends unpublished, until told
@@ -1305,7 +1157,7 @@ public final class BrokerSession implements AutoCloseable {
         if (earliest != Long.MAX_VALUE) {
             engine.scheduled(earliest);
         }
-        afterCommit(batches, sends, consumption);
+        afterCommit(batches, sending, consumption);
         long took = System.nanoTime() - started;
         engine.stats().recordCommit(!batches.isEmpty(), !toSchedule.isEmpty(), !moving.isEmpty(), took);
         if (external == null) {
@@ -1338,13 +1190,13 @@ public final class BrokerSession implements AutoCloseable {
      * Producer flow control after a commit of sends; see {@link Subscription#throttle}. Not for a
      * destination this session also consumes from: it would wait for itself.
      */
-    private void throttle(List<Batch> batches) {
+    private void throttle(List<SendBuffer.Batch> batches) {
         Engine.Settings s = engine.settings();
         if (s.flowMaxUntaken() <= 0 && s.flowTopicMaxUntaken() <= 0) {
             return; // off (the default): nothing to look at on the commit path
         }
         DestinationRuntime last = null;
-        for (Batch b : batches) {
+        for (SendBuffer.Batch b : batches) {
             if (b.rt != last && !consumes(b.rt.info().name())) {
                 Subscription slowest = slowest(b.rt);
                 if (slowest != null) {
@@ -1506,23 +1358,9 @@ public final class BrokerSession implements AutoCloseable {
         return external != null && !awaitsOutcome;
     }
 
-    private void afterCommit(List<Batch> batches, boolean sends, boolean consumption) {
-        Enqueue.publish(tentativeSlices);
-        for (Batch b : batches) {
-            engine.stats().enqueued.add(b.messages.size());
-            b.rt.enqueued.add(b.messages.size());
-            int n = b.stored.size();
-            if (untold() || b.published || n == 0) {
-                continue; // the application may still roll back: consumers find these by polling
-            }
-            int dest = b.rt.info().id();
-            for (int i = 0; i < n; i++) {
-                engine.cache().put(dest, b.shard, b.firstSeq + i, b.stored.get(i));
-            }
-            b.rt.advanceHead(b.shard, b.firstSeq + n - 1);
-        }
-        written.clear();
-        if (sends) {
+    private void afterCommit(List<SendBuffer.Batch> batches, boolean sending, boolean consumption) {
+        sends.published(batches, !untold());
+        if (sending) {
             nonPersistent.sendsCommitted(origin);
         }
         if (!consumption) {
@@ -1583,11 +1421,8 @@ public final class BrokerSession implements AutoCloseable {
      * the failure was the database's, not the application's ({@code countAttempts} false).
      */
     private void afterFailedCommit(boolean countAttempts) {
-        tentativeSlices.clear();
         xa.clearWakes();
-        scheduled.clear();
-        pending.clear();
-        written.clear();
+        sends.discard();
         nonPersistent.discardSends();
         releaseClaims(countAttempts);
     }
@@ -1628,16 +1463,9 @@ public final class BrokerSession implements AutoCloseable {
             rollbackQuietly(txConnection);
             releaseConnection(txConnection, false);
         }
-        reportRolledBack(written);
+        sends.reportRolledBack(sends.written());
         afterFailedCommit();
         completed(false);
-    }
-
-    /** These batches' rows (written in a transaction that did not commit) are dead. */
-    private void reportRolledBack(List<Batch> batches) {
-        for (Batch b : batches) {
-            engine.sendsRolledBack(b.rt.info(), b.shard);
-        }
     }
 
     /** Gives everything held back; delivered messages count one more attempt. */

@@ -26,9 +26,9 @@ final class XaBranch {
     /** A transaction prepared by {@link BrokerSession#prepare}: what its commit does in memory, kept for the outcome. */
     record Prepared(
             String gid,
-            List<BrokerSession.Batch> batches,
-            List<BrokerSession.Batch> toWrite,
-            List<BrokerSession.ScheduledSend> toSchedule,
+            List<SendBuffer.Batch> batches,
+            List<SendBuffer.Batch> toWrite,
+            List<SendBuffer.ScheduledSend> toSchedule,
             List<BrokerSession.Claim> moving,
             long started) {}
 
