@@ -17,6 +17,8 @@ public final class BrokerConsumer implements AutoCloseable {
     private final Selector selector;
     /** The subscription that counts this consumer while it is open (flow control). */
     final Subscription subscription;
+    /** What the session holds of the subscription: claims, prefetch, scan positions. */
+    private final ConsumerCursor cursor;
 
     private boolean closed;
 
@@ -25,6 +27,7 @@ public final class BrokerConsumer implements AutoCloseable {
         this.destination = destination;
         this.selector = selector;
         this.subscription = subscription;
+        this.cursor = session.cursor(subscription);
         subscription.openConsumers.incrementAndGet();
     }
 
@@ -48,7 +51,7 @@ public final class BrokerConsumer implements AutoCloseable {
         if (closed) {
             throw new ShardQException(ErrorKind.ILLEGAL_STATE, "the consumer of " + destination + " is closed");
         }
-        return session.receive(subscription, destination, timeoutMillis, deferAck, selector);
+        return cursor.receive(destination, timeoutMillis, deferAck, selector);
     }
 
     public boolean isClosed() {

@@ -14,13 +14,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The engine's side of one JMS session: what it sends and receives, and the one database
@@ -69,55 +67,14 @@ public final class BrokerSession implements AutoCloseable {
     /** What this transaction sends: batches per (destination, shard), the pinned shards, delayed sends. */
     private final SendBuffer sends;
 
-    private final List<Claim> claims = new ArrayList<>();
+    /** What this session holds of each subscription it receives from (shared by its consumers of it). */
+    private final Map<Subscription, ConsumerCursor> cursors = new LinkedHashMap<>();
     /** The non-persistent messages of this transaction: sent, taken, moved aside. */
     private final NonPersistentWork nonPersistent;
     /** Where consumed messages that are not delivered go: dead-letter and expiry queues. */
     private final DeadLetters deadLetters;
 
     private boolean closed;
-
-    /** What this session holds of one shard. */
-    static final class Claim {
-        final DestinationRuntime rt;
-        /** The subscription whose cursor this claim moves. */
-        final Subscription sub;
-
-        final ShardState shard;
-        final int epoch;
-        /** A selective session scans the shard alone and passes over what does not match. */
-        final boolean exclusive;
-        /** Handed to this session, not delivered yet (its prefetch), ascending. */
-        final ArrayDeque<Long> prefetched = new ArrayDeque<>();
-        /** Exclusive scans: the next sequence number to look at. */
-        long scanNext;
-
-        final List<Long> delivered = new ArrayList<>();
-        /** Consumed in this transaction: delivered, dead-lettered or expired. */
-        final List<Long> taken = new ArrayList<>();
-
-        boolean attemptsToClear;
-        /** Computed at commit: where the cursor was, where it goes, what is logged beyond it. */
-        long startPosition;
-
-        long newPosition;
-        final List<Long> outOfOrder = new ArrayList<>();
-        boolean logToClear;
-        /** This claim's commit is the shard's cursor mover in flight. */
-        boolean mover;
-
-        Claim(Subscription sub, ShardState shard, boolean exclusive) {
-            this.rt = sub.destination;
-            this.sub = sub;
-            this.shard = shard;
-            this.epoch = shard.leaseEpoch;
-            this.exclusive = exclusive;
-        }
-
-        boolean current() {
-            return epoch == shard.leaseEpoch && shard.leased;
-        }
-    }
 
     public BrokerSession(Engine engine, Mode mode, Connection external) {
         this(engine, mode, external, false, false);
@@ -175,13 +132,42 @@ public final class BrokerSession implements AutoCloseable {
         if (inFlight != null || sends.hasWork() || nonPersistent.hasWork()) {
             return true;
         }
-        for (Claim cl : claims) {
-            if (!cl.taken.isEmpty()) {
+        for (ConsumerCursor cursor : cursors.values()) {
+            if (cursor.hasTaken()) {
                 return true;
             }
         }
         return false;
     }
+
+    /** The session's cursor of {@code sub}: its consumers of it, and receives by name, share it. */
+    ConsumerCursor cursor(Subscription sub) {
+        return cursors.computeIfAbsent(
+                sub, x -> new ConsumerCursor(x, engine, this, receiving, this::prefetch, nonPersistent, deadLetters));
+    }
+
+    /** What a receive asks of this session's transaction. */
+    private final ConsumerCursor.Transaction receiving = new ConsumerCursor.Transaction() {
+        @Override
+        public void checkWork() {
+            BrokerSession.this.checkWork();
+        }
+
+        @Override
+        public boolean autoAcknowledge() {
+            return mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE;
+        }
+
+        @Override
+        public void acknowledge() {
+            commitWork(true, true);
+        }
+
+        @Override
+        public boolean hasUncommittedWork() {
+            return BrokerSession.this.hasUncommittedWork();
+        }
+    };
 
     // ---------------------------------------------------------------- producers and consumers
 
@@ -247,7 +233,13 @@ public final class BrokerSession implements AutoCloseable {
                     return;
                 }
             }
-            giveBackUndelivered(cl -> cl.sub == c.subscription);
+            ConsumerCursor cursor = cursors.get(c.subscription);
+            if (cursor != null) {
+                cursor.giveBackUndelivered();
+                if (cursor.claims().isEmpty()) {
+                    cursors.remove(c.subscription);
+                }
+            }
         } finally {
             if (c.subscription.bit >= 0) {
                 engine.unsubscribed(c.subscription);
@@ -427,175 +419,7 @@ public final class BrokerSession implements AutoCloseable {
     public Delivery receive(String destination, long timeoutMillis, boolean deferAck, Selector selector) {
         checkOpen();
         DestinationRuntime rt = engine.runtime(destination, true);
-        return receive(rt.queue(), destination, timeoutMillis, deferAck, selector);
-    }
-
-    /** Receives from one subscription (a queue's, or a topic's through its consumer). */
-    Delivery receive(Subscription sub, String destination, long timeoutMillis, boolean deferAck, Selector selector) {
-        checkWork();
-        DestinationRuntime rt = sub.destination;
-        long now = System.nanoTime();
-        long deadline =
-                timeoutMillis == 0 ? Long.MAX_VALUE : timeoutMillis < 0 ? now : now + timeoutMillis * 1_000_000L;
-        boolean autoAck = mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE;
-        try {
-            while (true) {
-                Delivery d = next(sub, destination, selector);
-                if (d != null) {
-                    if (autoAck && !deferAck) {
-                        commitWork(true, true);
-                    }
-                    return d;
-                }
-                releaseIdleClaims(sub);
-                sub.catchUp();
-                if (!sub.awaitMessages(deadline, selector != null, groupSession(sub))) {
-                    if (autoAck && hasUncommittedWork()) {
-                        // only expired or dead-lettered messages were passed over on the way (a deferred
-                        // acknowledgement is always made before the next receive): make that final
-                        commitWork(true, true);
-                    }
-                    return null;
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
-    }
-
-    /** One delivery attempt without waiting; null when nothing is available right now. */
-    private Delivery next(Subscription sub, String destination, Selector selector) {
-        DestinationRuntime rt = sub.destination;
-        while (true) {
-            if (!rt.info().dequeueEnabled()) {
-                return null;
-            }
-            NonPersistentWork.Taken np = nonPersistent.take(sub, selector, deadLetters);
-            if (np != null) {
-                if (np.delivered()) {
-                    if (np.entry().attempts > 0) {
-                        rt.redelivered.increment();
-                    }
-                    return new Delivery(destination, np.entry().message, np.entry().attempts + 1, -1, 0);
-                }
-                continue; // expired or dead-lettered on the way
-            }
-            Claim claim = selector == null ? nextRange(sub) : nextExclusive(sub);
-            if (claim == null) {
-                return null;
-            }
-            long seq;
-            if (claim.exclusive) {
-                seq = claim.shard.nextUnconsumed(claim.scanNext);
-                if (seq < 0) {
-                    claim.scanNext = claim.shard.knownHead() + 1;
-                    continue;
-                }
-                claim.scanNext = seq + 1;
-            } else {
-                seq = claim.prefetched.pollFirst();
-            }
-            ShardState s = claim.shard;
-            // until seq is consumed here or passed over on purpose, a failure (a read while
-            // PostgreSQL is gone, the dead-letter queue unreachable) must hand it back to the
-            // claim, or it is neither delivered nor given back and the cursor stalls before it
-            boolean settled = false;
-            try {
-                BrokerMessage m = fetch(rt, s, seq, s.knownHead());
-                if (!sub.wants(m)) {
-                    claim.taken.add(seq); // a topic message without this subscription's bit: passed over
-                    settled = true;
-                    continue;
-                }
-                int attempts = s.attempts.getOrDefault(seq, 0);
-                if (attempts > 0) {
-                    claim.attemptsToClear = true;
-                }
-                if (DeadLetters.expired(m)) {
-                    deadLetters.expire(rt, m, true);
-                    claim.taken.add(seq);
-                    settled = true;
-                    continue;
-                }
-                if (selector != null && !selector.matches(m)) {
-                    settled = true;
-                    continue; // left for other consumers: the exclusive scan passes over it
-                }
-                if (attempts >= rt.info().maxAttempts()) {
-                    deadLetters.deadLetter(rt, m, attempts, true);
-                    claim.taken.add(seq);
-                    settled = true;
-                    continue;
-                }
-                // a large body is read now, while this claim keeps the cursor before the message:
-                // after an AUTO_ACKNOWLEDGE commit its slot may already be truncated
-                m = m.withBodyLoaded();
-                claim.taken.add(seq);
-                claim.delivered.add(seq);
-                settled = true;
-                if (attempts > 0) {
-                    rt.redelivered.increment();
-                }
-                return new Delivery(destination, m, attempts + 1, s.shardNo, seq);
-            } finally {
-                if (!settled) {
-                    if (claim.exclusive) {
-                        claim.scanNext = Math.min(claim.scanNext, seq);
-                    } else {
-                        claim.prefetched.addFirst(seq);
-                    }
-                }
-            }
-        }
-    }
-
-    /** A claim with a prefetched message to deliver: this session's own first, else a new range. */
-    private Claim nextRange(Subscription sub) {
-        for (Claim cl : claims) {
-            if (cl.sub == sub && !cl.exclusive && !cl.prefetched.isEmpty()) {
-                if (cl.current() && cl.shard.leaseLive()) {
-                    return cl;
-                }
-                if (cl.current()) {
-                    continue; // the lease clock ran out (a long pause): deliver nothing until it is renewed
-                }
-                cl.prefetched.clear(); // the lease moved: these are another instance's now
-            }
-        }
-        Object group = groupSession(sub);
-        // a group's messages keep their send order whatever their priorities
-        int priorityWindow = group == null ? engine.settings().priorityWindow() : 0;
-        sub.learnPriorities(priorityWindow);
-        for (int attempt = 0; attempt < 4; attempt++) {
-            ShardState s = sub.pickForRange(group);
-            if (s == null) {
-                return null;
-            }
-            Claim cl = claimOf(sub, s);
-            boolean first = cl == null || !cl.current();
-            List<Long> got = s.take(prefetch(), first, group, priorityWindow);
-            if (got.isEmpty()) {
-                continue; // raced with another session; look again
-            }
-            s.recordWaits(got, engine.stats().steps);
-            sub.rangeTaken();
-            if (first) {
-                if (cl != null) {
-                    claims.remove(cl); // from an older lease: its commit fails on the cursor guard
-                }
-                cl = new Claim(sub, s, false);
-                claims.add(cl);
-            }
-            cl.prefetched.addAll(got);
-            return cl;
-        }
-        return null;
-    }
-
-    /** This session when {@code sub}'s destination has message groups (each shard one session at a time), else null. */
-    private Object groupSession(Subscription sub) {
-        return sub.destination.info().messageGroups() ? this : null;
+        return cursor(rt.queue()).receive(destination, timeoutMillis, deferAck, selector);
     }
 
     private static final int MAX_PREFETCH = 1000;
@@ -612,75 +436,6 @@ public final class BrokerSession implements AutoCloseable {
             return 1;
         }
         return Math.max(engine.settings().prefetch(), lastTransactionSize);
-    }
-
-    /** A selective session's claim: a shard it scans alone. */
-    private Claim nextExclusive(Subscription sub) {
-        for (Claim cl : claims) {
-            if (cl.sub == sub
-                    && cl.exclusive
-                    && cl.current()
-                    && cl.shard.leaseLive()
-                    && cl.shard.nextUnconsumed(cl.scanNext) >= 0) {
-                return cl;
-            }
-        }
-        ShardState[] all = sub.shards();
-        for (ShardState s : all) {
-            if (!s.mayBeScanned() || claimOf(sub, s) != null) {
-                continue;
-            }
-            if (s.takeExclusive(this)) {
-                Claim cl = new Claim(sub, s, true);
-                cl.scanNext = s.position + 1;
-                claims.add(cl);
-                if (s.nextUnconsumed(cl.scanNext) >= 0) {
-                    return cl;
-                }
-            }
-        }
-        return null;
-    }
-
-    private Claim claimOf(Subscription sub, ShardState s) {
-        for (Claim cl : claims) {
-            if (cl.sub == sub && cl.shard == s) {
-                return cl;
-            }
-        }
-        return null;
-    }
-
-    /** Before waiting: give back what this session holds but has not delivered. */
-    private void releaseIdleClaims(Subscription sub) {
-        giveBackUndelivered(cl -> cl.sub == sub);
-    }
-
-    /**
-     * Gives back the undelivered prefetch of the claims that {@code which} selects, and the claims
-     * themselves when nothing of them is in the transaction.
-     */
-    private void giveBackUndelivered(java.util.function.Predicate<Claim> which) {
-        for (int i = claims.size() - 1; i >= 0; i--) {
-            Claim cl = claims.get(i);
-            if (!which.test(cl)) {
-                continue;
-            }
-            boolean release = cl.taken.isEmpty();
-            if (release || !cl.prefetched.isEmpty()) {
-                boolean available = cl.shard.giveBack(cl.prefetched, release, cl.epoch);
-                cl.prefetched.clear();
-                if (release) {
-                    claims.remove(i);
-                }
-                cl.sub.released(available);
-            }
-        }
-    }
-
-    /** The message {@code seq} of a claimed shard: from the cache, else read ahead in bulk. */
-    private BrokerMessage fetch(DestinationRuntime rt, ShardState s, long seq, long head) {
-        return MessageReader.read(engine, rt, s.shardNo, seq, head);
     }
 
     // ---------------------------------------------------------------- completion
@@ -947,11 +702,9 @@ public final class BrokerSession implements AutoCloseable {
             return;
         }
         engine.preparedTransactions().unregister(p.gid(), this);
-        forgetShards(claims);
-        for (Claim cl : claims) {
-            cl.sub.released(false);
+        for (ConsumerCursor cursor : cursors.values()) {
+            cursor.forget();
         }
-        claims.clear();
         xa.clearWakes(); // the outcome is unknown here: the waiters poll
         sends.discard();
         nonPersistent.forget();
@@ -1054,7 +807,7 @@ public final class BrokerSession implements AutoCloseable {
                 afterFailedCommit(!inDoubt);
                 throw e;
             }
-        } else if (onlyOneMove && groupable(moving.get(0))) {
+        } else if (onlyOneMove && moving.get(0).groupable()) {
             // a topic subscription's plain cursor move: one statement with the topic's other moves
             Claim cl = moving.get(0);
             CursorWriter.Request r = new CursorWriter.Request(
@@ -1064,7 +817,7 @@ public final class BrokerSession implements AutoCloseable {
                 cl.rt.cursorWriter().write(r);
                 if (!r.moved) {
                     guardFailed = true;
-                    failure = leaseLost(cl, "cursor was not at " + cl.startPosition);
+                    failure = cl.leaseLost("cursor was not at " + cl.startPosition);
                 }
             } catch (RuntimeException e) {
                 failure = mode == Mode.TRANSACTED
@@ -1181,11 +934,6 @@ public final class BrokerSession implements AutoCloseable {
         return failure;
     }
 
-    /** A topic subscription's commit that only moves its cursor: it may join a group commit. */
-    private static boolean groupable(Claim cl) {
-        return !cl.rt.info().isQueue() && cl.outOfOrder.isEmpty() && cl.newPosition > cl.startPosition;
-    }
-
     /**
      * Producer flow control after a commit of sends; see {@link Subscription#throttle}. Not for a
      * destination this session also consumes from: it would wait for itself.
@@ -1246,6 +994,10 @@ public final class BrokerSession implements AutoCloseable {
      */
     private List<Claim> planCursorMoves() {
         List<Claim> moving = new ArrayList<>();
+        List<Claim> claims = new ArrayList<>();
+        for (ConsumerCursor cursor : cursors.values()) {
+            claims.addAll(cursor.claims());
+        }
         claims.sort(Comparator.comparingInt((Claim cl) -> cl.rt.info().id())
                 .thenComparingInt(cl -> cl.shard.shardNo)
                 .thenComparingLong(cl -> cl.sub.id));
@@ -1255,26 +1007,14 @@ public final class BrokerSession implements AutoCloseable {
                 continue;
             }
             if (!cl.current()) {
-                ShardQException e = leaseLost(cl, "claim from an older lease");
+                ShardQException e = cl.leaseLost("claim from an older lease");
                 afterFailedCommit();
                 throw e;
             }
-            ShardState.Move move = cl.shard.plannedMove(cl.taken, cl.outOfOrder);
-            cl.startPosition = move.start();
-            cl.newPosition = move.end();
-            cl.logToClear = move.logToClear();
-            cl.mover = move.mover();
+            cl.plan();
             moving.add(cl); // what it took is at or below the new position, or logged beyond it
         }
         return moving;
-    }
-
-    private static ShardQException leaseLost(Claim cl, String detail) {
-        return new ShardQException(
-                ErrorKind.ROLLED_BACK,
-                "transaction rolled back: the dequeue lease of " + cl.rt.info().name() + " shard "
-                        + cl.shard.shardNo + " passed to another instance (" + detail
-                        + "); its messages will be redelivered");
     }
 
     /**
@@ -1295,7 +1035,7 @@ public final class BrokerSession implements AutoCloseable {
                     cl.attemptsToClear,
                     me)) {
                 guardFailed = true;
-                throw leaseLost(cl, "cursor was not at " + cl.startPosition);
+                throw cl.leaseLost("cursor was not at " + cl.startPosition);
             }
             return;
         }
@@ -1308,7 +1048,7 @@ public final class BrokerSession implements AutoCloseable {
             ps.setLong(5, me);
             if (ps.executeUpdate() != runs.size()) {
                 guardFailed = true;
-                throw leaseLost(cl, "lease not held when logging");
+                throw cl.leaseLost("lease not held when logging");
             }
         }
     }
@@ -1368,44 +1108,8 @@ public final class BrokerSession implements AutoCloseable {
         }
         nonPersistent.asideCommitted(origin);
         long delivered = 0;
-        for (int i = claims.size() - 1; i >= 0; i--) {
-            Claim cl = claims.get(i);
-            if (cl.taken.isEmpty()) {
-                continue;
-            }
-            int dest = cl.rt.info().id();
-            boolean shared = cl.sub.bit >= 0; // a topic's stay cached until its local subscriptions passed them
-            for (long seq : cl.taken) {
-                if (!shared) {
-                    engine.cache().remove(dest, cl.shard.shardNo, seq);
-                }
-                if (cl.attemptsToClear) {
-                    cl.shard.attempts.remove(seq);
-                }
-            }
-            delivered += cl.delivered.size();
-            cl.rt.dequeued.add(cl.delivered.size());
-            engine.cursorCommitted(cl.rt.info(), cl.shard.shardNo, cl.startPosition, cl.newPosition);
-            // prefetched messages stay with the session (given back when it closes or rolls back), so
-            // each consumer sees a shard in sequence order
-            boolean release = cl.exclusive || cl.prefetched.isEmpty();
-            if (!untold()) {
-                cl.shard.committed(cl.newPosition, cl.outOfOrder, release, cl.epoch);
-                if (shared) {
-                    cl.rt.trimCache(cl.shard.shardNo);
-                }
-            } else {
-                cl.shard.lost(); // the application commits: re-read the cursor on the next lease
-            }
-            cl.taken.clear();
-            cl.delivered.clear();
-            cl.attemptsToClear = false;
-            cl.outOfOrder.clear();
-            cl.mover = false;
-            if (release) {
-                claims.remove(i);
-                cl.sub.released(cl.shard.mayHaveAvailable());
-            }
+        for (ConsumerCursor cursor : cursors.values()) {
+            delivered += cursor.committed(untold());
         }
         lastTransactionSize = (int) Math.min(MAX_PREFETCH, delivered);
         delivered += nonPersistent.takesCommitted();
@@ -1471,58 +1175,13 @@ public final class BrokerSession implements AutoCloseable {
     /** Gives everything held back; delivered messages count one more attempt. */
     private void releaseClaims(boolean countAttempts) {
         ShardQException failure = null;
-        for (Claim cl : claims) {
-            if (cl.mover) {
-                cl.shard.moveAborted(cl.epoch);
-                cl.mover = false;
-            }
-            if (countAttempts && !cl.delivered.isEmpty() && cl.current()) {
-                try {
-                    recordAttempts(cl);
-                } catch (ShardQException e) {
-                    failure = e;
-                }
-            }
-            List<Long> back = new ArrayList<>(cl.taken);
-            back.addAll(cl.prefetched);
-            Map<Long, Long> delays = Map.of();
-            if (countAttempts && !cl.delivered.isEmpty() && cl.current()) {
-                delays = new HashMap<>();
-                DestinationInfo d = cl.rt.info();
-                for (long seq : cl.delivered) {
-                    long ms = engine.settings()
-                            .redeliveryDelayMillis(
-                                    cl.shard.attempts.getOrDefault(seq, 1),
-                                    d.redeliveryDelayMs(),
-                                    d.redeliveryMultiplier());
-                    if (ms > 0) {
-                        delays.put(seq, TimeUnit.MILLISECONDS.toNanos(ms));
-                    }
-                }
-            }
-            boolean available = cl.shard.giveBack(back, true, cl.epoch, delays);
-            cl.sub.released(available);
+        for (ConsumerCursor cursor : cursors.values()) {
+            ShardQException f = cursor.rolledBack(countAttempts);
+            failure = f != null ? f : failure;
         }
-        claims.clear();
         nonPersistent.takesRolledBack(countAttempts);
         if (failure != null) {
             throw failure;
-        }
-    }
-
-    private void recordAttempts(Claim cl) {
-        DestinationInfo d = cl.rt.info();
-        try (Connection c = engine.borrowConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("delivery_attempt_increment"))) {
-            ps.setLong(1, cl.sub.id());
-            ps.setInt(2, cl.shard.shardNo);
-            ps.setArray(3, c.createArrayOf("bigint", cl.delivered.toArray()));
-            ps.executeUpdate();
-            for (long seq : cl.delivered) {
-                cl.shard.attempts.merge(seq, 1, Integer::sum);
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "recording delivery attempts on " + d.name());
         }
     }
 
@@ -1583,6 +1242,15 @@ public final class BrokerSession implements AutoCloseable {
         xa.checkWork();
     }
 
+    private boolean holdsClaims() {
+        for (ConsumerCursor cursor : cursors.values()) {
+            if (!cursor.claims().isEmpty()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Rolls back whatever is uncommitted (JMS: closing a session rolls back its transaction). */
     @Override
     public void close() {
@@ -1596,7 +1264,7 @@ public final class BrokerSession implements AutoCloseable {
             if (xa.isPrepared()) {
                 // not ours to decide: the transaction manager commits or rolls it back, maybe elsewhere
                 forgetPrepared();
-            } else if (hasUncommittedWork() || txConnection != null || !claims.isEmpty()) {
+            } else if (hasUncommittedWork() || txConnection != null || holdsClaims()) {
                 rollbackWork();
             }
         } finally {

@@ -29,7 +29,7 @@ final class XaBranch {
             List<SendBuffer.Batch> batches,
             List<SendBuffer.Batch> toWrite,
             List<SendBuffer.ScheduledSend> toSchedule,
-            List<BrokerSession.Claim> moving,
+            List<Claim> moving,
             long started) {}
 
     private final boolean xa;
