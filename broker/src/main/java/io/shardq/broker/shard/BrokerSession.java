@@ -3,7 +3,6 @@ package io.shardq.broker.shard;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.catalog.DestinationInfo;
-import io.shardq.broker.internal.Queries;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.message.StreamedBody;
@@ -11,11 +10,8 @@ import io.shardq.broker.selector.Selector;
 import io.shardq.broker.store.LargeBodies;
 import java.io.InputStream;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +48,8 @@ public final class BrokerSession implements AutoCloseable {
 
     private final Engine engine;
     private final Mode mode;
-    private final Connection external;
+    /** The transaction's connection: the application's, or one borrowed from the pool. */
+    private final SessionConnection connection;
     /**
      * A session on an application's connection that is told how each of the application's
      * transactions ended ({@link #transactionEnded}): what {@link #commit()} wrote stays in flight
@@ -63,7 +60,6 @@ public final class BrokerSession implements AutoCloseable {
     /** What {@link #commit()} wrote into the application's transaction, until its outcome is told. */
     private InFlight inFlight;
 
-    private Connection txConnection;
     /** What this transaction sends: batches per (destination, shard), the pinned shards, delayed sends. */
     private final SendBuffer sends;
 
@@ -94,23 +90,19 @@ public final class BrokerSession implements AutoCloseable {
         }
         this.engine = engine;
         this.mode = external != null || xa ? Mode.TRANSACTED : mode;
-        this.external = external;
+        this.connection = new SessionConnection(engine, external);
         this.awaitsOutcome = external != null && awaitsOutcome;
         this.xa = new XaBranch(xa);
         this.nonPersistent = new NonPersistentWork(engine);
         this.sends = new SendBuffer(
-                engine,
-                this.mode == Mode.TRANSACTED,
-                this::transactionConnection,
-                () -> origin,
-                this.xa,
-                nonPersistent);
+                engine, this.mode == Mode.TRANSACTED, connection::current, () -> origin, this.xa, nonPersistent);
         this.deadLetters = new DeadLetters(engine, sends::deadLetter, nonPersistent);
+        this.after = new AfterCommit(engine, sends, nonPersistent, this.xa, cursors.values(), consumers);
     }
 
     /** True when this session runs on an application's connection, which the application commits. */
     public boolean onApplicationConnection() {
-        return external != null;
+        return connection.external();
     }
 
     public Mode mode() {
@@ -286,12 +278,12 @@ public final class BrokerSession implements AutoCloseable {
             throw LargeBodies.refused("a message sent with a body stream must have no body of its own (it has "
                     + message.bodySize() + " bytes)");
         }
-        boolean inTransaction = txConnection != null || external != null;
+        boolean inTransaction = connection.inTransaction();
         Connection c = null;
         java.sql.Savepoint before = null;
         StreamedBody written;
         try {
-            c = transactionConnection();
+            c = connection.current();
             if (c.getAutoCommit()) {
                 throw LargeBodies.refused("a streamed send on an application's connection needs a transaction:"
                         + " the connection is in autocommit mode");
@@ -346,8 +338,8 @@ public final class BrokerSession implements AutoCloseable {
             return;
         }
         if (!inTransaction) {
-            rollbackQuietly(c);
-            releaseConnection(c, false);
+            connection.rollbackQuietly(c);
+            connection.release(c, false);
             return;
         }
         if (before != null) {
@@ -422,9 +414,8 @@ public final class BrokerSession implements AutoCloseable {
         return cursor(rt.queue()).receive(destination, timeoutMillis, deferAck, selector);
     }
 
-    private static final int MAX_PREFETCH = 1000;
-    /** Messages the last committed transaction consumed: the next one likely takes as many. */
-    private int lastTransactionSize;
+    /** What follows a commit or its failure: publication, completion, flow control; discard, give-back. */
+    private final AfterCommit after;
 
     /**
      * Messages taken from a shard at once: one when every receive is acknowledged alone, else
@@ -435,7 +426,7 @@ public final class BrokerSession implements AutoCloseable {
         if (mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE) {
             return 1;
         }
-        return Math.max(engine.settings().prefetch(), lastTransactionSize);
+        return Math.max(engine.settings().prefetch(), after.lastTransactionSize());
     }
 
     // ---------------------------------------------------------------- completion
@@ -514,17 +505,17 @@ public final class BrokerSession implements AutoCloseable {
                 if (f.earliestScheduled() != Long.MAX_VALUE) {
                     engine.scheduled(f.earliestScheduled());
                 }
-                afterCommit(f.batches(), true, true);
+                after.published(f.batches(), true, true, untold(), origin);
                 completed(true);
             }
             case ROLLED_BACK -> {
                 sends.reportRolledBack(f.batches());
-                afterFailedCommit(true); // aborts the moves, counts the attempts, gives the messages back
+                after.failed(true); // aborts the moves, counts the attempts, gives the messages back
                 completed(false);
             }
             case UNKNOWN -> {
                 sends.reportRolledBack(f.batches()); // perhaps dead rows: the reclaimer looks
-                failedConsumption(f.moving(), null, true);
+                after.failedConsumption(f.moving(), null, true);
                 completed(false);
             }
         }
@@ -537,7 +528,7 @@ public final class BrokerSession implements AutoCloseable {
 
     private void requireTransactionBlock() {
         try {
-            if (external.getAutoCommit()) {
+            if (connection.externalConnection().getAutoCommit()) {
                 throw new ShardQException(
                         ErrorKind.ILLEGAL_STATE,
                         "the application's connection is in autocommit mode: a session that joins the"
@@ -649,7 +640,7 @@ public final class BrokerSession implements AutoCloseable {
         checkOpen();
         xa.checkCanPrepare();
         PreparedTransactions.validate(gid);
-        if (!hasUncommittedWork() && txConnection == null && !synchronizations.hasBeforeCommit()) {
+        if (!hasUncommittedWork() && !connection.open() && !synchronizations.hasBeforeCommit()) {
             completed(true);
             return false;
         }
@@ -681,11 +672,11 @@ public final class BrokerSession implements AutoCloseable {
             return; // close() forgot the work already
         }
         if (committed) {
-            finishCommit(p.batches(), p.toWrite(), p.toSchedule(), p.moving(), true, true, p.started());
+            finishCommit(p.plan(), true, true);
             completed(true);
         } else {
-            sends.reportRolledBack(p.batches());
-            afterFailedCommit(true);
+            sends.reportRolledBack(p.plan().batches);
+            after.failed(true);
             completed(false);
         }
     }
@@ -742,22 +733,10 @@ public final class BrokerSession implements AutoCloseable {
             throw new ShardQException(ErrorKind.ILLEGAL_STATE, "only a transacted session shares its JDBC connection");
         }
         try {
-            return transactionConnection();
+            return connection.current();
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "opening the session's connection");
         }
-    }
-
-    private Connection transactionConnection() throws SQLException {
-        if (external != null) {
-            return external;
-        }
-        if (txConnection == null) {
-            Connection c = engine.borrowConnection();
-            c.setAutoCommit(false);
-            txConnection = c;
-        }
-        return txConnection;
     }
 
     /**
@@ -774,283 +753,34 @@ public final class BrokerSession implements AutoCloseable {
      * the session's {@link XaBranch} for the outcome ({@link #completePrepared}).
      */
     private void commitWork(boolean sending, boolean consumption, String gid) {
-        long started = System.nanoTime();
-        List<SendBuffer.Batch> toWrite = sending ? sends.toWrite(consumption) : new ArrayList<>();
-        List<Claim> moving = consumption ? planCursorMoves() : List.of();
-        List<SendBuffer.ScheduledSend> toSchedule = sending ? sends.toSchedule() : List.of();
-        boolean dbWork = !toWrite.isEmpty()
-                || !toSchedule.isEmpty()
-                || sends.hasWritten()
-                || !moving.isEmpty()
-                || txConnection != null
-                || synchronizations.hasBeforeCommit()
-                || gid != null;
-        boolean own = gid == null
-                && txConnection == null
-                && external == null
-                && !sends.hasWritten()
-                && !synchronizations.hasBeforeCommit()
-                && toSchedule.isEmpty();
-        boolean onlyOneBatch = own && toWrite.size() == 1 && moving.isEmpty();
-        // one claim's commit is one statement (cursor_commit_move, or the log insert)
-        boolean onlyOneMove = own && toWrite.isEmpty() && moving.size() == 1;
-        List<SendBuffer.Batch> batches = new ArrayList<>(sends.written());
-        batches.addAll(toWrite);
-        if (onlyOneBatch) {
-            SendBuffer.Batch b = toWrite.get(0);
-            try {
-                b.firstSeq = b.rt.writer(b.shard).write(b.messages, origin, mode == Mode.TRANSACTED);
-                b.published = true;
-            } catch (RuntimeException e) {
-                boolean inDoubt = e instanceof ShardQException se && se.kind() == ErrorKind.IN_DOUBT;
-                engine.sendsRolledBack(b.rt.info(), b.shard);
-                afterFailedCommit(!inDoubt);
-                throw e;
-            }
-        } else if (onlyOneMove && moving.get(0).groupable()) {
-            // a topic subscription's plain cursor move: one statement with the topic's other moves
-            Claim cl = moving.get(0);
-            CursorWriter.Request r = new CursorWriter.Request(
-                    cl.sub.id, cl.shard.shardNo, cl.startPosition, cl.newPosition, cl.logToClear, cl.attemptsToClear);
-            RuntimeException failure = null;
-            try {
-                cl.rt.cursorWriter().write(r);
-                if (!r.moved) {
-                    guardFailed = true;
-                    failure = cl.leaseLost("cursor was not at " + cl.startPosition);
-                }
-            } catch (RuntimeException e) {
-                failure = mode == Mode.TRANSACTED
-                                && e instanceof ShardQException se
-                                && se.kind() != ErrorKind.ROLLED_BACK
-                        ? rolledBack(se) // keeps a lost connection, an in-doubt commit, an empty pool as they are
-                        : e;
-            }
-            if (failure != null) {
-                throw failedConsumption(
-                        moving, failure, failure instanceof ShardQException se && se.kind() == ErrorKind.IN_DOUBT);
-            }
-        } else if (dbWork) {
-            Connection c = null;
-            boolean borrowed = false;
-            // the statement that commits (an autocommit statement, or COMMIT) is on its way: a
-            // connection lost from then on leaves the transaction in doubt
-            boolean committing = false;
-            try {
-                if (txConnection != null || external != null) {
-                    c = transactionConnection();
-                } else {
-                    c = engine.borrowConnection();
-                    borrowed = true;
-                    if (!onlyOneMove) {
-                        c.setAutoCommit(false); // one statement needs no transaction block: one round trip
-                    }
-                }
-                for (SendBuffer.Batch b : toWrite) {
-                    sends.writeBatch(c, b);
-                }
-                SendBuffer.schedule(c, toSchedule);
-                long me = engine.instanceId();
-                committing = c.getAutoCommit(); // one statement: it commits itself
-                for (Claim cl : moving) {
-                    advanceCursor(c, cl, me);
-                }
-                synchronizations.runBeforeCommit(c);
-                if (gid != null) {
-                    committing = true; // a lost reply leaves it unknown whether the transaction is prepared
-                    PreparedTransactions.prepare(c, gid);
-                } else if (external == null && !c.getAutoCommit()) {
-                    committing = true;
-                    c.commit();
-                }
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(c);
-                releaseConnection(c, borrowed);
-                // outside a transacted session there is no transaction to speak of: a refusal is
-                // reported with the database's reason, not as a rollback
-                RuntimeException failure = e instanceof SQLException se
-                        ? (mode == Mode.TRANSACTED
-                                ? rolledBack(SqlErrors.translate(se, "commit"))
-                                : SqlErrors.translate(se, "commit"))
-                        : (RuntimeException) e;
-                // the database side of these claims is uncertain: the commit may have moved their
-                // cursors (a lost reply), or it found them elsewhere than this instance thought
-                boolean inDoubt = committing && isConnectionLoss(failure);
-                sends.reportRolledBack(sends.written());
-                sends.reportRolledBack(toWrite);
-                failedConsumption(moving, failure, inDoubt);
-                throw inDoubt ? inDoubt(failure) : failure;
-            }
-            releaseConnection(c, borrowed);
-        }
+        CommitPlan plan = CommitPlan.of(
+                sends,
+                cursors.values(),
+                after,
+                sending,
+                consumption,
+                connection.open(),
+                connection.external(),
+                synchronizations.hasBeforeCommit(),
+                gid);
+        plan.run(engine, connection, sends, synchronizations, after, mode == Mode.TRANSACTED, origin);
         if (gid != null) {
-            xa.prepared(engine, this, new XaBranch.Prepared(gid, batches, toWrite, toSchedule, moving, started));
+            xa.prepared(engine, this, new XaBranch.Prepared(gid, plan));
             return;
         }
-        finishCommit(batches, toWrite, toSchedule, moving, sending, consumption, started);
+        finishCommit(plan, sending, consumption);
     }
 
     /** What a commit does in memory once its transaction committed: publish, release, count. */
-    private void finishCommit(
-            List<SendBuffer.Batch> batches,
-            List<SendBuffer.Batch> toWrite,
-            List<SendBuffer.ScheduledSend> toSchedule,
-            List<Claim> moving,
-            boolean sending,
-            boolean consumption,
-            long started) {
-        long earliest = sends.committed(toWrite, toSchedule);
-        Enqueue.sendWakes(engine, xa.deferredWakes());
+    private void finishCommit(CommitPlan plan, boolean sending, boolean consumption) {
+        long earliest = after.written(plan);
         if (awaitsOutcome) {
             // written into the application's transaction, which commits or rolls back later: the
             // moves stay planned (this shard's mover in flight), the sends unpublished, until told
-            inFlight = new InFlight(batches, moving, earliest);
+            inFlight = new InFlight(plan.batches, plan.moving, earliest);
             return;
         }
-        if (earliest != Long.MAX_VALUE) {
-            engine.scheduled(earliest);
-        }
-        afterCommit(batches, sending, consumption);
-        long took = System.nanoTime() - started;
-        engine.stats().recordCommit(!batches.isEmpty(), !toSchedule.isEmpty(), !moving.isEmpty(), took);
-        if (external == null) {
-            throttle(batches);
-        }
-    }
-
-    /**
-     * After a commit that failed: the database side of the claims is uncertain when the outcome is
-     * in doubt (the commit may have moved their cursors) or a guard found a cursor elsewhere than
-     * this instance thought, so those shards are forgotten and re-read; the transaction's work is
-     * discarded, and a delivery attempt is counted only when the failure was not the database's
-     * (a lost connection is not the application's fault). Returns {@code failure}.
-     */
-    private RuntimeException failedConsumption(List<Claim> moving, RuntimeException failure, boolean inDoubt) {
-        if (inDoubt || guardFailed) {
-            forgetShards(moving);
-        }
-        guardFailed = false;
-        afterFailedCommit(!inDoubt && !isConnectionLoss(failure));
-        return failure;
-    }
-
-    /**
-     * Producer flow control after a commit of sends; see {@link Subscription#throttle}. Not for a
-     * destination this session also consumes from: it would wait for itself.
-     */
-    private void throttle(List<SendBuffer.Batch> batches) {
-        Engine.Settings s = engine.settings();
-        if (s.flowMaxUntaken() <= 0 && s.flowTopicMaxUntaken() <= 0) {
-            return; // off (the default): nothing to look at on the commit path
-        }
-        DestinationRuntime last = null;
-        for (SendBuffer.Batch b : batches) {
-            if (b.rt != last && !consumes(b.rt.info().name())) {
-                Subscription slowest = slowest(b.rt);
-                if (slowest != null) {
-                    slowest.throttle();
-                }
-            }
-            last = b.rt;
-        }
-    }
-
-    /**
-     * The subscription flow control waits for: a queue's one, or the topic subscription served
-     * here with the most committed messages untaken (the slowest local subscriber paces the
-     * publishers; subscriptions without a consumer in this instance do not count).
-     */
-    private static Subscription slowest(DestinationRuntime rt) {
-        if (rt.info().isQueue()) {
-            return rt.queue();
-        }
-        Subscription slowest = null;
-        long most = -1;
-        for (Subscription sub : rt.subscriptions()) {
-            if (sub.openConsumers.get() == 0) {
-                continue;
-            }
-            long n = sub.untaken();
-            if (n > most) {
-                most = n;
-                slowest = sub;
-            }
-        }
-        return slowest;
-    }
-
-    private boolean consumes(String destination) {
-        for (BrokerConsumer c : consumers) {
-            if (c.destination().equals(destination)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Claims whose consumption this commit makes final, in (destination, shard) order, each with
-     * its new cursor position and what is logged beyond it.
-     */
-    private List<Claim> planCursorMoves() {
-        List<Claim> moving = new ArrayList<>();
-        List<Claim> claims = new ArrayList<>();
-        for (ConsumerCursor cursor : cursors.values()) {
-            claims.addAll(cursor.claims());
-        }
-        claims.sort(Comparator.comparingInt((Claim cl) -> cl.rt.info().id())
-                .thenComparingInt(cl -> cl.shard.shardNo)
-                .thenComparingLong(cl -> cl.sub.id));
-        for (Claim cl : claims) {
-            cl.outOfOrder.clear();
-            if (cl.taken.isEmpty()) {
-                continue;
-            }
-            if (!cl.current()) {
-                ShardQException e = cl.leaseLost("claim from an older lease");
-                afterFailedCommit();
-                throw e;
-            }
-            cl.plan();
-            moving.add(cl); // what it took is at or below the new position, or logged beyond it
-        }
-        return moving;
-    }
-
-    /**
-     * One statement per claim: the cursor move with its log and clean-up ({@code
-     * cursor_commit_move}), or, when the cursor stays, the log of what was consumed ahead of it.
-     */
-    private void advanceCursor(Connection c, Claim cl, long me) throws SQLException {
-        DestinationInfo d = cl.rt.info();
-        if (cl.newPosition > cl.startPosition) {
-            if (!moveCursor(
-                    c,
-                    cl.sub,
-                    cl.shard.shardNo,
-                    cl.startPosition,
-                    cl.newPosition,
-                    cl.outOfOrder,
-                    cl.logToClear,
-                    cl.attemptsToClear,
-                    me)) {
-                guardFailed = true;
-                throw cl.leaseLost("cursor was not at " + cl.startPosition);
-            }
-            return;
-        }
-        SeqRuns runs = SeqRuns.of(cl.outOfOrder);
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_range_insert"))) {
-            ps.setArray(1, c.createArrayOf("bigint", runs.firsts()));
-            ps.setArray(2, c.createArrayOf("bigint", runs.lasts()));
-            ps.setLong(3, cl.sub.id());
-            ps.setInt(4, cl.shard.shardNo);
-            ps.setLong(5, me);
-            if (ps.executeUpdate() != runs.size()) {
-                guardFailed = true;
-                throw cl.leaseLost("lease not held when logging");
-            }
-        }
+        after.committed(plan, earliest, sending, consumption, untold(), origin, !connection.external());
     }
 
     /** Runs {@code cursor_commit_move}; false when the guard failed (nothing changed). */
@@ -1065,29 +795,16 @@ public final class BrokerSession implements AutoCloseable {
             boolean clearAttempts,
             long me)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_commit_move"))) {
-            ps.setLong(1, to);
-            ps.setLong(2, sub.id());
-            ps.setInt(3, shard);
-            ps.setLong(4, from);
-            ps.setLong(5, me);
-            SeqRuns runs = SeqRuns.of(logAhead);
-            ps.setArray(6, c.createArrayOf("bigint", runs.firsts()));
-            ps.setArray(7, c.createArrayOf("bigint", runs.lasts()));
-            ps.setBoolean(8, clearLog);
-            ps.setBoolean(9, clearAttempts);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() && rs.getLong(1) == 1;
-            }
-        }
+        return CommitPlan.moveCursor(c, sub, shard, from, to, logAhead, clearLog, clearAttempts, me);
     }
 
     static ShardQException rolledBack(ShardQException e) {
-        return e.kind() == ErrorKind.CONNECTION
-                        || e.kind() == ErrorKind.IN_DOUBT
-                        || e.kind() == ErrorKind.RESOURCE_EXHAUSTED
-                ? e
-                : new ShardQException(ErrorKind.ROLLED_BACK, "transaction rolled back: " + e.getMessage(), e);
+        return AfterCommit.rolledBack(e);
+    }
+
+    /** A commit whose connection died before its outcome was known. */
+    static ShardQException inDoubt(RuntimeException cause) {
+        return AfterCommit.inDoubt(cause);
     }
 
     /**
@@ -1095,129 +812,14 @@ public final class BrokerSession implements AutoCloseable {
      * application may still roll back, so memory must not take the work as done.
      */
     private boolean untold() {
-        return external != null && !awaitsOutcome;
-    }
-
-    private void afterCommit(List<SendBuffer.Batch> batches, boolean sending, boolean consumption) {
-        sends.published(batches, !untold());
-        if (sending) {
-            nonPersistent.sendsCommitted(origin);
-        }
-        if (!consumption) {
-            return;
-        }
-        nonPersistent.asideCommitted(origin);
-        long delivered = 0;
-        for (ConsumerCursor cursor : cursors.values()) {
-            delivered += cursor.committed(untold());
-        }
-        lastTransactionSize = (int) Math.min(MAX_PREFETCH, delivered);
-        delivered += nonPersistent.takesCommitted();
-        engine.stats().dequeued.add(delivered);
-    }
-
-    private void afterFailedCommit() {
-        afterFailedCommit(true);
-    }
-
-    /**
-     * Discards the transaction's work in memory; delivered messages count one more attempt unless
-     * the failure was the database's, not the application's ({@code countAttempts} false).
-     */
-    private void afterFailedCommit(boolean countAttempts) {
-        xa.clearWakes();
-        sends.discard();
-        nonPersistent.discardSends();
-        releaseClaims(countAttempts);
-    }
-
-    /** Set when a cursor guard failed in this commit: the instance's idea of the cursor is wrong. */
-    private boolean guardFailed;
-
-    /**
-     * The recovery rule for claims whose database side is uncertain: forget what this instance
-     * holds of their shards (lease, position, ranges handed out, in every session), so the next
-     * lease acquisition re-reads cursor, dequeue log and attempts from PostgreSQL. Never trusted,
-     * never repaired in place: a commit that did take effect is then seen as such, one that did
-     * not leaves its messages to be delivered again.
-     */
-    private static void forgetShards(List<Claim> moving) {
-        for (Claim cl : moving) {
-            cl.shard.forget(cl.epoch);
-        }
-    }
-
-    private static boolean isConnectionLoss(RuntimeException e) {
-        return e instanceof ShardQException se && se.kind() == ErrorKind.CONNECTION;
-    }
-
-    /** A commit whose connection died before its outcome was known. */
-    static ShardQException inDoubt(RuntimeException cause) {
-        return new ShardQException(
-                ErrorKind.IN_DOUBT,
-                "the connection to PostgreSQL was lost during commit, so its outcome is unknown ("
-                        + cause.getMessage()
-                        + "). Messages it sent may or may not have been committed; messages it consumed"
-                        + " are delivered again only if the commit did not take effect",
-                cause);
+        return connection.external() && !awaitsOutcome;
     }
 
     private void rollbackWork() {
-        if (txConnection != null) {
-            rollbackQuietly(txConnection);
-            releaseConnection(txConnection, false);
-        }
+        connection.rollbackOpen();
         sends.reportRolledBack(sends.written());
-        afterFailedCommit();
+        after.failed(true);
         completed(false);
-    }
-
-    /** Gives everything held back; delivered messages count one more attempt. */
-    private void releaseClaims(boolean countAttempts) {
-        ShardQException failure = null;
-        for (ConsumerCursor cursor : cursors.values()) {
-            ShardQException f = cursor.rolledBack(countAttempts);
-            failure = f != null ? f : failure;
-        }
-        nonPersistent.takesRolledBack(countAttempts);
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    private void rollbackQuietly(Connection c) {
-        if (c == null || c == external) {
-            return;
-        }
-        try {
-            if (c.getAutoCommit()) {
-                return;
-            }
-            c.rollback();
-        } catch (SQLException ignored) {
-            // the connection is broken; the pool discards it
-        }
-    }
-
-    private void releaseConnection(Connection c, boolean borrowed) {
-        if (c == null || c == external) {
-            return;
-        }
-        if (c == txConnection || borrowed) {
-            try {
-                c.setAutoCommit(true);
-            } catch (SQLException ignored) {
-                // broken connection: closing returns it to the pool, which evicts it
-            }
-            try {
-                c.close();
-            } catch (SQLException ignored) {
-                // nothing left to do
-            }
-            if (c == txConnection) {
-                txConnection = null;
-            }
-        }
     }
 
     private void checkOpen() {
@@ -1264,7 +866,7 @@ public final class BrokerSession implements AutoCloseable {
             if (xa.isPrepared()) {
                 // not ours to decide: the transaction manager commits or rolls it back, maybe elsewhere
                 forgetPrepared();
-            } else if (hasUncommittedWork() || txConnection != null || holdsClaims()) {
+            } else if (hasUncommittedWork() || connection.open() || holdsClaims()) {
                 rollbackWork();
             }
         } finally {

@@ -24,13 +24,7 @@ import java.util.List;
  */
 final class XaBranch {
     /** A transaction prepared by {@link BrokerSession#prepare}: what its commit does in memory, kept for the outcome. */
-    record Prepared(
-            String gid,
-            List<SendBuffer.Batch> batches,
-            List<SendBuffer.Batch> toWrite,
-            List<SendBuffer.ScheduledSend> toSchedule,
-            List<Claim> moving,
-            long started) {}
+    record Prepared(String gid, CommitPlan plan) {}
 
     private final boolean xa;
     private boolean associated;
