@@ -34,6 +34,11 @@ final class AfterCommit {
     private int lastTransactionSize;
     /** Set when a cursor guard failed in this commit: the instance's idea of the cursor is wrong. */
     private boolean guardFailed;
+    /** What a commit wrote into the application's transaction, until its outcome is told. */
+    private InFlight inFlight;
+
+    /** The work a commit() wrote into the application's transaction, waiting for its outcome. */
+    private record InFlight(List<SendBuffer.Batch> batches, List<Claim> moving, long earliestScheduled) {}
 
     AfterCommit(
             Engine engine,
@@ -52,6 +57,63 @@ final class AfterCommit {
 
     int lastTransactionSize() {
         return lastTransactionSize;
+    }
+
+    /**
+     * The plan was written into the application's transaction, which commits or rolls back later:
+     * the moves stay planned (this shard's mover in flight), the sends unpublished, until {@link
+     * #outcome}.
+     */
+    void awaitOutcome(CommitPlan plan, long earliestScheduled) {
+        inFlight = new InFlight(plan.batches, plan.moving, earliestScheduled);
+    }
+
+    boolean awaitingOutcome() {
+        return inFlight != null;
+    }
+
+    /**
+     * The application's transaction that the awaited commit wrote into ended: committed, its work
+     * is published as after a commit here; rolled back, its consumption is given back with one
+     * more attempt; unknown, the shards it consumed from are forgotten (as after a commit in doubt).
+     * Returns whether it committed.
+     */
+    boolean outcome(BrokerSession.Outcome outcome, TopicView.Origin origin) {
+        InFlight f = inFlight;
+        inFlight = null;
+        switch (outcome) {
+            case COMMITTED -> {
+                if (f.earliestScheduled() != Long.MAX_VALUE) {
+                    engine.scheduled(f.earliestScheduled());
+                }
+                published(f.batches(), true, true, false, origin);
+                return true;
+            }
+            case ROLLED_BACK -> {
+                sends.reportRolledBack(f.batches());
+                failed(true); // aborts the moves, counts the attempts, gives the messages back
+                return false;
+            }
+            default -> {
+                sends.reportRolledBack(f.batches()); // perhaps dead rows: the reclaimer looks
+                failedConsumption(f.moving(), null, true);
+                return false;
+            }
+        }
+    }
+
+    /**
+     * A prepared transaction's outcome is not this session's to see: what this instance holds of
+     * its shards is forgotten (read again at the next lease, which waits until it is decided), and
+     * everything of the transaction in memory dropped.
+     */
+    void forgotten() {
+        for (ConsumerCursor cursor : cursors) {
+            cursor.forget();
+        }
+        xa.clearWakes(); // the outcome is unknown here: the waiters poll
+        sends.discard();
+        nonPersistent.forget();
     }
 
     /** A cursor guard failed in the commit under way. */

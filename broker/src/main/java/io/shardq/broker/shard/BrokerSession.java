@@ -2,17 +2,13 @@ package io.shardq.broker.shard;
 
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
-import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
-import io.shardq.broker.message.StreamedBody;
 import io.shardq.broker.selector.Selector;
 import io.shardq.broker.store.LargeBodies;
 import java.io.InputStream;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -20,17 +16,13 @@ import java.util.Map;
  * The engine's side of one JMS session: what it sends and receives, and the one database
  * transaction that makes it durable. Not thread-safe (a JMS session is single-threaded).
  *
- * <p><b>Commit order.</b> Sends are buffered per (destination, shard) and written at commit;
- * every statement that locks a row runs in one global order, so two commits never deadlock:
- * first the shard rows (enqueue reservations, dead letters included) in (destination, shard)
- * order, then the cursor rows in (destination, shard) order, each cursor row updated before its
- * dequeue-log rows are written. A commit that is nothing but one batch of sends goes through the
- * shard's {@link ShardWriter} and is combined with other sessions' batches for that shard; a
- * commit that is one cursor move runs alone in autocommit (one round trip).
- *
- * <p>Receives take ranges of a leased shard ({@link ShardState#take}) and move its cursor forward
- * in the same transaction. After the commit the sent messages go into the instance's cache and
- * wake local consumers.
+ * <p>The session keeps its mode, its connection ({@link SessionConnection}) and the orchestration
+ * of commit, rollback, recover and close; the work itself lives in objects that own their state:
+ * what it sends in a {@link SendBuffer}, what each consumer holds of its subscription in a {@link
+ * ConsumerCursor}, its non-persistent messages in {@link NonPersistentWork}, the transaction's
+ * callbacks in {@link TransactionSynchronizations}, two-phase commit in {@link XaBranch}. A commit
+ * is planned by {@link CommitPlan} (its statement order keeps commits free of deadlocks) and
+ * completed in memory by {@link AfterCommit}.
  */
 public final class BrokerSession implements AutoCloseable {
     /** How consumption is acknowledged, as in JMS. */
@@ -57,14 +49,12 @@ public final class BrokerSession implements AutoCloseable {
      * commit()} and re-reads them from PostgreSQL (see {@link #commit()}).
      */
     private final boolean awaitsOutcome;
-    /** What {@link #commit()} wrote into the application's transaction, until its outcome is told. */
-    private InFlight inFlight;
 
     /** What this transaction sends: batches per (destination, shard), the pinned shards, delayed sends. */
     private final SendBuffer sends;
 
-    /** What this session holds of each subscription it receives from (shared by its consumers of it). */
-    private final Map<Subscription, ConsumerCursor> cursors = new LinkedHashMap<>();
+    /** The open consumers, and what the session holds of each subscription it receives from. */
+    private final SessionConsumers consumers;
     /** The non-persistent messages of this transaction: sent, taken, moved aside. */
     private final NonPersistentWork nonPersistent;
     /** Where consumed messages that are not delivered go: dead-letter and expiry queues. */
@@ -94,10 +84,13 @@ public final class BrokerSession implements AutoCloseable {
         this.awaitsOutcome = external != null && awaitsOutcome;
         this.xa = new XaBranch(xa);
         this.nonPersistent = new NonPersistentWork(engine);
-        this.sends = new SendBuffer(
-                engine, this.mode == Mode.TRANSACTED, connection::current, () -> origin, this.xa, nonPersistent);
+        this.sends =
+                new SendBuffer(engine, this.mode == Mode.TRANSACTED, connection, () -> origin, this.xa, nonPersistent);
         this.deadLetters = new DeadLetters(engine, sends::deadLetter, nonPersistent);
-        this.after = new AfterCommit(engine, sends, nonPersistent, this.xa, cursors.values(), consumers);
+        this.consumers = new SessionConsumers(
+                engine,
+                sub -> new ConsumerCursor(sub, engine, this, receiving, this::prefetch, nonPersistent, deadLetters));
+        this.after = new AfterCommit(engine, sends, nonPersistent, this.xa, consumers.cursors(), consumers.open());
     }
 
     /** True when this session runs on an application's connection, which the application commits. */
@@ -121,21 +114,12 @@ public final class BrokerSession implements AutoCloseable {
 
     /** True while the session has sends or receives that are not committed yet. */
     public boolean hasUncommittedWork() {
-        if (inFlight != null || sends.hasWork() || nonPersistent.hasWork()) {
-            return true;
-        }
-        for (ConsumerCursor cursor : cursors.values()) {
-            if (cursor.hasTaken()) {
-                return true;
-            }
-        }
-        return false;
+        return after.awaitingOutcome() || sends.hasWork() || nonPersistent.hasWork() || consumers.hasTaken();
     }
 
     /** The session's cursor of {@code sub}: its consumers of it, and receives by name, share it. */
     ConsumerCursor cursor(Subscription sub) {
-        return cursors.computeIfAbsent(
-                sub, x -> new ConsumerCursor(x, engine, this, receiving, this::prefetch, nonPersistent, deadLetters));
+        return consumers.cursor(sub);
     }
 
     /** What a receive asks of this session's transaction. */
@@ -163,8 +147,6 @@ public final class BrokerSession implements AutoCloseable {
 
     // ---------------------------------------------------------------- producers and consumers
 
-    private final List<BrokerConsumer> consumers = new ArrayList<>();
-
     /** A producer for {@code destination}, or for any destination when it is null. */
     public BrokerProducer createProducer(String destination) {
         checkOpen();
@@ -184,7 +166,7 @@ public final class BrokerSession implements AutoCloseable {
                     destination + " is a topic: consume from it through a subscription (subscribe)");
         }
         BrokerConsumer c = new BrokerConsumer(this, destination, selector, rt.queue());
-        consumers.add(c);
+        consumers.opened(c);
         return c;
     }
 
@@ -202,41 +184,13 @@ public final class BrokerSession implements AutoCloseable {
         }
         Subscription sub = engine.subscribe(rt, spec);
         BrokerConsumer c = new BrokerConsumer(this, topic, null, sub);
-        consumers.add(c);
+        consumers.opened(c);
         return c;
     }
 
-    /**
-     * A consumer closed: when no other open consumer of this session receives from its
-     * destination, what the session prefetched there and did not deliver goes back to the shards
-     * (an idle session must not hold messages that other consumers could take). Delivered
-     * messages stay in the transaction.
-     */
+    /** A consumer closed (see {@link SessionConsumers#closed}). */
     void consumerClosed(BrokerConsumer c) {
-        if (consumers.remove(c)) {
-            c.subscription.openConsumers.decrementAndGet();
-        }
-        try {
-            if (closed) {
-                return;
-            }
-            for (BrokerConsumer other : consumers) {
-                if (other.subscription == c.subscription) {
-                    return;
-                }
-            }
-            ConsumerCursor cursor = cursors.get(c.subscription);
-            if (cursor != null) {
-                cursor.giveBackUndelivered();
-                if (cursor.claims().isEmpty()) {
-                    cursors.remove(c.subscription);
-                }
-            }
-        } finally {
-            if (c.subscription.bit >= 0) {
-                engine.unsubscribed(c.subscription);
-            }
-        }
+        consumers.closed(c, closed);
     }
 
     // ---------------------------------------------------------------- send
@@ -244,7 +198,7 @@ public final class BrokerSession implements AutoCloseable {
     /** Sends (transacted: buffers until commit) one message to a destination. */
     public void send(String destination, BrokerMessage message) {
         checkWork();
-        sends.send(enqueueable(destination), ordinary(message));
+        sends.send(destination, message);
         if (mode != Mode.TRANSACTED) {
             commitWork(true, false);
         }
@@ -264,101 +218,10 @@ public final class BrokerSession implements AutoCloseable {
      */
     public void send(String destination, BrokerMessage message, InputStream body) {
         checkWork();
-        java.util.Objects.requireNonNull(body, "body");
-        DestinationRuntime rt = enqueueable(destination);
-        if (!message.persistent()) {
-            throw LargeBodies.refused("a streamed body needs a persistent message: a non-persistent one lives in"
-                    + " one instance's memory, and a streamed body is stored in PostgreSQL");
-        }
-        if (message.deliverAt() > engine.clock().millis()) {
-            throw LargeBodies.refused("a streamed body cannot be sent with a delivery delay (deliver at "
-                    + java.time.Instant.ofEpochMilli(message.deliverAt()) + "): send it without one");
-        }
-        if (message.bodySize() != 0 || message.streamedBody() != null) {
-            throw LargeBodies.refused("a message sent with a body stream must have no body of its own (it has "
-                    + message.bodySize() + " bytes)");
-        }
-        boolean inTransaction = connection.inTransaction();
-        Connection c = null;
-        java.sql.Savepoint before = null;
-        StreamedBody written;
-        try {
-            c = connection.current();
-            if (c.getAutoCommit()) {
-                throw LargeBodies.refused("a streamed send on an application's connection needs a transaction:"
-                        + " the connection is in autocommit mode");
-            }
-            before = inTransaction ? c.setSavepoint() : null;
-            written = LargeBodies.write(c, body);
-            if (before != null) {
-                c.releaseSavepoint(before);
-            }
-        } catch (SQLException | java.io.IOException | RuntimeException e) {
-            undoStreamedSend(c, before, inTransaction);
-            if (e instanceof SQLException se) {
-                throw SqlErrors.translate(se, "writing a streamed body to " + destination);
-            }
-            if (e instanceof java.io.IOException io) {
-                throw LargeBodies.refused("reading the body stream of a message to " + destination + " failed: " + io);
-            }
-            throw (RuntimeException) e;
-        }
-        // (not undone when buffering fails: in a transaction that may have written batches ahead, whose
-        // failure breaks the transaction as it did before; its commit then fails and rolls back all)
-        try {
-            sends.send(rt, message.withStreamedBody(written));
-        } catch (RuntimeException e) {
-            if (!inTransaction && mode != Mode.TRANSACTED) {
-                undoStreamedSend(c, null, false); // nothing else was in this transaction
-            }
-            throw e;
-        }
+        sends.sendStreamed(destination, message, body);
         if (mode != Mode.TRANSACTED) {
             commitWork(true, false);
         }
-    }
-
-    /**
-     * {@code message}, refused when it carries a streamed body: that names chunks this session did
-     * not write (another message's, which go when that message is retired); a body is streamed with
-     * {@link #send(String, BrokerMessage, InputStream)}.
-     */
-    private static BrokerMessage ordinary(BrokerMessage message) {
-        if (message.streamedBody() != null) {
-            throw LargeBodies.refused("message " + message.messageId() + " carries the streamed body "
-                    + message.streamedBody().id() + " of another message: send its body as a stream with"
-                    + " send(destination, message, body)");
-        }
-        return message;
-    }
-
-    /** A streamed send that failed: back to before it (a savepoint), or the whole transaction it began. */
-    private void undoStreamedSend(Connection c, java.sql.Savepoint before, boolean inTransaction) {
-        if (c == null) {
-            return;
-        }
-        if (!inTransaction) {
-            connection.rollbackQuietly(c);
-            connection.release(c, false);
-            return;
-        }
-        if (before != null) {
-            try {
-                c.rollback(before);
-            } catch (SQLException ignored) {
-                // the transaction failed as a whole: the commit reports it
-            }
-        }
-    }
-
-    /** The runtime of a destination that accepts sends now ({@code ILLEGAL_STATE} when its enqueue is stopped). */
-    private DestinationRuntime enqueueable(String destination) {
-        DestinationRuntime rt = engine.runtime(destination, true);
-        DestinationInfo d = rt.info();
-        if (!d.enqueueEnabled()) {
-            throw new ShardQException(ErrorKind.ILLEGAL_STATE, "enqueue is stopped on " + d.kind() + " " + d.name());
-        }
-        return rt;
     }
 
     /**
@@ -377,7 +240,7 @@ public final class BrokerSession implements AutoCloseable {
         }
         try {
             for (Map.Entry<String, BrokerMessage> e : unit) {
-                sends.send(enqueueable(e.getKey()), ordinary(e.getValue()));
+                sends.send(e.getKey(), e.getValue());
             }
         } catch (RuntimeException e) {
             // nothing of the unit was written: forget what was buffered (no consumption is touched)
@@ -457,7 +320,7 @@ public final class BrokerSession implements AutoCloseable {
             }
             throw e;
         }
-        if (inFlight == null) {
+        if (!after.awaitingOutcome()) {
             completed(true); // (an awaiting session runs its actions when the outcome is told)
         }
     }
@@ -469,9 +332,6 @@ public final class BrokerSession implements AutoCloseable {
         /** The commit's outcome is not known (its connection was lost while it ran). */
         UNKNOWN
     }
-
-    /** The work a commit() wrote into the application's transaction, waiting for its outcome. */
-    private record InFlight(List<SendBuffer.Batch> batches, List<Claim> moving, long earliestScheduled) {}
 
     /**
      * For a session opened to await outcomes ({@code Broker#openSession(Connection, boolean)}): the
@@ -494,36 +354,16 @@ public final class BrokerSession implements AutoCloseable {
                     ErrorKind.ILLEGAL_STATE,
                     "this session was not opened to be told outcomes: open it with Broker#openSession(connection, true)");
         }
-        InFlight f = inFlight;
-        inFlight = null;
-        if (f == null) {
+        if (!after.awaitingOutcome()) {
             rollbackWork(); // nothing of this session was written into that transaction
             return;
         }
-        switch (outcome) {
-            case COMMITTED -> {
-                if (f.earliestScheduled() != Long.MAX_VALUE) {
-                    engine.scheduled(f.earliestScheduled());
-                }
-                after.published(f.batches(), true, true, untold(), origin);
-                completed(true);
-            }
-            case ROLLED_BACK -> {
-                sends.reportRolledBack(f.batches());
-                after.failed(true); // aborts the moves, counts the attempts, gives the messages back
-                completed(false);
-            }
-            case UNKNOWN -> {
-                sends.reportRolledBack(f.batches()); // perhaps dead rows: the reclaimer looks
-                after.failedConsumption(f.moving(), null, true);
-                completed(false);
-            }
-        }
+        completed(after.outcome(outcome, origin));
     }
 
     /** True while what {@link #commit()} wrote waits for {@link #transactionEnded}. */
     public boolean awaitingOutcome() {
-        return inFlight != null;
+        return after.awaitingOutcome();
     }
 
     private void requireTransactionBlock() {
@@ -693,12 +533,7 @@ public final class BrokerSession implements AutoCloseable {
             return;
         }
         engine.preparedTransactions().unregister(p.gid(), this);
-        for (ConsumerCursor cursor : cursors.values()) {
-            cursor.forget();
-        }
-        xa.clearWakes(); // the outcome is unknown here: the waiters poll
-        sends.discard();
-        nonPersistent.forget();
+        after.forgotten();
         synchronizations.forget();
     }
 
@@ -755,7 +590,7 @@ public final class BrokerSession implements AutoCloseable {
     private void commitWork(boolean sending, boolean consumption, String gid) {
         CommitPlan plan = CommitPlan.of(
                 sends,
-                cursors.values(),
+                consumers.cursors(),
                 after,
                 sending,
                 consumption,
@@ -777,7 +612,7 @@ public final class BrokerSession implements AutoCloseable {
         if (awaitsOutcome) {
             // written into the application's transaction, which commits or rolls back later: the
             // moves stay planned (this shard's mover in flight), the sends unpublished, until told
-            inFlight = new InFlight(plan.batches, plan.moving, earliest);
+            after.awaitOutcome(plan, earliest);
             return;
         }
         after.committed(plan, earliest, sending, consumption, untold(), origin, !connection.external());
@@ -796,15 +631,6 @@ public final class BrokerSession implements AutoCloseable {
             long me)
             throws SQLException {
         return CommitPlan.moveCursor(c, sub, shard, from, to, logAhead, clearLog, clearAttempts, me);
-    }
-
-    static ShardQException rolledBack(ShardQException e) {
-        return AfterCommit.rolledBack(e);
-    }
-
-    /** A commit whose connection died before its outcome was known. */
-    static ShardQException inDoubt(RuntimeException cause) {
-        return AfterCommit.inDoubt(cause);
     }
 
     /**
@@ -826,7 +652,7 @@ public final class BrokerSession implements AutoCloseable {
         if (closed) {
             throw new ShardQException(ErrorKind.ILLEGAL_STATE, "the session is closed");
         }
-        if (inFlight != null) {
+        if (after.awaitingOutcome()) {
             throw new ShardQException(
                     ErrorKind.ILLEGAL_STATE,
                     "this session's work is written into the application's transaction, which has not"
@@ -844,15 +670,6 @@ public final class BrokerSession implements AutoCloseable {
         xa.checkWork();
     }
 
-    private boolean holdsClaims() {
-        for (ConsumerCursor cursor : cursors.values()) {
-            if (!cursor.claims().isEmpty()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** Rolls back whatever is uncommitted (JMS: closing a session rolls back its transaction). */
     @Override
     public void close() {
@@ -860,24 +677,18 @@ public final class BrokerSession implements AutoCloseable {
             return;
         }
         try {
-            if (inFlight != null) {
+            if (after.awaitingOutcome()) {
                 transactionEnded(Outcome.UNKNOWN); // closed before the application said how it ended
             }
             if (xa.isPrepared()) {
                 // not ours to decide: the transaction manager commits or rolls it back, maybe elsewhere
                 forgetPrepared();
-            } else if (hasUncommittedWork() || connection.open() || holdsClaims()) {
+            } else if (hasUncommittedWork() || connection.open() || consumers.holdsClaims()) {
                 rollbackWork();
             }
         } finally {
             closed = true;
-            for (BrokerConsumer c : consumers) {
-                c.subscription.openConsumers.decrementAndGet();
-                if (c.subscription.bit >= 0) {
-                    engine.unsubscribed(c.subscription); // a non-durable subscription goes with its consumer
-                }
-            }
-            consumers.clear();
+            consumers.sessionClosed();
         }
     }
 }

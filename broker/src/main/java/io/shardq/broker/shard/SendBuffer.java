@@ -6,8 +6,10 @@ import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.Queries;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.message.StreamedBody;
 import io.shardq.broker.store.HeaderCodec;
 import io.shardq.broker.store.LargeBodies;
+import java.io.InputStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -60,15 +62,9 @@ final class SendBuffer {
     /** A persistent message sent with a delivery delay: it waits in shardq.scheduled_message. */
     record ScheduledSend(DestinationRuntime rt, BrokerMessage message) {}
 
-    /** The transaction's connection, opened at its first use. */
-    @FunctionalInterface
-    interface TransactionConnection {
-        Connection get() throws SQLException;
-    }
-
     private final Engine engine;
     private final boolean transacted;
-    private final TransactionConnection connection;
+    private final SessionConnection connection;
     private final Supplier<TopicView.Origin> origin;
     private final XaBranch xa;
     private final NonPersistentWork nonPersistent;
@@ -84,7 +80,7 @@ final class SendBuffer {
     SendBuffer(
             Engine engine,
             boolean transacted,
-            TransactionConnection connection,
+            SessionConnection connection,
             Supplier<TopicView.Origin> origin,
             XaBranch xa,
             NonPersistentWork nonPersistent) {
@@ -111,9 +107,114 @@ final class SendBuffer {
         return written;
     }
 
-    /** Buffers a send (a delayed one into the scheduled area, a non-persistent one in memory). */
-    void send(DestinationRuntime rt, BrokerMessage message) {
-        buffer(rt, message, false);
+    /**
+     * Buffers a send to {@code destination} (a delayed one into the scheduled area, a non-persistent
+     * one in memory); refused when the destination's enqueue is stopped.
+     */
+    void send(String destination, BrokerMessage message) {
+        buffer(enqueueable(destination), ordinary(message), false);
+    }
+
+    /**
+     * Sends one message whose body is {@code body}, read to its end and written as chunks now, in
+     * the session's transaction, before the shard's row is locked (see {@link LargeBodies}); the
+     * message itself is buffered as {@link #send} does. When the stream fails, nothing of this send
+     * is kept and the transaction's other work is untouched. (See {@link
+     * BrokerSession#send(String, BrokerMessage, InputStream)}.)
+     */
+    void sendStreamed(String destination, BrokerMessage message, InputStream body) {
+        java.util.Objects.requireNonNull(body, "body");
+        DestinationRuntime rt = enqueueable(destination);
+        if (!message.persistent()) {
+            throw LargeBodies.refused("a streamed body needs a persistent message: a non-persistent one lives in"
+                    + " one instance's memory, and a streamed body is stored in PostgreSQL");
+        }
+        if (message.deliverAt() > engine.clock().millis()) {
+            throw LargeBodies.refused("a streamed body cannot be sent with a delivery delay (deliver at "
+                    + java.time.Instant.ofEpochMilli(message.deliverAt()) + "): send it without one");
+        }
+        if (message.bodySize() != 0 || message.streamedBody() != null) {
+            throw LargeBodies.refused("a message sent with a body stream must have no body of its own (it has "
+                    + message.bodySize() + " bytes)");
+        }
+        boolean inTransaction = connection.inTransaction();
+        Connection c = null;
+        java.sql.Savepoint before = null;
+        StreamedBody streamed;
+        try {
+            c = connection.current();
+            if (c.getAutoCommit()) {
+                throw LargeBodies.refused("a streamed send on an application's connection needs a transaction:"
+                        + " the connection is in autocommit mode");
+            }
+            before = inTransaction ? c.setSavepoint() : null;
+            streamed = LargeBodies.write(c, body);
+            if (before != null) {
+                c.releaseSavepoint(before);
+            }
+        } catch (SQLException | java.io.IOException | RuntimeException e) {
+            undoStreamedSend(c, before, inTransaction);
+            if (e instanceof SQLException se) {
+                throw SqlErrors.translate(se, "writing a streamed body to " + destination);
+            }
+            if (e instanceof java.io.IOException io) {
+                throw LargeBodies.refused("reading the body stream of a message to " + destination + " failed: " + io);
+            }
+            throw (RuntimeException) e;
+        }
+        // (not undone when buffering fails: in a transaction that may have written batches ahead, whose
+        // failure breaks the transaction as it did before; its commit then fails and rolls back all)
+        try {
+            buffer(rt, message.withStreamedBody(streamed), false);
+        } catch (RuntimeException e) {
+            if (!inTransaction && !transacted) {
+                undoStreamedSend(c, null, false); // nothing else was in this transaction
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * {@code message}, refused when it carries a streamed body: that names chunks this session did
+     * not write (another message's, which go when that message is retired); a body is streamed with
+     * {@link #send(String, BrokerMessage, InputStream)}.
+     */
+    private static BrokerMessage ordinary(BrokerMessage message) {
+        if (message.streamedBody() != null) {
+            throw LargeBodies.refused("message " + message.messageId() + " carries the streamed body "
+                    + message.streamedBody().id() + " of another message: send its body as a stream with"
+                    + " send(destination, message, body)");
+        }
+        return message;
+    }
+
+    /** A streamed send that failed: back to before it (a savepoint), or the whole transaction it began. */
+    private void undoStreamedSend(Connection c, java.sql.Savepoint before, boolean inTransaction) {
+        if (c == null) {
+            return;
+        }
+        if (!inTransaction) {
+            connection.rollbackQuietly(c);
+            connection.release(c, false);
+            return;
+        }
+        if (before != null) {
+            try {
+                c.rollback(before);
+            } catch (SQLException ignored) {
+                // the transaction failed as a whole: the commit reports it
+            }
+        }
+    }
+
+    /** The runtime of a destination that accepts sends now ({@code ILLEGAL_STATE} when its enqueue is stopped). */
+    private DestinationRuntime enqueueable(String destination) {
+        DestinationRuntime rt = engine.runtime(destination, true);
+        DestinationInfo d = rt.info();
+        if (!d.enqueueEnabled()) {
+            throw new ShardQException(ErrorKind.ILLEGAL_STATE, "enqueue is stopped on " + d.kind() + " " + d.name());
+        }
+        return rt;
     }
 
     /** Buffers a dead letter (or expired message) of the consumption in this transaction. */
@@ -174,7 +275,7 @@ final class SendBuffer {
      */
     private void writeAhead(long key, DestinationRuntime rt) {
         try {
-            Connection c = connection.get();
+            Connection c = connection.current();
             for (var it = pending.headMap(key, true).entrySet().iterator(); it.hasNext(); ) {
                 Batch b = it.next().getValue();
                 writeBatch(c, b);
