@@ -2,7 +2,6 @@ package io.shardq.broker.shard;
 
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
-import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
 import io.shardq.broker.store.LargeBodies;
@@ -123,29 +122,12 @@ public final class BrokerSession implements AutoCloseable {
     }
 
     /** What a receive asks of this session's transaction. */
-    private final ConsumerCursor.Transaction receiving = new ConsumerCursor.Transaction() {
-        @Override
-        public void checkWork() {
-            BrokerSession.this.checkWork();
-        }
+    private final ConsumerCursor.Transaction receiving = new ConsumerCursor.Transaction(
+            this::checkWork, this::autoAcknowledge, () -> commitWork(true, true), this::hasUncommittedWork);
 
-        @Override
-        public boolean autoAcknowledge() {
-            return mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE;
-        }
-
-        @Override
-        public void acknowledge() {
-            commitWork(true, true);
-        }
-
-        @Override
-        public boolean hasUncommittedWork() {
-            return BrokerSession.this.hasUncommittedWork();
-        }
-    };
-
-    // ---------------------------------------------------------------- producers and consumers
+    private boolean autoAcknowledge() {
+        return mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE;
+    }
 
     /** A producer for {@code destination}, or for any destination when it is null. */
     public BrokerProducer createProducer(String destination) {
@@ -159,15 +141,7 @@ public final class BrokerSession implements AutoCloseable {
     /** A consumer of {@code destination}, of every message or of those matching {@code selector}. */
     public BrokerConsumer createConsumer(String destination, Selector selector) {
         checkOpen();
-        DestinationRuntime rt = engine.runtime(destination, true);
-        if (!rt.info().isQueue()) {
-            throw new ShardQException(
-                    ErrorKind.INVALID_ARGUMENT,
-                    destination + " is a topic: consume from it through a subscription (subscribe)");
-        }
-        BrokerConsumer c = new BrokerConsumer(this, destination, selector, rt.queue());
-        consumers.opened(c);
-        return c;
+        return consumers.opened(new BrokerConsumer(this, destination, selector, consumers.queue(destination)));
     }
 
     /**
@@ -178,22 +152,13 @@ public final class BrokerSession implements AutoCloseable {
      */
     public BrokerConsumer subscribe(String topic, io.shardq.broker.SubscriptionSpec spec) {
         checkOpen();
-        DestinationRuntime rt = engine.runtime(topic, true);
-        if (rt.info().isQueue()) {
-            throw new ShardQException(ErrorKind.INVALID_ARGUMENT, topic + " is a queue: subscriptions are for topics");
-        }
-        Subscription sub = engine.subscribe(rt, spec);
-        BrokerConsumer c = new BrokerConsumer(this, topic, null, sub);
-        consumers.opened(c);
-        return c;
+        return consumers.opened(new BrokerConsumer(this, topic, null, consumers.subscription(topic, spec)));
     }
 
     /** A consumer closed (see {@link SessionConsumers#closed}). */
     void consumerClosed(BrokerConsumer c) {
         consumers.closed(c, closed);
     }
-
-    // ---------------------------------------------------------------- send
 
     /** Sends (transacted: buffers until commit) one message to a destination. */
     public void send(String destination, BrokerMessage message) {
@@ -238,22 +203,12 @@ public final class BrokerSession implements AutoCloseable {
             }
             return;
         }
-        try {
-            for (Map.Entry<String, BrokerMessage> e : unit) {
-                sends.send(e.getKey(), e.getValue());
-            }
-        } catch (RuntimeException e) {
-            // nothing of the unit was written: forget what was buffered (no consumption is touched)
-            sends.discardSends();
-            throw e;
-        }
+        sends.sendUnit(unit);
         commitWork(true, false);
     }
 
     /** The JMSX property a message group is named by (JMS 3.1, 3.5.9). */
     public static final String GROUP_ID = "JMSXGroupID";
-
-    // ---------------------------------------------------------------- receive
 
     /**
      * Receives the next message of a queue.
@@ -286,13 +241,11 @@ public final class BrokerSession implements AutoCloseable {
      * covers one contiguous range of a shard and its commit moves the cursor).
      */
     private int prefetch() {
-        if (mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE) {
+        if (autoAcknowledge()) {
             return 1;
         }
         return Math.max(engine.settings().prefetch(), after.lastTransactionSize());
     }
-
-    // ---------------------------------------------------------------- completion
 
     /**
      * Commits everything: sends and receives (transacted sessions). On an application's connection
@@ -307,21 +260,12 @@ public final class BrokerSession implements AutoCloseable {
     public void commit() {
         checkOpen();
         if (awaitsOutcome) {
-            requireTransactionBlock();
+            connection.requireTransactionBlock();
         }
-        checkNotPrepared();
-        try {
-            commitWork(true, true);
-        } catch (RuntimeException e) {
-            try {
-                completed(false);
-            } catch (RuntimeException actionFailed) {
-                e.addSuppressed(actionFailed); // the commit's failure is the one to report
-            }
-            throw e;
-        }
+        xa.checkNotPrepared();
+        commitOrRollBack(null);
         if (!after.awaitingOutcome()) {
-            completed(true); // (an awaiting session runs its actions when the outcome is told)
+            synchronizations.completed(true); // (an awaiting session runs its actions when the outcome is told)
         }
     }
 
@@ -358,25 +302,12 @@ public final class BrokerSession implements AutoCloseable {
             rollbackWork(); // nothing of this session was written into that transaction
             return;
         }
-        completed(after.outcome(outcome, origin));
+        synchronizations.completed(after.outcome(outcome, origin));
     }
 
     /** True while what {@link #commit()} wrote waits for {@link #transactionEnded}. */
     public boolean awaitingOutcome() {
         return after.awaitingOutcome();
-    }
-
-    private void requireTransactionBlock() {
-        try {
-            if (connection.externalConnection().getAutoCommit()) {
-                throw new ShardQException(
-                        ErrorKind.ILLEGAL_STATE,
-                        "the application's connection is in autocommit mode: a session that joins the"
-                                + " application's transaction needs one (setAutoCommit(false))");
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "reading the application's connection");
-        }
     }
 
     /** What others attach to the current transaction: before-commit, on-commit and on-rollback actions. */
@@ -391,24 +322,13 @@ public final class BrokerSession implements AutoCloseable {
         return synchronizations;
     }
 
-    /**
-     * Runs {@code action} once, after the current transaction's {@link #commit()} succeeded (for a
-     * session on an application's connection: when {@code commit()} returns; the application commits
-     * the connection). Forgotten if the transaction rolls back. For work that must see only
-     * committed state, such as publishing cache entries to other caches in memory. An exception
-     * from one action is passed on after the others ran.
-     */
+    /** Runs {@code action} once after the current transaction commits (see {@link TransactionSynchronizations#onCommit}). */
     public void onCommit(Runnable action) {
         checkOpen();
         synchronizations.onCommit(action);
     }
 
-    /**
-     * Runs {@code action} once, after the current transaction rolled back: {@link #rollback()},
-     * {@link #close()} with uncommitted work, or a {@link #commit()} that failed, in doubt
-     * included (its outcome is unknown: an action must not assume the work was undone, only that
-     * it may not have been done). Forgotten if the transaction commits.
-     */
+    /** Runs {@code action} once after the current transaction rolls back (see {@link TransactionSynchronizations#onRollback}). */
     public void onRollback(Runnable action) {
         checkOpen();
         synchronizations.onRollback(action);
@@ -418,24 +338,11 @@ public final class BrokerSession implements AutoCloseable {
     @FunctionalInterface
     public interface BeforeCommit extends TransactionSynchronizations.BeforeCommit {}
 
-    /**
-     * Runs {@code action} once, inside the current transaction on its connection, as the last work
-     * before COMMIT (for a session on an application's connection: when {@code commit()} is called,
-     * before the application commits). A failure fails the commit. Forgotten after the transaction
-     * ends. For statements that must commit with the transaction and only once per transaction,
-     * such as a NOTIFY that coalesces its writes.
-     */
+    /** Runs {@code action} in the transaction just before COMMIT (see {@link TransactionSynchronizations#beforeCommit}). */
     public void beforeCommit(BeforeCommit action) {
         checkOpen();
         synchronizations.beforeCommit(action);
     }
-
-    /** Runs and forgets the actions of the transaction that ended. */
-    private void completed(boolean committed) {
-        synchronizations.completed(committed);
-    }
-
-    // ---------------------------------------------------------------- two-phase commit (XA)
 
     /** Two-phase commit: the branch association, the prepared transaction, deferred wake-ups. */
     private final XaBranch xa;
@@ -481,19 +388,10 @@ public final class BrokerSession implements AutoCloseable {
         xa.checkCanPrepare();
         PreparedTransactions.validate(gid);
         if (!hasUncommittedWork() && !connection.open() && !synchronizations.hasBeforeCommit()) {
-            completed(true);
+            synchronizations.completed(true);
             return false;
         }
-        try {
-            commitWork(true, true, gid);
-        } catch (RuntimeException e) {
-            try {
-                completed(false);
-            } catch (RuntimeException actionFailed) {
-                e.addSuppressed(actionFailed);
-            }
-            throw e;
-        }
+        commitOrRollBack(gid);
         return true;
     }
 
@@ -513,11 +411,11 @@ public final class BrokerSession implements AutoCloseable {
         }
         if (committed) {
             finishCommit(p.plan(), true, true);
-            completed(true);
+            synchronizations.completed(true);
         } else {
             sends.reportRolledBack(p.plan().batches);
             after.failed(true);
-            completed(false);
+            synchronizations.completed(false);
         }
     }
 
@@ -540,21 +438,21 @@ public final class BrokerSession implements AutoCloseable {
     /** Consumes every message delivered so far (CLIENT_ACKNOWLEDGE, or deferred AUTO acks). */
     public void acknowledge() {
         checkOpen();
-        checkNotPrepared();
+        xa.checkNotPrepared();
         commitWork(true, true);
     }
 
     /** Discards sends and redelivers receives (transacted sessions). */
     public void rollback() {
         checkOpen();
-        checkNotPrepared();
+        xa.checkNotPrepared();
         rollbackWork();
     }
 
     /** Redelivers every unacknowledged message (CLIENT_ACKNOWLEDGE and AUTO). */
     public void recover() {
         checkOpen();
-        checkNotPrepared();
+        xa.checkNotPrepared();
         rollbackWork();
     }
 
@@ -564,28 +462,31 @@ public final class BrokerSession implements AutoCloseable {
      */
     public Connection connection() {
         checkOpen();
-        if (mode != Mode.TRANSACTED) {
-            throw new ShardQException(ErrorKind.ILLEGAL_STATE, "only a transacted session shares its JDBC connection");
-        }
+        return connection.shared(mode == Mode.TRANSACTED);
+    }
+
+    /** Commits (or prepares) everything; when that fails, the rollback actions run too. */
+    private void commitOrRollBack(String gid) {
         try {
-            return connection.current();
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "opening the session's connection");
+            commitWork(true, true, gid);
+        } catch (RuntimeException e) {
+            try {
+                synchronizations.completed(false);
+            } catch (RuntimeException actionFailed) {
+                e.addSuppressed(actionFailed); // the commit's failure is the one to report
+            }
+            throw e;
         }
     }
 
-    /**
-     * The commit planner: turns the session's work into one ordered list of statements (see the
-     * class comment for the order), runs it, then publishes the outcome in memory.
-     */
     private void commitWork(boolean sends, boolean consumption) {
         commitWork(sends, consumption, null);
     }
 
     /**
-     * As {@link #commitWork(boolean, boolean)}; with a {@code gid}, the transaction is prepared
-     * ({@code PREPARE TRANSACTION}) instead of committed, and what a commit does in memory waits in
-     * the session's {@link XaBranch} for the outcome ({@link #completePrepared}).
+     * Plans the commit ({@link CommitPlan}) and runs it; with a {@code gid}, the transaction is
+     * prepared instead, and what a commit does in memory waits in the {@link XaBranch} for the
+     * outcome ({@link #completePrepared}).
      */
     private void commitWork(boolean sending, boolean consumption, String gid) {
         CommitPlan plan = CommitPlan.of(
@@ -645,7 +546,7 @@ public final class BrokerSession implements AutoCloseable {
         connection.rollbackOpen();
         sends.reportRolledBack(sends.written());
         after.failed(true);
-        completed(false);
+        synchronizations.completed(false);
     }
 
     private void checkOpen() {
@@ -658,10 +559,6 @@ public final class BrokerSession implements AutoCloseable {
                     "this session's work is written into the application's transaction, which has not"
                             + " ended yet: report its outcome (transactionEnded) before using the session again");
         }
-    }
-
-    private void checkNotPrepared() {
-        xa.checkNotPrepared();
     }
 
     /** Before a send or a receive: open, not prepared, and (XA) inside a transaction branch. */

@@ -5,6 +5,7 @@ import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 
 /**
@@ -26,19 +27,13 @@ import java.util.function.IntSupplier;
  * the subscription it takes from are shared and guard themselves.
  */
 final class ConsumerCursor {
-    /** What a receive asks of the session's transaction. */
-    interface Transaction {
-        /** Before a receive: the session is open, not prepared, and (XA) associated. */
-        void checkWork();
-
-        /** True in AUTO_ACKNOWLEDGE and DUPS_OK_ACKNOWLEDGE sessions. */
-        boolean autoAcknowledge();
-
-        /** Makes the consumption so far final (the session's commit of consumption). */
-        void acknowledge();
-
-        boolean hasUncommittedWork();
-    }
+    /**
+     * What a receive asks of the session's transaction: that the session may work now (open, not
+     * prepared, XA-associated), whether each receive is acknowledged alone (AUTO and DUPS_OK), the
+     * acknowledgement itself (a commit of the consumption), and whether anything is uncommitted.
+     */
+    record Transaction(
+            Runnable checkWork, BooleanSupplier autoAcknowledge, Runnable acknowledge, BooleanSupplier uncommitted) {}
 
     final Subscription sub;
     private final Engine engine;
@@ -90,27 +85,27 @@ final class ConsumerCursor {
      * @param deferAck in AUTO/DUPS_OK mode, leave the consumption to the session's acknowledge
      */
     Delivery receive(String destination, long timeoutMillis, boolean deferAck, Selector selector) {
-        transaction.checkWork();
+        transaction.checkWork().run();
         long now = System.nanoTime();
         long deadline =
                 timeoutMillis == 0 ? Long.MAX_VALUE : timeoutMillis < 0 ? now : now + timeoutMillis * 1_000_000L;
-        boolean autoAck = transaction.autoAcknowledge();
+        boolean autoAck = transaction.autoAcknowledge().getAsBoolean();
         try {
             while (true) {
                 Delivery d = next(destination, selector);
                 if (d != null) {
                     if (autoAck && !deferAck) {
-                        transaction.acknowledge();
+                        transaction.acknowledge().run();
                     }
                     return d;
                 }
                 giveBackUndelivered();
                 sub.catchUp();
                 if (!sub.awaitMessages(deadline, selector != null, groupSession())) {
-                    if (autoAck && transaction.hasUncommittedWork()) {
+                    if (autoAck && transaction.uncommitted().getAsBoolean()) {
                         // only expired or dead-lettered messages were passed over on the way (a deferred
                         // acknowledgement is always made before the next receive): make that final
-                        transaction.acknowledge();
+                        transaction.acknowledge().run();
                     }
                     return null;
                 }

@@ -287,6 +287,21 @@ final class SendBuffer {
         }
     }
 
+    /**
+     * Buffers several sends as one unit: when any is refused, none of the unit stays buffered (no
+     * consumption is touched).
+     */
+    void sendUnit(List<Map.Entry<String, BrokerMessage>> unit) {
+        try {
+            for (Map.Entry<String, BrokerMessage> e : unit) {
+                send(e.getKey(), e.getValue());
+            }
+        } catch (RuntimeException e) {
+            discardSends(); // nothing of the unit was written: forget what was buffered
+            throw e;
+        }
+    }
+
     /** A unit of sends failed before anything was written: forgets its sends (dead letters stay). */
     void discardSends() {
         pending.values().removeIf(b -> !b.deadLetters);

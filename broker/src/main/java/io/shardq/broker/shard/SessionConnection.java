@@ -1,5 +1,8 @@
 package io.shardq.broker.shard;
 
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.ShardQException;
+import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.SQLException;
 
@@ -30,8 +33,18 @@ final class SessionConnection {
         return external != null;
     }
 
-    Connection externalConnection() {
-        return external;
+    /** Before a commit into the application's transaction: its connection must not be in autocommit. */
+    void requireTransactionBlock() {
+        try {
+            if (external.getAutoCommit()) {
+                throw new ShardQException(
+                        ErrorKind.ILLEGAL_STATE,
+                        "the application's connection is in autocommit mode: a session that joins the"
+                                + " application's transaction needs one (setAutoCommit(false))");
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the application's connection");
+        }
     }
 
     /** True while a transaction is open on a borrowed connection. */
@@ -55,6 +68,18 @@ final class SessionConnection {
             txConnection = c;
         }
         return txConnection;
+    }
+
+    /** The transaction's connection for the application's own SQL: a transacted session's only. */
+    Connection shared(boolean transacted) {
+        if (!transacted) {
+            throw new ShardQException(ErrorKind.ILLEGAL_STATE, "only a transacted session shares its JDBC connection");
+        }
+        try {
+            return current();
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "opening the session's connection");
+        }
     }
 
     /** A pool connection for one commit outside a transaction (in autocommit). */

@@ -1,5 +1,7 @@
 package io.shardq.broker.shard;
 
+import io.shardq.broker.ErrorKind;
+import io.shardq.broker.ShardQException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -46,8 +48,32 @@ final class SessionConsumers {
         return open;
     }
 
-    void opened(BrokerConsumer c) {
+    BrokerConsumer opened(BrokerConsumer c) {
         open.add(c);
+        return c;
+    }
+
+    /** The subscription of a queue a consumer receives from ({@code INVALID_ARGUMENT} for a topic). */
+    Subscription queue(String destination) {
+        DestinationRuntime rt = engine.runtime(destination, true);
+        if (!rt.info().isQueue()) {
+            throw new ShardQException(
+                    ErrorKind.INVALID_ARGUMENT,
+                    destination + " is a topic: consume from it through a subscription (subscribe)");
+        }
+        return rt.queue();
+    }
+
+    /**
+     * The topic subscription {@code spec} names, attached to or created following JMS's rules
+     * ({@code INVALID_ARGUMENT} for a queue).
+     */
+    Subscription subscription(String topic, io.shardq.broker.SubscriptionSpec spec) {
+        DestinationRuntime rt = engine.runtime(topic, true);
+        if (rt.info().isQueue()) {
+            throw new ShardQException(ErrorKind.INVALID_ARGUMENT, topic + " is a queue: subscriptions are for topics");
+        }
+        return engine.subscribe(rt, spec);
     }
 
     /** True when something was taken in the current transaction. */
