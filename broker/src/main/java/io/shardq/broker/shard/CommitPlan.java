@@ -52,6 +52,12 @@ final class CommitPlan {
         XA_PREPARE
     }
 
+    /** The order cursor rows are locked in: (destination, shard, subscription). */
+    private static final Comparator<Claim> LOCK_ORDER = Comparator.comparingInt(
+                    (Claim cl) -> cl.rt.info().id())
+            .thenComparingInt(cl -> cl.shard.shardNo)
+            .thenComparingLong(cl -> cl.sub.id);
+
     final Route route;
     /** Buffered batches this commit writes, in (destination, shard) order. */
     final List<SendBuffer.Batch> toWrite;
@@ -148,11 +154,10 @@ final class CommitPlan {
         List<Claim> moving = new ArrayList<>();
         List<Claim> claims = new ArrayList<>();
         for (ConsumerCursor cursor : cursors) {
+            cursor.claims().sort(LOCK_ORDER); // (its receives then find their prefetch in this order too)
             claims.addAll(cursor.claims());
         }
-        claims.sort(Comparator.comparingInt((Claim cl) -> cl.rt.info().id())
-                .thenComparingInt(cl -> cl.shard.shardNo)
-                .thenComparingLong(cl -> cl.sub.id));
+        claims.sort(LOCK_ORDER);
         for (Claim cl : claims) {
             cl.outOfOrder.clear();
             if (cl.taken.isEmpty()) {
