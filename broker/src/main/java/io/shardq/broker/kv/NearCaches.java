@@ -1,11 +1,13 @@
 package io.shardq.broker.kv;
 
 import io.shardq.broker.shard.BrokerSession;
+import io.shardq.broker.shard.TransactionSynchronizations;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
@@ -42,7 +44,6 @@ public final class NearCaches {
     private final long maxBytes;
     private final BooleanSupplier othersAlive;
     private final Map<Integer, NearCache> byId = new ConcurrentHashMap<>();
-    private final Map<BrokerSession, Map<Integer, Set<Long>>> sessions = new ConcurrentHashMap<>();
     /** Measurement hook (KvNotifyCostTest): false sends no NOTIFY at all. */
     volatile boolean notifying = true;
     /** No fill before this (System.nanoTime): until the other instances count this one as alive. */
@@ -122,31 +123,30 @@ public final class NearCaches {
     }
 
     /**
-     * Records a write in {@code session}'s transaction: at its first write the session gets a
-     * before-commit action (one NOTIFY per cache written), an after-commit action (local
-     * invalidation, before {@code commit()} returns) and a rollback action (forget).
+     * Records a write in {@code session}'s transaction, in the keys this instance keeps as the
+     * transaction's resource (see {@link TransactionSynchronizations#resource}): at its first write
+     * the transaction gets a before-commit action (one NOTIFY per cache written) and an after-commit
+     * action (local invalidation, before {@code commit()} returns). The keys go with the transaction,
+     * however it ends.
      */
     void written(BrokerSession session, boolean applicationConnection, int cacheId, long[] hashes) {
-        Map<Integer, Set<Long>> pending = sessions.get(session);
-        if (pending == null) {
-            Map<Integer, Set<Long>> fresh = new ConcurrentHashMap<>();
-            sessions.put(session, fresh);
-            pending = fresh;
-            session.beforeCommit(c -> {
+        TransactionSynchronizations sync = session.synchronizations();
+        Map<Integer, Set<Long>> pending = sync.resource(this, () -> {
+            Map<Integer, Set<Long>> fresh = new LinkedHashMap<>();
+            sync.beforeCommit(c -> {
                 if (mustNotify(applicationConnection)) {
                     for (Map.Entry<Integer, Set<Long>> e : fresh.entrySet()) {
                         send(c, e.getKey(), hashes(e.getValue()));
                     }
                 }
             });
-            session.onCommit(() -> {
-                sessions.remove(session);
+            sync.onCommit(() -> {
                 for (Map.Entry<Integer, Set<Long>> e : fresh.entrySet()) {
                     invalidate(e.getKey(), hashes(e.getValue()));
                 }
             });
-            session.onRollback(() -> sessions.remove(session));
-        }
+            return fresh;
+        });
         if (applicationConnection) {
             unsettle(cacheId, hashes);
         }

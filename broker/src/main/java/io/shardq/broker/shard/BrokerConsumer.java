@@ -5,11 +5,13 @@ import io.shardq.broker.ShardQException;
 import io.shardq.broker.selector.Selector;
 
 /**
- * One consumer of a {@link BrokerSession}: the destination it receives from, its selector, and
- * (through the session, which owns the transaction) the messages it was handed. Closing it gives
- * back what the session prefetched for its destination and did not deliver, unless another open
- * consumer of the session receives from the same destination; what it delivered stays in the
- * session's transaction. Not thread-safe, like its session.
+ * One consumer of a {@link BrokerSession}: the destination it receives from, its selector, and the
+ * {@link ConsumerCursor} it receives through, which owns what the session holds of the
+ * subscription (claims, prefetch, scan positions) and runs the receive; the session's other
+ * consumers of the same subscription share that cursor, as they share the transaction. Closing it
+ * gives back what was prefetched for its subscription and not delivered, unless another open
+ * consumer of the session receives from it; what it delivered stays in the session's transaction.
+ * Not thread-safe, like its session.
  */
 public final class BrokerConsumer implements AutoCloseable {
     private final BrokerSession session;
@@ -17,6 +19,8 @@ public final class BrokerConsumer implements AutoCloseable {
     private final Selector selector;
     /** The subscription that counts this consumer while it is open (flow control). */
     final Subscription subscription;
+    /** What the session holds of the subscription: claims, prefetch, scan positions. */
+    private final ConsumerCursor cursor;
 
     private boolean closed;
 
@@ -25,6 +29,7 @@ public final class BrokerConsumer implements AutoCloseable {
         this.destination = destination;
         this.selector = selector;
         this.subscription = subscription;
+        this.cursor = session.cursor(subscription);
         subscription.openConsumers.incrementAndGet();
     }
 
@@ -48,7 +53,7 @@ public final class BrokerConsumer implements AutoCloseable {
         if (closed) {
             throw new ShardQException(ErrorKind.ILLEGAL_STATE, "the consumer of " + destination + " is closed");
         }
-        return session.receive(subscription, destination, timeoutMillis, deferAck, selector);
+        return cursor.receive(destination, timeoutMillis, deferAck, selector);
     }
 
     public boolean isClosed() {

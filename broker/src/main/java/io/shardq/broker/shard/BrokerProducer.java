@@ -8,7 +8,7 @@ import io.shardq.broker.message.BrokerMessage;
  * One producer of a {@link BrokerSession}, for a fixed destination or, with none, for any. The
  * shard a message goes to is pinned per (session, destination), not per producer: JMS orders the
  * messages a session sends to a destination, whichever of its producers sends them, so all
- * producers of a session share the pin (see {@code DestinationRuntime#assignProducerShard}). Not
+ * producers of a session share the pin (see {@code EnqueueOwnership#producerShard}). Not
  * thread-safe, like its session.
  */
 public final class BrokerProducer implements AutoCloseable {

@@ -2,43 +2,26 @@ package io.shardq.broker.shard;
 
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
-import io.shardq.broker.catalog.DestinationInfo;
-import io.shardq.broker.internal.Queries;
-import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
-import io.shardq.broker.message.StreamedBody;
 import io.shardq.broker.selector.Selector;
-import io.shardq.broker.store.HeaderCodec;
 import io.shardq.broker.store.LargeBodies;
 import java.io.InputStream;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The engine's side of one JMS session: what it sends and receives, and the one database
  * transaction that makes it durable. Not thread-safe (a JMS session is single-threaded).
  *
- * <p><b>Commit order.</b> Sends are buffered per (destination, shard) and written at commit;
- * every statement that locks a row runs in one global order, so two commits never deadlock:
- * first the shard rows (enqueue reservations, dead letters included) in (destination, shard)
- * order, then the cursor rows in (destination, shard) order, each cursor row updated before its
- * dequeue-log rows are written. A commit that is nothing but one batch of sends goes through the
- * shard's {@link ShardWriter} and is combined with other sessions' batches for that shard; a
- * commit that is one cursor move runs alone in autocommit (one round trip).
- *
- * <p>Receives take ranges of a leased shard ({@link ShardState#take}) and move its cursor forward
- * in the same transaction. After the commit the sent messages go into the instance's cache and
- * wake local consumers.
+ * <p>The session keeps its mode, its connection ({@link SessionConnection}) and the orchestration
+ * of commit, rollback, recover and close; the work itself lives in objects that own their state:
+ * what it sends in a {@link SendBuffer}, what each consumer holds of its subscription in a {@link
+ * ConsumerCursor}, its non-persistent messages in {@link NonPersistentWork}, the transaction's
+ * callbacks in {@link TransactionSynchronizations}, two-phase commit in {@link XaBranch}. A commit
+ * is planned by {@link CommitPlan} (its statement order keeps commits free of deadlocks) and
+ * completed in memory by {@link AfterCommit}.
  */
 public final class BrokerSession implements AutoCloseable {
     /** How consumption is acknowledged, as in JMS. */
@@ -56,7 +39,8 @@ public final class BrokerSession implements AutoCloseable {
 
     private final Engine engine;
     private final Mode mode;
-    private final Connection external;
+    /** The transaction's connection: the application's, or one borrowed from the pool. */
+    private final SessionConnection connection;
     /**
      * A session on an application's connection that is told how each of the application's
      * transactions ended ({@link #transactionEnded}): what {@link #commit()} wrote stays in flight
@@ -64,86 +48,18 @@ public final class BrokerSession implements AutoCloseable {
      * commit()} and re-reads them from PostgreSQL (see {@link #commit()}).
      */
     private final boolean awaitsOutcome;
-    /** What {@link #commit()} wrote into the application's transaction, until its outcome is told. */
-    private InFlight inFlight;
 
-    private Connection txConnection;
-    private final TreeMap<Long, Batch> pending = new TreeMap<>();
-    private final List<Batch> written = new ArrayList<>();
-    private final List<NpSend> pendingNp = new ArrayList<>();
-    private final Map<DestinationRuntime, Integer> pinned = new HashMap<>();
-    private final List<Claim> claims = new ArrayList<>();
-    /** Non-persistent messages delivered (or dead-lettered, expired) and not yet acknowledged. */
-    private final List<NpTaken> takenNp = new ArrayList<>();
-    /** Slices this transaction looked up or assigned: published to the SliceMap after commit. */
-    private final List<Enqueue.TentativeSlice> tentativeSlices = new ArrayList<>();
+    /** What this transaction sends: batches per (destination, shard), the pinned shards, delayed sends. */
+    private final SendBuffer sends;
+
+    /** The open consumers, and what the session holds of each subscription it receives from. */
+    private final SessionConsumers consumers;
+    /** The non-persistent messages of this transaction: sent, taken, moved aside. */
+    private final NonPersistentWork nonPersistent;
+    /** Where consumed messages that are not delivered go: dead-letter and expiry queues. */
+    private final DeadLetters deadLetters;
 
     private boolean closed;
-
-    private static final class Batch {
-        final DestinationRuntime rt;
-        final int shard;
-        final boolean deadLetters;
-        final List<BrokerMessage> messages = new ArrayList<>();
-        /** What was stored, numbered from firstSeq (a topic's: stamped, unwanted ones left out). */
-        List<BrokerMessage> stored = List.of();
-
-        long firstSeq;
-        /** Written through the shard's writer, which cached them and moved the head already. */
-        boolean published;
-
-        Batch(DestinationRuntime rt, int shard, boolean deadLetters) {
-            this.rt = rt;
-            this.shard = shard;
-            this.deadLetters = deadLetters;
-        }
-    }
-
-    private record NpSend(DestinationRuntime rt, BrokerMessage message) {}
-
-    private record NpTaken(Subscription sub, Subscription.NpEntry entry, boolean delivered) {}
-
-    /** What this session holds of one shard. */
-    private static final class Claim {
-        final DestinationRuntime rt;
-        /** The subscription whose cursor this claim moves. */
-        final Subscription sub;
-
-        final ShardState shard;
-        final int epoch;
-        /** A selective session scans the shard alone and passes over what does not match. */
-        final boolean exclusive;
-        /** Handed to this session, not delivered yet (its prefetch), ascending. */
-        final ArrayDeque<Long> prefetched = new ArrayDeque<>();
-        /** Exclusive scans: the next sequence number to look at. */
-        long scanNext;
-
-        final List<Long> delivered = new ArrayList<>();
-        /** Consumed in this transaction: delivered, dead-lettered or expired. */
-        final List<Long> taken = new ArrayList<>();
-
-        boolean attemptsToClear;
-        /** Computed at commit: where the cursor was, where it goes, what is logged beyond it. */
-        long startPosition;
-
-        long newPosition;
-        final List<Long> outOfOrder = new ArrayList<>();
-        boolean logToClear;
-        /** This claim's commit is the shard's cursor mover in flight. */
-        boolean mover;
-
-        Claim(Subscription sub, ShardState shard, boolean exclusive) {
-            this.rt = sub.destination;
-            this.sub = sub;
-            this.shard = shard;
-            this.epoch = shard.leaseEpoch;
-            this.exclusive = exclusive;
-        }
-
-        boolean current() {
-            return epoch == shard.leaseEpoch && shard.leased;
-        }
-    }
 
     public BrokerSession(Engine engine, Mode mode, Connection external) {
         this(engine, mode, external, false, false);
@@ -163,14 +79,22 @@ public final class BrokerSession implements AutoCloseable {
         }
         this.engine = engine;
         this.mode = external != null || xa ? Mode.TRANSACTED : mode;
-        this.external = external;
+        this.connection = new SessionConnection(engine, external);
         this.awaitsOutcome = external != null && awaitsOutcome;
-        this.xa = xa;
+        this.xa = new XaBranch(xa);
+        this.nonPersistent = new NonPersistentWork(engine);
+        this.sends =
+                new SendBuffer(engine, this.mode == Mode.TRANSACTED, connection, () -> origin, this.xa, nonPersistent);
+        this.deadLetters = new DeadLetters(engine, sends::deadLetter, nonPersistent);
+        this.consumers = new SessionConsumers(
+                engine,
+                sub -> new ConsumerCursor(sub, engine, this, receiving, this::prefetch, nonPersistent, deadLetters));
+        this.after = new AfterCommit(engine, sends, nonPersistent, this.xa, consumers.cursors(), consumers.open());
     }
 
     /** True when this session runs on an application's connection, which the application commits. */
     public boolean onApplicationConnection() {
-        return external != null;
+        return connection.external();
     }
 
     public Mode mode() {
@@ -189,25 +113,21 @@ public final class BrokerSession implements AutoCloseable {
 
     /** True while the session has sends or receives that are not committed yet. */
     public boolean hasUncommittedWork() {
-        if (inFlight != null
-                || !pending.isEmpty()
-                || !written.isEmpty()
-                || !pendingNp.isEmpty()
-                || !takenNp.isEmpty()
-                || !scheduled.isEmpty()) {
-            return true;
-        }
-        for (Claim cl : claims) {
-            if (!cl.taken.isEmpty()) {
-                return true;
-            }
-        }
-        return false;
+        return after.awaitingOutcome() || sends.hasWork() || nonPersistent.hasWork() || consumers.hasTaken();
     }
 
-    // ---------------------------------------------------------------- producers and consumers
+    /** The session's cursor of {@code sub}: its consumers of it, and receives by name, share it. */
+    ConsumerCursor cursor(Subscription sub) {
+        return consumers.cursor(sub);
+    }
 
-    private final List<BrokerConsumer> consumers = new ArrayList<>();
+    /** What a receive asks of this session's transaction. */
+    private final ConsumerCursor.Transaction receiving = new ConsumerCursor.Transaction(
+            this::checkWork, this::autoAcknowledge, () -> commitWork(true, true), this::hasUncommittedWork);
+
+    private boolean autoAcknowledge() {
+        return mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE;
+    }
 
     /** A producer for {@code destination}, or for any destination when it is null. */
     public BrokerProducer createProducer(String destination) {
@@ -221,15 +141,7 @@ public final class BrokerSession implements AutoCloseable {
     /** A consumer of {@code destination}, of every message or of those matching {@code selector}. */
     public BrokerConsumer createConsumer(String destination, Selector selector) {
         checkOpen();
-        DestinationRuntime rt = engine.runtime(destination, true);
-        if (!rt.info().isQueue()) {
-            throw new ShardQException(
-                    ErrorKind.INVALID_ARGUMENT,
-                    destination + " is a topic: consume from it through a subscription (subscribe)");
-        }
-        BrokerConsumer c = new BrokerConsumer(this, destination, selector, rt.queue());
-        consumers.add(c);
-        return c;
+        return consumers.opened(new BrokerConsumer(this, destination, selector, consumers.queue(destination)));
     }
 
     /**
@@ -240,49 +152,18 @@ public final class BrokerSession implements AutoCloseable {
      */
     public BrokerConsumer subscribe(String topic, io.shardq.broker.SubscriptionSpec spec) {
         checkOpen();
-        DestinationRuntime rt = engine.runtime(topic, true);
-        if (rt.info().isQueue()) {
-            throw new ShardQException(ErrorKind.INVALID_ARGUMENT, topic + " is a queue: subscriptions are for topics");
-        }
-        Subscription sub = engine.subscribe(rt, spec);
-        BrokerConsumer c = new BrokerConsumer(this, topic, null, sub);
-        consumers.add(c);
-        return c;
+        return consumers.opened(new BrokerConsumer(this, topic, null, consumers.subscription(topic, spec)));
     }
 
-    /**
-     * A consumer closed: when no other open consumer of this session receives from its
-     * destination, what the session prefetched there and did not deliver goes back to the shards
-     * (an idle session must not hold messages that other consumers could take). Delivered
-     * messages stay in the transaction.
-     */
+    /** A consumer closed (see {@link SessionConsumers#closed}). */
     void consumerClosed(BrokerConsumer c) {
-        if (consumers.remove(c)) {
-            c.subscription.openConsumers.decrementAndGet();
-        }
-        try {
-            if (closed) {
-                return;
-            }
-            for (BrokerConsumer other : consumers) {
-                if (other.subscription == c.subscription) {
-                    return;
-                }
-            }
-            giveBackUndelivered(cl -> cl.sub == c.subscription);
-        } finally {
-            if (c.subscription.bit >= 0) {
-                engine.unsubscribed(c.subscription);
-            }
-        }
+        consumers.closed(c, closed);
     }
-
-    // ---------------------------------------------------------------- send
 
     /** Sends (transacted: buffers until commit) one message to a destination. */
     public void send(String destination, BrokerMessage message) {
         checkWork();
-        buffer(enqueueable(destination), ordinary(message), false);
+        sends.send(destination, message);
         if (mode != Mode.TRANSACTED) {
             commitWork(true, false);
         }
@@ -302,101 +183,10 @@ public final class BrokerSession implements AutoCloseable {
      */
     public void send(String destination, BrokerMessage message, InputStream body) {
         checkWork();
-        java.util.Objects.requireNonNull(body, "body");
-        DestinationRuntime rt = enqueueable(destination);
-        if (!message.persistent()) {
-            throw LargeBodies.refused("a streamed body needs a persistent message: a non-persistent one lives in"
-                    + " one instance's memory, and a streamed body is stored in PostgreSQL");
-        }
-        if (message.deliverAt() > engine.clock().millis()) {
-            throw LargeBodies.refused("a streamed body cannot be sent with a delivery delay (deliver at "
-                    + java.time.Instant.ofEpochMilli(message.deliverAt()) + "): send it without one");
-        }
-        if (message.bodySize() != 0 || message.streamedBody() != null) {
-            throw LargeBodies.refused("a message sent with a body stream must have no body of its own (it has "
-                    + message.bodySize() + " bytes)");
-        }
-        boolean inTransaction = txConnection != null || external != null;
-        Connection c = null;
-        java.sql.Savepoint before = null;
-        StreamedBody written;
-        try {
-            c = transactionConnection();
-            if (c.getAutoCommit()) {
-                throw LargeBodies.refused("a streamed send on an application's connection needs a transaction:"
-                        + " the connection is in autocommit mode");
-            }
-            before = inTransaction ? c.setSavepoint() : null;
-            written = LargeBodies.write(c, body);
-            if (before != null) {
-                c.releaseSavepoint(before);
-            }
-        } catch (SQLException | java.io.IOException | RuntimeException e) {
-            undoStreamedSend(c, before, inTransaction);
-            if (e instanceof SQLException se) {
-                throw SqlErrors.translate(se, "writing a streamed body to " + destination);
-            }
-            if (e instanceof java.io.IOException io) {
-                throw LargeBodies.refused("reading the body stream of a message to " + destination + " failed: " + io);
-            }
-            throw (RuntimeException) e;
-        }
-        // (not undone when buffering fails: in a transaction that may have written batches ahead, whose
-        // failure breaks the transaction as it did before; its commit then fails and rolls back all)
-        try {
-            buffer(rt, message.withStreamedBody(written), false);
-        } catch (RuntimeException e) {
-            if (!inTransaction && mode != Mode.TRANSACTED) {
-                undoStreamedSend(c, null, false); // nothing else was in this transaction
-            }
-            throw e;
-        }
+        sends.sendStreamed(destination, message, body);
         if (mode != Mode.TRANSACTED) {
             commitWork(true, false);
         }
-    }
-
-    /**
-     * {@code message}, refused when it carries a streamed body: that names chunks this session did
-     * not write (another message's, which go when that message is retired); a body is streamed with
-     * {@link #send(String, BrokerMessage, InputStream)}.
-     */
-    private static BrokerMessage ordinary(BrokerMessage message) {
-        if (message.streamedBody() != null) {
-            throw LargeBodies.refused("message " + message.messageId() + " carries the streamed body "
-                    + message.streamedBody().id() + " of another message: send its body as a stream with"
-                    + " send(destination, message, body)");
-        }
-        return message;
-    }
-
-    /** A streamed send that failed: back to before it (a savepoint), or the whole transaction it began. */
-    private void undoStreamedSend(Connection c, java.sql.Savepoint before, boolean inTransaction) {
-        if (c == null) {
-            return;
-        }
-        if (!inTransaction) {
-            rollbackQuietly(c);
-            releaseConnection(c, false);
-            return;
-        }
-        if (before != null) {
-            try {
-                c.rollback(before);
-            } catch (SQLException ignored) {
-                // the transaction failed as a whole: the commit reports it
-            }
-        }
-    }
-
-    /** The runtime of a destination that accepts sends now ({@code ILLEGAL_STATE} when its enqueue is stopped). */
-    private DestinationRuntime enqueueable(String destination) {
-        DestinationRuntime rt = engine.runtime(destination, true);
-        DestinationInfo d = rt.info();
-        if (!d.enqueueEnabled()) {
-            throw new ShardQException(ErrorKind.ILLEGAL_STATE, "enqueue is stopped on " + d.kind() + " " + d.name());
-        }
-        return rt;
     }
 
     /**
@@ -405,177 +195,25 @@ public final class BrokerSession implements AutoCloseable {
      * {@link #send}. The JMS layer's asynchronous sends are written this way, so a producer that
      * sends faster than PostgreSQL commits gets its messages written in batches.
      */
-    public void sendAll(List<Map.Entry<String, BrokerMessage>> sends) {
+    public void sendAll(List<Map.Entry<String, BrokerMessage>> unit) {
         checkWork();
         if (mode == Mode.TRANSACTED) {
-            for (Map.Entry<String, BrokerMessage> e : sends) {
+            for (Map.Entry<String, BrokerMessage> e : unit) {
                 send(e.getKey(), e.getValue());
             }
             return;
         }
-        try {
-            for (Map.Entry<String, BrokerMessage> e : sends) {
-                buffer(enqueueable(e.getKey()), ordinary(e.getValue()), false);
-            }
-        } catch (RuntimeException e) {
-            // nothing of the unit was written: forget what was buffered (no consumption is touched)
-            pending.values().removeIf(b -> !b.deadLetters);
-            scheduled.clear();
-            discard(pendingNp);
-            throw e;
-        }
+        sends.sendUnit(unit);
         commitWork(true, false);
     }
 
-    /** Dead letters are written only together with the consumption that produced them. */
-    private void buffer(DestinationRuntime rt, BrokerMessage message, boolean deadLetter) {
-        long now = engine.clock().millis();
-        if (!deadLetter && message.deliverAt() > now && message.persistent()) {
-            // (a delayed non-persistent message is held in memory from its commit: see offerAll)
-            scheduled.add(new ScheduledSend(rt, message)); // written into shardq.scheduled_message at commit
-            return;
-        }
-        if (!message.persistent()) {
-            if (!engine.reserveNonPersistent(message, false)) {
-                throw new ShardQException(
-                        ErrorKind.RESOURCE_EXHAUSTED,
-                        "cannot hold another non-persistent message for "
-                                + rt.info().name()
-                                + ": this instance holds " + engine.stats().nonPersistentBytes()
-                                + " bytes of them ("
-                                + engine.delayedNonPersistent().size()
-                                + " held until their delivery delay passes), the bound is"
-                                + " shardq.non-persistent.max-bytes = "
-                                + engine.settings().nonPersistentMaxBytes());
-            }
-            pendingNp.add(new NpSend(rt, message));
-            return;
-        }
-        int groupShard = groupShard(rt, message);
-        int shard = groupShard >= 0
-                ? groupShard
-                : pinned.compute(
-                        rt, (r, cur) -> cur != null && sendingTo(r) ? cur : r.producerShard(cur, spreadShards));
-        // (destination, shard) order first, so statements lock shard rows in one global order
-        long key = ((long) rt.info().id() << 20) | ((long) shard << 1) | (deadLetter ? 1 : 0);
-        Batch b = pending.computeIfAbsent(key, k -> new Batch(rt, shard, deadLetter));
-        b.messages.add(message);
-        if (mode == Mode.TRANSACTED
-                && !deadLetter
-                && b.messages.size() >= engine.settings().enqueueMaxBatch()) {
-            writeAhead(key, rt);
-        }
-    }
-
-    /**
-     * True while this transaction has sends to {@code rt} buffered or written ahead: the session
-     * keeps its shard until the transaction ends (re-pinning happens only at a boundary).
-     */
-    private boolean sendingTo(DestinationRuntime rt) {
-        for (Batch b : pending.values()) {
-            if (b.rt == rt) {
-                return true;
-            }
-        }
-        for (Batch b : written) {
-            if (b.rt == rt) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** See {@link #spreadShards()}. */
-    private boolean spreadShards;
-
-    /**
-     * Each transaction of this session sends to the next shard round robin instead of one pinned
-     * shard, for bulk loads that should spread over every shard ({@code shardq queue load
-     * --spread}). Gives up send order across this session's transactions (within one transaction
-     * it is kept); never for a JMS session.
-     */
+    /** Each transaction goes to the next shard (bulk loads; no order across transactions): see SendBuffer. */
     public void spreadShards() {
-        this.spreadShards = true;
+        sends.spreadShards();
     }
 
     /** The JMSX property a message group is named by (JMS 3.1, 3.5.9). */
     public static final String GROUP_ID = "JMSXGroupID";
-
-    /**
-     * The shard of a message's group in a destination with message groups ({@link
-     * DestinationInfo#groupShard}); -1 otherwise (the session's pinned shard).
-     */
-    private static int groupShard(DestinationRuntime rt, BrokerMessage m) {
-        DestinationInfo d = rt.info();
-        if (!d.messageGroups() || !(m.properties().get(GROUP_ID) instanceof String group)) {
-            return -1;
-        }
-        return d.groupShard(group);
-    }
-
-    /**
-     * Writes the batch of {@code key} ahead of commit (it reached {@code enqueue.max-batch}), and
-     * before it every pending batch of a lower key, dead letters included: the shard rows this
-     * transaction locks are then taken in ascending (destination, shard) order, as at commit.
-     * Only a send to a lower key after this (a destination with a lower id) is locked out of order
-     * at commit; see "The visibility rule" in docs/architecture.md (deadlocks between shards).
-     */
-    private void writeAhead(long key, DestinationRuntime rt) {
-        try {
-            Connection c = transactionConnection();
-            for (var it = pending.headMap(key, true).entrySet().iterator(); it.hasNext(); ) {
-                Batch b = it.next().getValue();
-                writeBatch(c, b);
-                it.remove();
-                written.add(b);
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "writing messages to " + rt.info().name());
-        }
-    }
-
-    /** A persistent message sent with a delivery delay: it waits in shardq.scheduled_message. */
-    private record ScheduledSend(DestinationRuntime rt, BrokerMessage message) {}
-
-    /** Messages sent with a delivery delay in this transaction, written at commit. */
-    private final List<ScheduledSend> scheduled = new ArrayList<>();
-
-    /** Writes the delayed sends into the scheduled area, in the commit's transaction (V010). */
-    private static void schedule(Connection c, List<ScheduledSend> sends) throws SQLException {
-        if (sends.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("scheduled_insert"))) {
-            for (ScheduledSend s : sends) {
-                BrokerMessage m = s.message();
-                ps.setInt(1, s.rt().info().id());
-                ps.setLong(2, m.deliverAt());
-                ps.setLong(3, m.expiration());
-                ps.setShort(4, (short) m.priority());
-                ps.setBytes(5, HeaderCodec.encode(m));
-                ps.setBytes(6, m.body());
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
-    }
-
-    private void writeBatch(Connection c, Batch b) throws SQLException {
-        // messages moved aside get copies of their streamed bodies (one message per body), made in
-        // the commit while the consumer's claim still keeps the originals from retirement
-        List<BrokerMessage> messages = b.deadLetters ? LargeBodies.withCopies(c, b.messages) : b.messages;
-        List<Enqueue.Part> parts = List.of(new Enqueue.Part(messages, origin));
-        // an XA session's transaction may be prepared, which PostgreSQL refuses after a NOTIFY
-        List<String> wakes = xa ? deferredWakes : null;
-        if (Enqueue.insertReserving(engine, c, b.rt, b.shard, parts, wakes) < 0) {
-            Enqueue.reserveAndInsert(engine, c, b.rt, b.shard, parts, tentativeSlices, wakes);
-        }
-        b.firstSeq = parts.get(0).firstSeq;
-        b.stored = parts.get(0).stored;
-        LargeBodies.bind(c, b.rt.info().id(), b.shard, b.firstSeq, messages, b.stored);
-    }
-
-    // ---------------------------------------------------------------- receive
 
     /**
      * Receives the next message of a queue.
@@ -596,180 +234,11 @@ public final class BrokerSession implements AutoCloseable {
     public Delivery receive(String destination, long timeoutMillis, boolean deferAck, Selector selector) {
         checkOpen();
         DestinationRuntime rt = engine.runtime(destination, true);
-        return receive(rt.queue(), destination, timeoutMillis, deferAck, selector);
+        return cursor(rt.queue()).receive(destination, timeoutMillis, deferAck, selector);
     }
 
-    /** Receives from one subscription (a queue's, or a topic's through its consumer). */
-    Delivery receive(Subscription sub, String destination, long timeoutMillis, boolean deferAck, Selector selector) {
-        checkWork();
-        DestinationRuntime rt = sub.destination;
-        long now = System.nanoTime();
-        long deadline =
-                timeoutMillis == 0 ? Long.MAX_VALUE : timeoutMillis < 0 ? now : now + timeoutMillis * 1_000_000L;
-        boolean autoAck = mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE;
-        try {
-            while (true) {
-                Delivery d = next(sub, destination, selector);
-                if (d != null) {
-                    if (autoAck && !deferAck) {
-                        commitWork(true, true);
-                    }
-                    return d;
-                }
-                releaseIdleClaims(sub);
-                sub.catchUp();
-                if (!sub.awaitMessages(deadline, selector != null, groupSession(sub))) {
-                    if (autoAck && hasUncommittedWork()) {
-                        // only expired or dead-lettered messages were passed over on the way (a deferred
-                        // acknowledgement is always made before the next receive): make that final
-                        commitWork(true, true);
-                    }
-                    return null;
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
-    }
-
-    /** One delivery attempt without waiting; null when nothing is available right now. */
-    private Delivery next(Subscription sub, String destination, Selector selector) {
-        DestinationRuntime rt = sub.destination;
-        while (true) {
-            if (!rt.info().dequeueEnabled()) {
-                return null;
-            }
-            NpTaken np = takeNonPersistent(sub, selector);
-            if (np != null) {
-                if (np.delivered()) {
-                    if (np.entry().attempts > 0) {
-                        rt.redelivered.increment();
-                    }
-                    return new Delivery(destination, np.entry().message, np.entry().attempts + 1, -1, 0);
-                }
-                continue; // expired or dead-lettered on the way
-            }
-            Claim claim = selector == null ? nextRange(sub) : nextExclusive(sub);
-            if (claim == null) {
-                return null;
-            }
-            long seq;
-            if (claim.exclusive) {
-                seq = claim.shard.nextUnconsumed(claim.scanNext);
-                if (seq < 0) {
-                    claim.scanNext = claim.shard.knownHead() + 1;
-                    continue;
-                }
-                claim.scanNext = seq + 1;
-            } else {
-                seq = claim.prefetched.pollFirst();
-            }
-            ShardState s = claim.shard;
-            // until seq is consumed here or passed over on purpose, a failure (a read while
-            // PostgreSQL is gone, the dead-letter queue unreachable) must hand it back to the
-            // claim, or it is neither delivered nor given back and the cursor stalls before it
-            boolean settled = false;
-            try {
-                BrokerMessage m = fetch(rt, s, seq, s.knownHead());
-                if (!sub.wants(m)) {
-                    claim.taken.add(seq); // a topic message without this subscription's bit: passed over
-                    settled = true;
-                    continue;
-                }
-                int attempts = s.attempts.getOrDefault(seq, 0);
-                if (attempts > 0) {
-                    claim.attemptsToClear = true;
-                }
-                if (expired(m)) {
-                    expire(rt, m, true);
-                    claim.taken.add(seq);
-                    settled = true;
-                    continue;
-                }
-                if (selector != null && !selector.matches(m)) {
-                    settled = true;
-                    continue; // left for other consumers: the exclusive scan passes over it
-                }
-                if (attempts >= rt.info().maxAttempts()) {
-                    deadLetter(rt, m, attempts, true);
-                    claim.taken.add(seq);
-                    settled = true;
-                    continue;
-                }
-                // a large body is read now, while this claim keeps the cursor before the message:
-                // after an AUTO_ACKNOWLEDGE commit its slot may already be truncated
-                m = m.withBodyLoaded();
-                claim.taken.add(seq);
-                claim.delivered.add(seq);
-                settled = true;
-                if (attempts > 0) {
-                    rt.redelivered.increment();
-                }
-                return new Delivery(destination, m, attempts + 1, s.shardNo, seq);
-            } finally {
-                if (!settled) {
-                    if (claim.exclusive) {
-                        claim.scanNext = Math.min(claim.scanNext, seq);
-                    } else {
-                        claim.prefetched.addFirst(seq);
-                    }
-                }
-            }
-        }
-    }
-
-    /** A claim with a prefetched message to deliver: this session's own first, else a new range. */
-    private Claim nextRange(Subscription sub) {
-        for (Claim cl : claims) {
-            if (cl.sub == sub && !cl.exclusive && !cl.prefetched.isEmpty()) {
-                if (cl.current() && cl.shard.leaseLive()) {
-                    return cl;
-                }
-                if (cl.current()) {
-                    continue; // the lease clock ran out (a long pause): deliver nothing until it is renewed
-                }
-                cl.prefetched.clear(); // the lease moved: these are another instance's now
-            }
-        }
-        Object group = groupSession(sub);
-        // a group's messages keep their send order whatever their priorities
-        int priorityWindow = group == null ? engine.settings().priorityWindow() : 0;
-        sub.learnPriorities(priorityWindow);
-        for (int attempt = 0; attempt < 4; attempt++) {
-            ShardState s = sub.pickForRange(group);
-            if (s == null) {
-                return null;
-            }
-            Claim cl = claimOf(sub, s);
-            boolean first = cl == null || !cl.current();
-            List<Long> got = s.take(prefetch(), first, group, priorityWindow);
-            if (got.isEmpty()) {
-                continue; // raced with another session; look again
-            }
-            s.recordWaits(got, engine.stats().steps);
-            sub.rangeTaken();
-            if (first) {
-                if (cl != null) {
-                    claims.remove(cl); // from an older lease: its commit fails on the cursor guard
-                }
-                cl = new Claim(sub, s, false);
-                claims.add(cl);
-            }
-            cl.prefetched.addAll(got);
-            return cl;
-        }
-        return null;
-    }
-
-    /** This session when {@code sub}'s destination has message groups (each shard one session at a time), else null. */
-    private Object groupSession(Subscription sub) {
-        return sub.destination.info().messageGroups() ? this : null;
-    }
-
-    private static final int MAX_PREFETCH = 1000;
-    /** Messages the last committed transaction consumed: the next one likely takes as many. */
-    private int lastTransactionSize;
+    /** What follows a commit or its failure: publication, completion, flow control; discard, give-back. */
+    private final AfterCommit after;
 
     /**
      * Messages taken from a shard at once: one when every receive is acknowledged alone, else
@@ -777,161 +246,11 @@ public final class BrokerSession implements AutoCloseable {
      * covers one contiguous range of a shard and its commit moves the cursor).
      */
     private int prefetch() {
-        if (mode == Mode.AUTO_ACKNOWLEDGE || mode == Mode.DUPS_OK_ACKNOWLEDGE) {
+        if (autoAcknowledge()) {
             return 1;
         }
-        return Math.max(engine.settings().prefetch(), lastTransactionSize);
+        return Math.max(engine.settings().prefetch(), after.lastTransactionSize());
     }
-
-    /** A selective session's claim: a shard it scans alone. */
-    private Claim nextExclusive(Subscription sub) {
-        for (Claim cl : claims) {
-            if (cl.sub == sub
-                    && cl.exclusive
-                    && cl.current()
-                    && cl.shard.leaseLive()
-                    && cl.shard.nextUnconsumed(cl.scanNext) >= 0) {
-                return cl;
-            }
-        }
-        ShardState[] all = sub.shards();
-        for (ShardState s : all) {
-            if (!s.mayBeScanned() || claimOf(sub, s) != null) {
-                continue;
-            }
-            if (s.takeExclusive(this)) {
-                Claim cl = new Claim(sub, s, true);
-                cl.scanNext = s.position + 1;
-                claims.add(cl);
-                if (s.nextUnconsumed(cl.scanNext) >= 0) {
-                    return cl;
-                }
-            }
-        }
-        return null;
-    }
-
-    private Claim claimOf(Subscription sub, ShardState s) {
-        for (Claim cl : claims) {
-            if (cl.sub == sub && cl.shard == s) {
-                return cl;
-            }
-        }
-        return null;
-    }
-
-    /** Before waiting: give back what this session holds but has not delivered. */
-    private void releaseIdleClaims(Subscription sub) {
-        giveBackUndelivered(cl -> cl.sub == sub);
-    }
-
-    /**
-     * Gives back the undelivered prefetch of the claims that {@code which} selects, and the claims
-     * themselves when nothing of them is in the transaction.
-     */
-    private void giveBackUndelivered(java.util.function.Predicate<Claim> which) {
-        for (int i = claims.size() - 1; i >= 0; i--) {
-            Claim cl = claims.get(i);
-            if (!which.test(cl)) {
-                continue;
-            }
-            boolean release = cl.taken.isEmpty();
-            if (release || !cl.prefetched.isEmpty()) {
-                boolean available = cl.shard.giveBack(cl.prefetched, release, cl.epoch);
-                cl.prefetched.clear();
-                if (release) {
-                    claims.remove(i);
-                }
-                cl.sub.released(available);
-            }
-        }
-    }
-
-    /** The next non-persistent message (matching the selector), taken from the destination's memory. */
-    private NpTaken takeNonPersistent(Subscription sub, Selector selector) {
-        DestinationRuntime rt = sub.destination;
-        for (Subscription.NpEntry e : sub.nonPersistent) {
-            if (selector != null && !selector.matches(e.message)) {
-                continue;
-            }
-            if (!sub.nonPersistent.remove(e)) {
-                continue; // another session took it
-            }
-            NpTaken taken;
-            if (expired(e.message)) {
-                expire(rt, e.message, false);
-                taken = new NpTaken(sub, e, false);
-            } else if (e.attempts >= rt.info().maxAttempts()) {
-                deadLetter(rt, e.message, e.attempts, false);
-                taken = new NpTaken(sub, e, false);
-            } else {
-                taken = new NpTaken(sub, e, true);
-            }
-            takenNp.add(taken);
-            return taken;
-        }
-        return null;
-    }
-
-    private static boolean expired(BrokerMessage m) {
-        return m.expiration() > 0 && m.expiration() < System.currentTimeMillis();
-    }
-
-    /**
-     * A message found expired at delivery: consumed, and sent to the destination's expiry queue in
-     * the same transaction when it has one (V011), with the properties a dead letter has.
-     */
-    private void expire(DestinationRuntime rt, BrokerMessage m, boolean persistent) {
-        DestinationInfo d = rt.info();
-        engine.stats().expired.increment();
-        rt.expired.increment();
-        if (d.expiryName() == null) {
-            return; // dropped
-        }
-        // kept there without an expiration, or it would expire again at once; when it expired is a property
-        BrokerMessage expired = m.withoutExpiration().withProperty(ACTUAL_EXPIRY, m.expiration());
-        sendAside(
-                d, d.expiryName(), expired, "expired at " + java.time.Instant.ofEpochMilli(m.expiration()), persistent);
-    }
-
-    /**
-     * Sends a message this transaction consumes to another queue (dead-letter or expiry), with
-     * why and where from, in the same transaction: a persistent one with the commit, a
-     * non-persistent one released with the consumption.
-     */
-    private void sendAside(DestinationInfo from, String queue, BrokerMessage m, String reason, boolean persistent) {
-        DestinationRuntime target = engine.deadLetterRuntime(queue);
-        BrokerMessage aside =
-                m.withProperty(DEAD_LETTER_REASON, reason).withProperty(ORIGINAL_DESTINATION, from.name());
-        if (persistent) {
-            buffer(target, aside, true);
-        } else {
-            engine.reserveNonPersistent(aside, true);
-            deadNp.add(new NpSend(target, aside));
-        }
-    }
-
-    private void deadLetter(DestinationRuntime rt, BrokerMessage m, int attempts, boolean persistent) {
-        DestinationInfo d = rt.info();
-        sendAside(
-                d,
-                d.deadLetterQueue(),
-                m,
-                "delivery failed " + attempts + " times; " + d.name() + " allows " + d.maxAttempts() + " attempts",
-                persistent);
-        engine.stats().deadLettered.increment();
-        rt.deadLettered.increment();
-    }
-
-    /** Non-persistent dead letters: released with the consumption that produced them. */
-    private final List<NpSend> deadNp = new ArrayList<>();
-
-    /** The message {@code seq} of a claimed shard: from the cache, else read ahead in bulk. */
-    private BrokerMessage fetch(DestinationRuntime rt, ShardState s, long seq, long head) {
-        return MessageReader.read(engine, rt, s.shardNo, seq, head);
-    }
-
-    // ---------------------------------------------------------------- completion
 
     /**
      * Commits everything: sends and receives (transacted sessions). On an application's connection
@@ -946,21 +265,12 @@ public final class BrokerSession implements AutoCloseable {
     public void commit() {
         checkOpen();
         if (awaitsOutcome) {
-            requireTransactionBlock();
+            connection.requireTransactionBlock();
         }
-        checkNotPrepared();
-        try {
-            commitWork(true, true);
-        } catch (RuntimeException e) {
-            try {
-                completed(false);
-            } catch (RuntimeException actionFailed) {
-                e.addSuppressed(actionFailed); // the commit's failure is the one to report
-            }
-            throw e;
-        }
-        if (inFlight == null) {
-            completed(true); // (an awaiting session runs its actions when the outcome is told)
+        xa.checkNotPrepared();
+        commitOrRollBack(null);
+        if (!after.awaitingOutcome()) {
+            synchronizations.completed(true); // (an awaiting session runs its actions when the outcome is told)
         }
     }
 
@@ -971,9 +281,6 @@ public final class BrokerSession implements AutoCloseable {
         /** The commit's outcome is not known (its connection was lost while it ran). */
         UNKNOWN
     }
-
-    /** The work a commit() wrote into the application's transaction, waiting for its outcome. */
-    private record InFlight(List<Batch> batches, List<Claim> moving, long earliestScheduled) {}
 
     /**
      * For a session opened to await outcomes ({@code Broker#openSession(Connection, boolean)}): the
@@ -996,148 +303,58 @@ public final class BrokerSession implements AutoCloseable {
                     ErrorKind.ILLEGAL_STATE,
                     "this session was not opened to be told outcomes: open it with Broker#openSession(connection, true)");
         }
-        InFlight f = inFlight;
-        inFlight = null;
-        if (f == null) {
+        if (!after.awaitingOutcome()) {
             rollbackWork(); // nothing of this session was written into that transaction
             return;
         }
-        switch (outcome) {
-            case COMMITTED -> {
-                if (f.earliestScheduled() != Long.MAX_VALUE) {
-                    engine.scheduled(f.earliestScheduled());
-                }
-                afterCommit(f.batches(), true, true);
-                completed(true);
-            }
-            case ROLLED_BACK -> {
-                reportRolledBack(f.batches());
-                afterFailedCommit(true); // aborts the moves, counts the attempts, gives the messages back
-                completed(false);
-            }
-            case UNKNOWN -> {
-                reportRolledBack(f.batches()); // perhaps dead rows: the reclaimer looks
-                failedConsumption(f.moving(), null, true);
-                completed(false);
-            }
-        }
+        synchronizations.completed(after.outcome(outcome, origin));
     }
 
     /** True while what {@link #commit()} wrote waits for {@link #transactionEnded}. */
     public boolean awaitingOutcome() {
-        return inFlight != null;
+        return after.awaitingOutcome();
     }
 
-    private void requireTransactionBlock() {
-        try {
-            if (external.getAutoCommit()) {
-                throw new ShardQException(
-                        ErrorKind.ILLEGAL_STATE,
-                        "the application's connection is in autocommit mode: a session that joins the"
-                                + " application's transaction needs one (setAutoCommit(false))");
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "reading the application's connection");
-        }
-    }
-
-    /** Run once after the current transaction commits, then forgotten (see {@link #onCommit}). */
-    private final List<Runnable> onCommit = new ArrayList<>();
-    /** Run once after the current transaction rolls back or fails to commit. */
-    private final List<Runnable> onRollback = new ArrayList<>();
+    /** What others attach to the current transaction: before-commit, on-commit and on-rollback actions. */
+    private final TransactionSynchronizations synchronizations = new TransactionSynchronizations();
 
     /**
-     * Runs {@code action} once, after the current transaction's {@link #commit()} succeeded (for a
-     * session on an application's connection: when {@code commit()} returns; the application commits
-     * the connection). Forgotten if the transaction rolls back. For work that must see only
-     * committed state, such as publishing cache entries to other caches in memory. An exception
-     * from one action is passed on after the others ran.
+     * The current transaction's synchronizations, for engine parts that keep state per transaction
+     * (see {@link TransactionSynchronizations#resource}).
      */
+    public TransactionSynchronizations synchronizations() {
+        checkOpen();
+        return synchronizations;
+    }
+
+    /** Runs {@code action} once after the current transaction commits (see {@link TransactionSynchronizations#onCommit}). */
     public void onCommit(Runnable action) {
         checkOpen();
-        onCommit.add(action);
+        synchronizations.onCommit(action);
     }
 
-    /**
-     * Runs {@code action} once, after the current transaction rolled back: {@link #rollback()},
-     * {@link #close()} with uncommitted work, or a {@link #commit()} that failed, in doubt
-     * included (its outcome is unknown: an action must not assume the work was undone, only that
-     * it may not have been done). Forgotten if the transaction commits.
-     */
+    /** Runs {@code action} once after the current transaction rolls back (see {@link TransactionSynchronizations#onRollback}). */
     public void onRollback(Runnable action) {
         checkOpen();
-        onRollback.add(action);
+        synchronizations.onRollback(action);
     }
 
     /** An action that runs in the transaction, on its connection, just before COMMIT. */
     @FunctionalInterface
-    public interface BeforeCommit {
-        void run(Connection c) throws SQLException;
-    }
+    public interface BeforeCommit extends TransactionSynchronizations.BeforeCommit {}
 
-    /** Run once inside the current transaction, just before it commits (see {@link #beforeCommit}). */
-    private final List<BeforeCommit> beforeCommit = new ArrayList<>();
-
-    /**
-     * Runs {@code action} once, inside the current transaction on its connection, as the last work
-     * before COMMIT (for a session on an application's connection: when {@code commit()} is called,
-     * before the application commits). A failure fails the commit. Forgotten after the transaction
-     * ends. For statements that must commit with the transaction and only once per transaction,
-     * such as a NOTIFY that coalesces its writes.
-     */
+    /** Runs {@code action} in the transaction just before COMMIT (see {@link TransactionSynchronizations#beforeCommit}). */
     public void beforeCommit(BeforeCommit action) {
         checkOpen();
-        beforeCommit.add(action);
+        synchronizations.beforeCommit(action);
     }
 
-    /** Runs and forgets the actions of the transaction that ended. */
-    private void completed(boolean committed) {
-        beforeCommit.clear();
-        if (onCommit.isEmpty() && onRollback.isEmpty()) {
-            return;
-        }
-        List<Runnable> run = new ArrayList<>(committed ? onCommit : onRollback);
-        onCommit.clear();
-        onRollback.clear();
-        RuntimeException failure = null;
-        for (Runnable r : run) {
-            try {
-                r.run();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    // ---------------------------------------------------------------- two-phase commit (XA)
-
-    private final boolean xa;
-    private boolean xaAssociated;
-
-    /** A transaction prepared by {@link #prepare}: what its commit does in memory, kept for the outcome. */
-    private record Prepared(
-            String gid,
-            List<Batch> batches,
-            List<Batch> toWrite,
-            List<ScheduledSend> toSchedule,
-            List<Claim> moving,
-            long started) {}
-
-    private Prepared prepared;
-
-    /** Wake-ups other instances asked for, sent after the commit (XA sessions only: see writeBatch). */
-    private final List<String> deferredWakes = new ArrayList<>();
+    /** Two-phase commit: the branch association, the prepared transaction, deferred wake-ups. */
+    private final XaBranch xa;
 
     /** True for a session a transaction manager drives (see {@link #prepare}). */
     public boolean isXa() {
-        return xa;
+        return xa.isXa();
     }
 
     /**
@@ -1147,15 +364,12 @@ public final class BrokerSession implements AutoCloseable {
      */
     public void xaAssociate(boolean associated) {
         checkOpen();
-        if (associated && prepared != null) {
-            checkWork(); // names the prepared transaction
-        }
-        xaAssociated = associated;
+        xa.associate(associated);
     }
 
     /** The global transaction id of the transaction prepared and not yet decided, or null. */
     public String preparedGid() {
-        return prepared == null ? null : prepared.gid();
+        return xa.preparedGid();
     }
 
     /**
@@ -1176,25 +390,13 @@ public final class BrokerSession implements AutoCloseable {
      */
     public boolean prepare(String gid) {
         checkOpen();
-        if (prepared != null) {
-            throw new ShardQException(
-                    ErrorKind.ILLEGAL_STATE, "the session's transaction " + prepared.gid() + " is prepared already");
-        }
+        xa.checkCanPrepare();
         PreparedTransactions.validate(gid);
-        if (!hasUncommittedWork() && txConnection == null && beforeCommit.isEmpty()) {
-            completed(true);
+        if (!hasUncommittedWork() && !connection.open() && !synchronizations.hasBeforeCommit()) {
+            synchronizations.completed(true);
             return false;
         }
-        try {
-            commitWork(true, true, gid);
-        } catch (RuntimeException e) {
-            try {
-                completed(false);
-            } catch (RuntimeException actionFailed) {
-                e.addSuppressed(actionFailed);
-            }
-            throw e;
-        }
+        commitOrRollBack(gid);
         return true;
     }
 
@@ -1205,21 +407,20 @@ public final class BrokerSession implements AutoCloseable {
      * one more delivery attempt, as {@link #rollback()} does.
      */
     void completePrepared(boolean committed) {
-        Prepared p = prepared;
+        XaBranch.Prepared p = xa.take();
         if (p == null) {
             return;
         }
-        prepared = null;
         if (closed) {
             return; // close() forgot the work already
         }
         if (committed) {
-            finishCommit(p.batches(), p.toWrite(), p.toSchedule(), p.moving(), true, true, p.started());
-            completed(true);
+            finishCommit(p.plan(), true, true);
+            synchronizations.completed(true);
         } else {
-            reportRolledBack(p.batches());
-            afterFailedCommit(true);
-            completed(false);
+            sends.reportRolledBack(p.plan().batches);
+            after.failed(true);
+            synchronizations.completed(false);
         }
     }
 
@@ -1230,51 +431,33 @@ public final class BrokerSession implements AutoCloseable {
      * (see {@code cursor_lease_acquire}).
      */
     void forgetPrepared() {
-        Prepared p = prepared;
+        XaBranch.Prepared p = xa.take();
         if (p == null) {
             return;
         }
-        prepared = null;
         engine.preparedTransactions().unregister(p.gid(), this);
-        forgetShards(claims);
-        for (Claim cl : claims) {
-            cl.sub.released(false);
-        }
-        claims.clear();
-        tentativeSlices.clear();
-        deferredWakes.clear(); // the outcome is unknown here: the waiters poll
-        scheduled.clear();
-        pending.clear();
-        written.clear();
-        discard(pendingNp);
-        discard(deadNp);
-        for (NpTaken t : takenNp) {
-            engine.releaseNonPersistent(t.entry().message);
-        }
-        takenNp.clear();
-        beforeCommit.clear();
-        onCommit.clear();
-        onRollback.clear();
+        after.forgotten();
+        synchronizations.forget();
     }
 
     /** Consumes every message delivered so far (CLIENT_ACKNOWLEDGE, or deferred AUTO acks). */
     public void acknowledge() {
         checkOpen();
-        checkNotPrepared();
+        xa.checkNotPrepared();
         commitWork(true, true);
     }
 
     /** Discards sends and redelivers receives (transacted sessions). */
     public void rollback() {
         checkOpen();
-        checkNotPrepared();
+        xa.checkNotPrepared();
         rollbackWork();
     }
 
     /** Redelivers every unacknowledged message (CLIENT_ACKNOWLEDGE and AUTO). */
     public void recover() {
         checkOpen();
-        checkNotPrepared();
+        xa.checkNotPrepared();
         rollbackWork();
     }
 
@@ -1284,350 +467,61 @@ public final class BrokerSession implements AutoCloseable {
      */
     public Connection connection() {
         checkOpen();
-        if (mode != Mode.TRANSACTED) {
-            throw new ShardQException(ErrorKind.ILLEGAL_STATE, "only a transacted session shares its JDBC connection");
-        }
+        return connection.shared(mode == Mode.TRANSACTED);
+    }
+
+    /** Commits (or prepares) everything; when that fails, the rollback actions run too. */
+    private void commitOrRollBack(String gid) {
         try {
-            return transactionConnection();
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "opening the session's connection");
+            commitWork(true, true, gid);
+        } catch (RuntimeException e) {
+            try {
+                synchronizations.completed(false);
+            } catch (RuntimeException actionFailed) {
+                e.addSuppressed(actionFailed); // the commit's failure is the one to report
+            }
+            throw e;
         }
     }
 
-    private Connection transactionConnection() throws SQLException {
-        if (external != null) {
-            return external;
-        }
-        if (txConnection == null) {
-            Connection c = engine.borrowConnection();
-            c.setAutoCommit(false);
-            txConnection = c;
-        }
-        return txConnection;
-    }
-
-    /**
-     * The commit planner: turns the session's work into one ordered list of statements (see the
-     * class comment for the order), runs it, then publishes the outcome in memory.
-     */
     private void commitWork(boolean sends, boolean consumption) {
         commitWork(sends, consumption, null);
     }
 
     /**
-     * As {@link #commitWork(boolean, boolean)}; with a {@code gid}, the transaction is prepared
-     * ({@code PREPARE TRANSACTION}) instead of committed, and what a commit does in memory waits in
-     * {@link #prepared} for the outcome ({@link #completePrepared}).
+     * Plans the commit ({@link CommitPlan}) and runs it; with a {@code gid}, the transaction is
+     * prepared instead, and what a commit does in memory waits in the {@link XaBranch} for the
+     * outcome ({@link #completePrepared}).
      */
-    private void commitWork(boolean sends, boolean consumption, String gid) {
-        long started = System.nanoTime();
-        List<Batch> toWrite = new ArrayList<>();
-        if (sends) {
-            for (Batch b : pending.values()) {
-                if (consumption || !b.deadLetters) {
-                    toWrite.add(b); // pending is ordered by (destination, shard)
-                }
-            }
-        }
-        List<Claim> moving = consumption ? planCursorMoves() : List.of();
-        List<ScheduledSend> toSchedule = sends ? List.copyOf(scheduled) : List.of();
-        boolean dbWork = !toWrite.isEmpty()
-                || !toSchedule.isEmpty()
-                || !written.isEmpty()
-                || !moving.isEmpty()
-                || txConnection != null
-                || !beforeCommit.isEmpty()
-                || gid != null;
-        boolean own = gid == null
-                && txConnection == null
-                && external == null
-                && written.isEmpty()
-                && beforeCommit.isEmpty()
-                && toSchedule.isEmpty();
-        boolean onlyOneBatch = own && toWrite.size() == 1 && moving.isEmpty();
-        // one claim's commit is one statement (cursor_commit_move, or the log insert)
-        boolean onlyOneMove = own && toWrite.isEmpty() && moving.size() == 1;
-        List<Batch> batches = new ArrayList<>(written);
-        batches.addAll(toWrite);
-        if (onlyOneBatch) {
-            Batch b = toWrite.get(0);
-            try {
-                b.firstSeq = b.rt.writer(b.shard).write(b.messages, origin, mode == Mode.TRANSACTED);
-                b.published = true;
-            } catch (RuntimeException e) {
-                boolean inDoubt = e instanceof ShardQException se && se.kind() == ErrorKind.IN_DOUBT;
-                engine.sendsRolledBack(b.rt.info(), b.shard);
-                afterFailedCommit(!inDoubt);
-                throw e;
-            }
-        } else if (onlyOneMove && groupable(moving.get(0))) {
-            // a topic subscription's plain cursor move: one statement with the topic's other moves
-            Claim cl = moving.get(0);
-            CursorWriter.Request r = new CursorWriter.Request(
-                    cl.sub.id, cl.shard.shardNo, cl.startPosition, cl.newPosition, cl.logToClear, cl.attemptsToClear);
-            RuntimeException failure = null;
-            try {
-                cl.rt.cursorWriter().write(r);
-                if (!r.moved) {
-                    guardFailed = true;
-                    failure = leaseLost(cl, "cursor was not at " + cl.startPosition);
-                }
-            } catch (RuntimeException e) {
-                failure = mode == Mode.TRANSACTED
-                                && e instanceof ShardQException se
-                                && se.kind() != ErrorKind.ROLLED_BACK
-                        ? rolledBack(se) // keeps a lost connection, an in-doubt commit, an empty pool as they are
-                        : e;
-            }
-            if (failure != null) {
-                throw failedConsumption(
-                        moving, failure, failure instanceof ShardQException se && se.kind() == ErrorKind.IN_DOUBT);
-            }
-        } else if (dbWork) {
-            Connection c = null;
-            boolean borrowed = false;
-            // the statement that commits (an autocommit statement, or COMMIT) is on its way: a
-            // connection lost from then on leaves the transaction in doubt
-            boolean committing = false;
-            try {
-                if (txConnection != null || external != null) {
-                    c = transactionConnection();
-                } else {
-                    c = engine.borrowConnection();
-                    borrowed = true;
-                    if (!onlyOneMove) {
-                        c.setAutoCommit(false); // one statement needs no transaction block: one round trip
-                    }
-                }
-                for (Batch b : toWrite) {
-                    writeBatch(c, b);
-                }
-                schedule(c, toSchedule);
-                long me = engine.instanceId();
-                committing = c.getAutoCommit(); // one statement: it commits itself
-                for (Claim cl : moving) {
-                    advanceCursor(c, cl, me);
-                }
-                for (BeforeCommit action : beforeCommit) {
-                    action.run(c);
-                }
-                if (gid != null) {
-                    committing = true; // a lost reply leaves it unknown whether the transaction is prepared
-                    PreparedTransactions.prepare(c, gid);
-                } else if (external == null && !c.getAutoCommit()) {
-                    committing = true;
-                    c.commit();
-                }
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(c);
-                releaseConnection(c, borrowed);
-                // outside a transacted session there is no transaction to speak of: a refusal is
-                // reported with the database's reason, not as a rollback
-                RuntimeException failure = e instanceof SQLException se
-                        ? (mode == Mode.TRANSACTED
-                                ? rolledBack(SqlErrors.translate(se, "commit"))
-                                : SqlErrors.translate(se, "commit"))
-                        : (RuntimeException) e;
-                // the database side of these claims is uncertain: the commit may have moved their
-                // cursors (a lost reply), or it found them elsewhere than this instance thought
-                boolean inDoubt = committing && isConnectionLoss(failure);
-                reportRolledBack(written);
-                reportRolledBack(toWrite);
-                failedConsumption(moving, failure, inDoubt);
-                throw inDoubt ? inDoubt(failure) : failure;
-            }
-            releaseConnection(c, borrowed);
-        }
+    private void commitWork(boolean sending, boolean consumption, String gid) {
+        CommitPlan plan = CommitPlan.of(
+                sends,
+                consumers.cursors(),
+                after,
+                sending,
+                consumption,
+                connection.open(),
+                connection.external(),
+                synchronizations.hasBeforeCommit(),
+                gid);
+        plan.run(engine, connection, sends, synchronizations, after, mode == Mode.TRANSACTED, origin);
         if (gid != null) {
-            prepared = new Prepared(gid, batches, toWrite, toSchedule, moving, started);
-            engine.preparedTransactions().register(gid, this);
+            xa.prepared(engine, this, new XaBranch.Prepared(gid, plan));
             return;
         }
-        finishCommit(batches, toWrite, toSchedule, moving, sends, consumption, started);
+        finishCommit(plan, sending, consumption);
     }
 
     /** What a commit does in memory once its transaction committed: publish, release, count. */
-    private void finishCommit(
-            List<Batch> batches,
-            List<Batch> toWrite,
-            List<ScheduledSend> toSchedule,
-            List<Claim> moving,
-            boolean sends,
-            boolean consumption,
-            long started) {
-        pending.values().removeAll(toWrite);
-        Enqueue.sendWakes(engine, deferredWakes);
-        long earliest = Long.MAX_VALUE;
-        if (!toSchedule.isEmpty()) {
-            scheduled.removeAll(toSchedule);
-            for (ScheduledSend s : toSchedule) {
-                earliest = Math.min(earliest, s.message().deliverAt());
-                s.rt().enqueued.increment();
-            }
-        }
+    private void finishCommit(CommitPlan plan, boolean sending, boolean consumption) {
+        long earliest = after.written(plan);
         if (awaitsOutcome) {
             // written into the application's transaction, which commits or rolls back later: the
             // moves stay planned (this shard's mover in flight), the sends unpublished, until told
-            inFlight = new InFlight(batches, moving, earliest);
+            after.awaitOutcome(plan, earliest);
             return;
         }
-        if (earliest != Long.MAX_VALUE) {
-            engine.scheduled(earliest);
-        }
-        afterCommit(batches, sends, consumption);
-        long took = System.nanoTime() - started;
-        engine.stats().recordCommit(!batches.isEmpty(), !toSchedule.isEmpty(), !moving.isEmpty(), took);
-        if (external == null) {
-            throttle(batches);
-        }
-    }
-
-    /**
-     * After a commit that failed: the database side of the claims is uncertain when the outcome is
-     * in doubt (the commit may have moved their cursors) or a guard found a cursor elsewhere than
-     * this instance thought, so those shards are forgotten and re-read; the transaction's work is
-     * discarded, and a delivery attempt is counted only when the failure was not the database's
-     * (a lost connection is not the application's fault). Returns {@code failure}.
-     */
-    private RuntimeException failedConsumption(List<Claim> moving, RuntimeException failure, boolean inDoubt) {
-        if (inDoubt || guardFailed) {
-            forgetShards(moving);
-        }
-        guardFailed = false;
-        afterFailedCommit(!inDoubt && !isConnectionLoss(failure));
-        return failure;
-    }
-
-    /** A topic subscription's commit that only moves its cursor: it may join a group commit. */
-    private static boolean groupable(Claim cl) {
-        return !cl.rt.info().isQueue() && cl.outOfOrder.isEmpty() && cl.newPosition > cl.startPosition;
-    }
-
-    /**
-     * Producer flow control after a commit of sends; see {@link Subscription#throttle}. Not for a
-     * destination this session also consumes from: it would wait for itself.
-     */
-    private void throttle(List<Batch> batches) {
-        Engine.Settings s = engine.settings();
-        if (s.flowMaxUntaken() <= 0 && s.flowTopicMaxUntaken() <= 0) {
-            return; // off (the default): nothing to look at on the commit path
-        }
-        DestinationRuntime last = null;
-        for (Batch b : batches) {
-            if (b.rt != last && !consumes(b.rt.info().name())) {
-                Subscription slowest = slowest(b.rt);
-                if (slowest != null) {
-                    slowest.throttle();
-                }
-            }
-            last = b.rt;
-        }
-    }
-
-    /**
-     * The subscription flow control waits for: a queue's one, or the topic subscription served
-     * here with the most committed messages untaken (the slowest local subscriber paces the
-     * publishers; subscriptions without a consumer in this instance do not count).
-     */
-    private static Subscription slowest(DestinationRuntime rt) {
-        if (rt.info().isQueue()) {
-            return rt.queue();
-        }
-        Subscription slowest = null;
-        long most = -1;
-        for (Subscription sub : rt.subscriptions()) {
-            if (sub.openConsumers.get() == 0) {
-                continue;
-            }
-            long n = sub.untaken();
-            if (n > most) {
-                most = n;
-                slowest = sub;
-            }
-        }
-        return slowest;
-    }
-
-    private boolean consumes(String destination) {
-        for (BrokerConsumer c : consumers) {
-            if (c.destination().equals(destination)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Claims whose consumption this commit makes final, in (destination, shard) order, each with
-     * its new cursor position and what is logged beyond it.
-     */
-    private List<Claim> planCursorMoves() {
-        List<Claim> moving = new ArrayList<>();
-        claims.sort(Comparator.comparingInt((Claim cl) -> cl.rt.info().id())
-                .thenComparingInt(cl -> cl.shard.shardNo)
-                .thenComparingLong(cl -> cl.sub.id));
-        for (Claim cl : claims) {
-            cl.outOfOrder.clear();
-            if (cl.taken.isEmpty()) {
-                continue;
-            }
-            if (!cl.current()) {
-                ShardQException e = leaseLost(cl, "claim from an older lease");
-                afterFailedCommit();
-                throw e;
-            }
-            ShardState.Move move = cl.shard.plannedMove(cl.taken, cl.outOfOrder);
-            cl.startPosition = move.start();
-            cl.newPosition = move.end();
-            cl.logToClear = move.logToClear();
-            cl.mover = move.mover();
-            moving.add(cl); // what it took is at or below the new position, or logged beyond it
-        }
-        return moving;
-    }
-
-    private static ShardQException leaseLost(Claim cl, String detail) {
-        return new ShardQException(
-                ErrorKind.ROLLED_BACK,
-                "transaction rolled back: the dequeue lease of " + cl.rt.info().name() + " shard "
-                        + cl.shard.shardNo + " passed to another instance (" + detail
-                        + "); its messages will be redelivered");
-    }
-
-    /**
-     * One statement per claim: the cursor move with its log and clean-up ({@code
-     * cursor_commit_move}), or, when the cursor stays, the log of what was consumed ahead of it.
-     */
-    private void advanceCursor(Connection c, Claim cl, long me) throws SQLException {
-        DestinationInfo d = cl.rt.info();
-        if (cl.newPosition > cl.startPosition) {
-            if (!moveCursor(
-                    c,
-                    cl.sub,
-                    cl.shard.shardNo,
-                    cl.startPosition,
-                    cl.newPosition,
-                    cl.outOfOrder,
-                    cl.logToClear,
-                    cl.attemptsToClear,
-                    me)) {
-                guardFailed = true;
-                throw leaseLost(cl, "cursor was not at " + cl.startPosition);
-            }
-            return;
-        }
-        SeqRuns runs = SeqRuns.of(cl.outOfOrder);
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_range_insert"))) {
-            ps.setArray(1, c.createArrayOf("bigint", runs.firsts()));
-            ps.setArray(2, c.createArrayOf("bigint", runs.lasts()));
-            ps.setLong(3, cl.sub.id());
-            ps.setInt(4, cl.shard.shardNo);
-            ps.setLong(5, me);
-            if (ps.executeUpdate() != runs.size()) {
-                guardFailed = true;
-                throw leaseLost(cl, "lease not held when logging");
-            }
-        }
+        after.committed(plan, earliest, sending, consumption, untold(), origin, !connection.external());
     }
 
     /** Runs {@code cursor_commit_move}; false when the guard failed (nothing changed). */
@@ -1642,29 +536,7 @@ public final class BrokerSession implements AutoCloseable {
             boolean clearAttempts,
             long me)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_commit_move"))) {
-            ps.setLong(1, to);
-            ps.setLong(2, sub.id());
-            ps.setInt(3, shard);
-            ps.setLong(4, from);
-            ps.setLong(5, me);
-            SeqRuns runs = SeqRuns.of(logAhead);
-            ps.setArray(6, c.createArrayOf("bigint", runs.firsts()));
-            ps.setArray(7, c.createArrayOf("bigint", runs.lasts()));
-            ps.setBoolean(8, clearLog);
-            ps.setBoolean(9, clearAttempts);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() && rs.getLong(1) == 1;
-            }
-        }
-    }
-
-    static ShardQException rolledBack(ShardQException e) {
-        return e.kind() == ErrorKind.CONNECTION
-                        || e.kind() == ErrorKind.IN_DOUBT
-                        || e.kind() == ErrorKind.RESOURCE_EXHAUSTED
-                ? e
-                : new ShardQException(ErrorKind.ROLLED_BACK, "transaction rolled back: " + e.getMessage(), e);
+        return CommitPlan.moveCursor(c, sub, shard, from, to, logAhead, clearLog, clearAttempts, me);
     }
 
     /**
@@ -1672,315 +544,21 @@ public final class BrokerSession implements AutoCloseable {
      * application may still roll back, so memory must not take the work as done.
      */
     private boolean untold() {
-        return external != null && !awaitsOutcome;
-    }
-
-    private void afterCommit(List<Batch> batches, boolean sends, boolean consumption) {
-        Enqueue.publish(tentativeSlices);
-        for (Batch b : batches) {
-            engine.stats().enqueued.add(b.messages.size());
-            b.rt.enqueued.add(b.messages.size());
-            int n = b.stored.size();
-            if (untold() || b.published || n == 0) {
-                continue; // the application may still roll back: consumers find these by polling
-            }
-            int dest = b.rt.info().id();
-            for (int i = 0; i < n; i++) {
-                engine.cache().put(dest, b.shard, b.firstSeq + i, b.stored.get(i));
-            }
-            b.rt.advanceHead(b.shard, b.firstSeq + n - 1);
-        }
-        written.clear();
-        if (sends) {
-            offerAll(pendingNp);
-        }
-        if (!consumption) {
-            return;
-        }
-        offerAll(deadNp);
-        long delivered = 0;
-        for (int i = claims.size() - 1; i >= 0; i--) {
-            Claim cl = claims.get(i);
-            if (cl.taken.isEmpty()) {
-                continue;
-            }
-            int dest = cl.rt.info().id();
-            boolean shared = cl.sub.bit >= 0; // a topic's stay cached until its local subscriptions passed them
-            for (long seq : cl.taken) {
-                if (!shared) {
-                    engine.cache().remove(dest, cl.shard.shardNo, seq);
-                }
-                if (cl.attemptsToClear) {
-                    cl.shard.attempts.remove(seq);
-                }
-            }
-            delivered += cl.delivered.size();
-            cl.rt.dequeued.add(cl.delivered.size());
-            engine.cursorCommitted(cl.rt.info(), cl.shard.shardNo, cl.startPosition, cl.newPosition);
-            // prefetched messages stay with the session (given back when it closes or rolls back), so
-            // each consumer sees a shard in sequence order
-            boolean release = cl.exclusive || cl.prefetched.isEmpty();
-            if (!untold()) {
-                cl.shard.committed(cl.newPosition, cl.outOfOrder, release, cl.epoch);
-                if (shared) {
-                    cl.rt.trimCache(cl.shard.shardNo);
-                }
-            } else {
-                cl.shard.lost(); // the application commits: re-read the cursor on the next lease
-            }
-            cl.taken.clear();
-            cl.delivered.clear();
-            cl.attemptsToClear = false;
-            cl.outOfOrder.clear();
-            cl.mover = false;
-            if (release) {
-                claims.remove(i);
-                cl.sub.released(cl.shard.mayHaveAvailable());
-            }
-        }
-        lastTransactionSize = (int) Math.min(MAX_PREFETCH, delivered);
-        for (NpTaken t : takenNp) {
-            engine.releaseNonPersistent(t.entry().message);
-            if (t.delivered()) {
-                delivered++;
-                t.sub().destination.dequeued.increment();
-            }
-        }
-        takenNp.clear();
-        engine.stats().dequeued.add(delivered);
-    }
-
-    /** Committed non-persistent sends become deliverable (their room was reserved when buffered). */
-    private void offerAll(List<NpSend> sends) {
-        for (NpSend np : sends) {
-            if (np.message().deliverAt() > engine.clock().millis()) { // delayed: held until due
-                engine.delayedNonPersistent()
-                        .hold(
-                                np.rt().info().id(),
-                                np.message().deliverAt(),
-                                () -> offerAll(new ArrayList<>(List.of(np))));
-                continue;
-            }
-            np.rt().enqueued.increment();
-            if (np.rt().info().isQueue()) {
-                np.rt().queue().offerNonPersistent(new Subscription.NpEntry(np.message(), 0), false);
-            } else {
-                offerToSubscriptions(np.rt(), np.message());
-            }
-        }
-        sends.clear();
-    }
-
-    /**
-     * A non-persistent topic message goes to the subscriptions this instance serves whose
-     * selector (and noLocal) wants it, one copy each; nobody else ever sees it (see "Topics").
-     */
-    private void offerToSubscriptions(DestinationRuntime rt, BrokerMessage m) {
-        TopicView view = rt.currentTopicView();
-        if (view == null) {
-            try (Connection c = engine.borrowConnection()) {
-                view = rt.topicView(c);
-            } catch (SQLException | RuntimeException e) {
-                view = null; // the subscriptions cannot be read: nobody gets it (non-persistent: at most once)
-            }
-        }
-        byte[] bits = view == null ? null : view.bitmap(m, origin);
-        boolean reserved = true; // the first copy uses the room reserved at send
-        if (bits != null) {
-            BrokerMessage stamped = m.withSubscribers(bits);
-            for (Subscription sub : rt.subscriptions()) {
-                if (sub.wants(stamped)) {
-                    if (!reserved) {
-                        engine.reserveNonPersistent(stamped, true);
-                    }
-                    reserved = false;
-                    sub.offerNonPersistent(new Subscription.NpEntry(stamped, 0), false);
-                }
-            }
-        }
-        if (reserved) {
-            engine.releaseNonPersistent(m);
-        }
-    }
-
-    /** Discarded non-persistent sends give their room back. */
-    private void discard(List<NpSend> sends) {
-        for (NpSend np : sends) {
-            engine.releaseNonPersistent(np.message());
-        }
-        sends.clear();
-    }
-
-    private void afterFailedCommit() {
-        afterFailedCommit(true);
-    }
-
-    /**
-     * Discards the transaction's work in memory; delivered messages count one more attempt unless
-     * the failure was the database's, not the application's ({@code countAttempts} false).
-     */
-    private void afterFailedCommit(boolean countAttempts) {
-        tentativeSlices.clear();
-        deferredWakes.clear();
-        scheduled.clear();
-        pending.clear();
-        written.clear();
-        discard(pendingNp);
-        releaseClaims(countAttempts);
-    }
-
-    /** Set when a cursor guard failed in this commit: the instance's idea of the cursor is wrong. */
-    private boolean guardFailed;
-
-    /**
-     * The recovery rule for claims whose database side is uncertain: forget what this instance
-     * holds of their shards (lease, position, ranges handed out, in every session), so the next
-     * lease acquisition re-reads cursor, dequeue log and attempts from PostgreSQL. Never trusted,
-     * never repaired in place: a commit that did take effect is then seen as such, one that did
-     * not leaves its messages to be delivered again.
-     */
-    private static void forgetShards(List<Claim> moving) {
-        for (Claim cl : moving) {
-            cl.shard.forget(cl.epoch);
-        }
-    }
-
-    private static boolean isConnectionLoss(RuntimeException e) {
-        return e instanceof ShardQException se && se.kind() == ErrorKind.CONNECTION;
-    }
-
-    /** A commit whose connection died before its outcome was known. */
-    static ShardQException inDoubt(RuntimeException cause) {
-        return new ShardQException(
-                ErrorKind.IN_DOUBT,
-                "the connection to PostgreSQL was lost during commit, so its outcome is unknown ("
-                        + cause.getMessage()
-                        + "). Messages it sent may or may not have been committed; messages it consumed"
-                        + " are delivered again only if the commit did not take effect",
-                cause);
+        return connection.external() && !awaitsOutcome;
     }
 
     private void rollbackWork() {
-        if (txConnection != null) {
-            rollbackQuietly(txConnection);
-            releaseConnection(txConnection, false);
-        }
-        reportRolledBack(written);
-        afterFailedCommit();
-        completed(false);
-    }
-
-    /** These batches' rows (written in a transaction that did not commit) are dead. */
-    private void reportRolledBack(List<Batch> batches) {
-        for (Batch b : batches) {
-            engine.sendsRolledBack(b.rt.info(), b.shard);
-        }
-    }
-
-    /** Gives everything held back; delivered messages count one more attempt. */
-    private void releaseClaims(boolean countAttempts) {
-        ShardQException failure = null;
-        for (Claim cl : claims) {
-            if (cl.mover) {
-                cl.shard.moveAborted(cl.epoch);
-                cl.mover = false;
-            }
-            if (countAttempts && !cl.delivered.isEmpty() && cl.current()) {
-                try {
-                    recordAttempts(cl);
-                } catch (ShardQException e) {
-                    failure = e;
-                }
-            }
-            List<Long> back = new ArrayList<>(cl.taken);
-            back.addAll(cl.prefetched);
-            Map<Long, Long> delays = Map.of();
-            if (countAttempts && !cl.delivered.isEmpty() && cl.current()) {
-                delays = new HashMap<>();
-                DestinationInfo d = cl.rt.info();
-                for (long seq : cl.delivered) {
-                    long ms = engine.settings()
-                            .redeliveryDelayMillis(
-                                    cl.shard.attempts.getOrDefault(seq, 1),
-                                    d.redeliveryDelayMs(),
-                                    d.redeliveryMultiplier());
-                    if (ms > 0) {
-                        delays.put(seq, TimeUnit.MILLISECONDS.toNanos(ms));
-                    }
-                }
-            }
-            boolean available = cl.shard.giveBack(back, true, cl.epoch, delays);
-            cl.sub.released(available);
-        }
-        claims.clear();
-        discard(deadNp);
-        for (int i = takenNp.size() - 1; i >= 0; i--) {
-            NpTaken t = takenNp.get(i);
-            int attempts = t.entry().attempts + (countAttempts && t.delivered() ? 1 : 0);
-            t.sub().offerNonPersistent(new Subscription.NpEntry(t.entry().message, attempts), true);
-        }
-        takenNp.clear();
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    private void recordAttempts(Claim cl) {
-        DestinationInfo d = cl.rt.info();
-        try (Connection c = engine.borrowConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("delivery_attempt_increment"))) {
-            ps.setLong(1, cl.sub.id());
-            ps.setInt(2, cl.shard.shardNo);
-            ps.setArray(3, c.createArrayOf("bigint", cl.delivered.toArray()));
-            ps.executeUpdate();
-            for (long seq : cl.delivered) {
-                cl.shard.attempts.merge(seq, 1, Integer::sum);
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "recording delivery attempts on " + d.name());
-        }
-    }
-
-    private void rollbackQuietly(Connection c) {
-        if (c == null || c == external) {
-            return;
-        }
-        try {
-            if (c.getAutoCommit()) {
-                return;
-            }
-            c.rollback();
-        } catch (SQLException ignored) {
-            // the connection is broken; the pool discards it
-        }
-    }
-
-    private void releaseConnection(Connection c, boolean borrowed) {
-        if (c == null || c == external) {
-            return;
-        }
-        if (c == txConnection || borrowed) {
-            try {
-                c.setAutoCommit(true);
-            } catch (SQLException ignored) {
-                // broken connection: closing returns it to the pool, which evicts it
-            }
-            try {
-                c.close();
-            } catch (SQLException ignored) {
-                // nothing left to do
-            }
-            if (c == txConnection) {
-                txConnection = null;
-            }
-        }
+        connection.rollbackOpen();
+        sends.reportRolledBack(sends.written());
+        after.failed(true);
+        synchronizations.completed(false);
     }
 
     private void checkOpen() {
         if (closed) {
             throw new ShardQException(ErrorKind.ILLEGAL_STATE, "the session is closed");
         }
-        if (inFlight != null) {
+        if (after.awaitingOutcome()) {
             throw new ShardQException(
                     ErrorKind.ILLEGAL_STATE,
                     "this session's work is written into the application's transaction, which has not"
@@ -1988,30 +566,10 @@ public final class BrokerSession implements AutoCloseable {
         }
     }
 
-    private void checkNotPrepared() {
-        if (prepared != null) {
-            throw new ShardQException(
-                    ErrorKind.ILLEGAL_STATE,
-                    "the session's transaction " + prepared.gid()
-                            + " is prepared: only its transaction manager decides it (commit or rollback prepared)");
-        }
-    }
-
     /** Before a send or a receive: open, not prepared, and (XA) inside a transaction branch. */
     private void checkWork() {
         checkOpen();
-        if (prepared != null) {
-            throw new ShardQException(
-                    ErrorKind.ILLEGAL_STATE,
-                    "the session's transaction " + prepared.gid()
-                            + " is prepared: no new work until its outcome (commit or rollback)");
-        }
-        if (xa && !xaAssociated) {
-            throw new ShardQException(
-                    ErrorKind.ILLEGAL_STATE,
-                    "this XA session is not associated with a global transaction: enlist its XAResource in a"
-                            + " transaction (XAResource.start) before sending or receiving");
-        }
+        xa.checkWork();
     }
 
     /** Rolls back whatever is uncommitted (JMS: closing a session rolls back its transaction). */
@@ -2021,24 +579,18 @@ public final class BrokerSession implements AutoCloseable {
             return;
         }
         try {
-            if (inFlight != null) {
+            if (after.awaitingOutcome()) {
                 transactionEnded(Outcome.UNKNOWN); // closed before the application said how it ended
             }
-            if (prepared != null) {
+            if (xa.isPrepared()) {
                 // not ours to decide: the transaction manager commits or rolls it back, maybe elsewhere
                 forgetPrepared();
-            } else if (hasUncommittedWork() || txConnection != null || !claims.isEmpty()) {
+            } else if (hasUncommittedWork() || connection.open() || consumers.holdsClaims()) {
                 rollbackWork();
             }
         } finally {
             closed = true;
-            for (BrokerConsumer c : consumers) {
-                c.subscription.openConsumers.decrementAndGet();
-                if (c.subscription.bit >= 0) {
-                    engine.unsubscribed(c.subscription); // a non-durable subscription goes with its consumer
-                }
-            }
-            consumers.clear();
+            consumers.sessionClosed();
         }
     }
 }

@@ -109,7 +109,7 @@ final class CursorWriter extends FlatCombiner<CursorWriter.Request> {
         } catch (SQLException e) {
             ShardQException t = SqlErrors.translate(e, "commit");
             // one statement in autocommit: a lost connection leaves it in doubt
-            failure = t.kind() == ErrorKind.CONNECTION ? BrokerSession.inDoubt(t) : t;
+            failure = t.kind() == ErrorKind.CONNECTION ? AfterCommit.inDoubt(t) : t;
         } catch (RuntimeException e) {
             failure = e;
         }

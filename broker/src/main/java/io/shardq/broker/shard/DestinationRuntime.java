@@ -262,11 +262,6 @@ public final class DestinationRuntime {
         return ownership.producerShard(current, spread);
     }
 
-    /** The shard a new producing session is pinned to. */
-    int assignProducerShard() {
-        return ownership.producerShard(null, false);
-    }
-
     // ---------------------------------------------------------------- delivery
 
     /** After a commit of messages up to {@code head} on a shard: wake the consumers that can use them. */

@@ -105,7 +105,7 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
         } catch (SQLException e) {
             ShardQException t = SqlErrors.translate(e, "commit");
             if (committing && t.kind() == ErrorKind.CONNECTION) {
-                failure = BrokerSession.inDoubt(t);
+                failure = AfterCommit.inDoubt(t);
             } else {
                 failure = t;
                 refused = t;
@@ -131,7 +131,7 @@ final class ShardWriter extends FlatCombiner<ShardWriter.Request> {
             }
         }
         for (Request q : group) {
-            q.finish(refused != null && q.transacted ? BrokerSession.rolledBack(refused) : failure);
+            q.finish(refused != null && q.transacted ? AfterCommit.rolledBack(refused) : failure);
         }
     }
 }
