@@ -71,7 +71,8 @@ final class Enqueue {
      * One statement: reserve from the expected next_seq and insert, in the current slice. Returns
      * the first sequence number, or -1, having changed nothing, when the guess was wrong, the
      * batch does not fit in the known slice, or a topic's subscriptions changed since its view.
-     * When nothing is to be stored (no subscription wants any of it) nothing is written.
+     * When nothing is to be stored (no subscription wants any of it) nothing is written, except
+     * that a temporary destination takes the slow path, which checks that it still exists.
      */
     static long insertReserving(Engine engine, Connection c, DestinationRuntime rt, int shard, List<Part> parts)
             throws SQLException {
@@ -90,6 +91,12 @@ final class Enqueue {
         TopicView view = rt.topicView(c);
         int n = stamp(parts, view);
         long expected = rt.head(shard) + 1;
+        if (n == 0 && d.name().startsWith(io.shardq.broker.catalog.TemporaryDestinations.PREFIX)) {
+            // nothing to store writes nothing, so a temporary topic its owner dropped in another
+            // instance (the NOTIFY not here yet) would take the send silently: the slow path locks
+            // the shard row and finds it gone (InvalidDestinationException, JMS 3.1 4.1.5)
+            return -1;
+        }
         if (n == 0) {
             number(parts, expected);
             return expected;
