@@ -1011,6 +1011,11 @@ public final class Broker implements AutoCloseable {
         }
 
         @Override
+        public void lastConsumerClosed(io.shardq.broker.shard.Subscription subscription) {
+            leaseBalancer.trigger();
+        }
+
+        @Override
         public Connection borrowConnection() throws SQLException {
             return Broker.this.borrowConnection();
         }

@@ -65,6 +65,12 @@ public interface Engine {
     /** A consumer of a topic subscription closed ({@code shardq.consumer_closed}). */
     void unsubscribed(Subscription subscription);
 
+    /**
+     * The last open consumer of {@code subscription} here closed: the lease balancer runs a round
+     * now, so leases nobody here uses any more go back at once rather than at the next heartbeat.
+     */
+    void lastConsumerClosed(Subscription subscription);
+
     /** True when other live instances exist (then waiting consumers ask for a NOTIFY). */
     boolean otherInstancesAlive();
 

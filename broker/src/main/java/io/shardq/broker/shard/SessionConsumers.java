@@ -103,8 +103,8 @@ final class SessionConsumers {
      * messages stay in the transaction.
      */
     void closed(BrokerConsumer c, boolean sessionClosed) {
-        if (open.remove(c)) {
-            c.subscription.openConsumers.decrementAndGet();
+        if (open.remove(c) && c.subscription.openConsumers.decrementAndGet() == 0) {
+            engine.lastConsumerClosed(c.subscription);
         }
         try {
             if (sessionClosed) {
@@ -132,7 +132,9 @@ final class SessionConsumers {
     /** The session closed: every open consumer is uncounted (a non-durable subscription goes with it). */
     void sessionClosed() {
         for (BrokerConsumer c : open) {
-            c.subscription.openConsumers.decrementAndGet();
+            if (c.subscription.openConsumers.decrementAndGet() == 0) {
+                engine.lastConsumerClosed(c.subscription);
+            }
             if (c.subscription.bit >= 0) {
                 engine.unsubscribed(c.subscription); // a non-durable subscription goes with its consumer
             }
