@@ -152,7 +152,8 @@ final class BatchMover {
                 if (session.hasUncommittedWork() && !commit(session, 0, moved, ++rollbacks)) {
                     continue; // expired messages passed over on the way: rolled back, look again
                 }
-                rollbacks = 0;
+                // (no reset here: "in a row" means without a batch moved in between; a receive that
+                // found nothing while a lost lease was taken again does not end the series)
                 long waiting = waiting();
                 if (waiting == 0 || (selector != null && othersHoldShardsWithMessages() == 0)) {
                     // with a selector: every shard with messages is ours and none of them matched

@@ -639,9 +639,6 @@ final class ShardState {
 
     /** The lease is gone: nothing may be delivered from here until it is taken again. */
     synchronized void lost() {
-        if (leased) {
-            releasedNanos = System.nanoTime();
-        }
         draining = false;
         leased = false;
         moverActive = false;
@@ -681,6 +678,10 @@ final class ShardState {
         }
         if (holders == 0) {
             lost();
+            // given away on purpose (another instance asked): not taken back here for a while, so
+            // the asker gets it. A lease lost otherwise (a guard found it moved, the database says
+            // it is not ours) may be taken again at once when it is free.
+            releasedNanos = System.nanoTime();
             return true;
         }
         if (System.nanoTime() - drainingSinceNanos > maxNanos) {
@@ -689,7 +690,7 @@ final class ShardState {
         return false;
     }
 
-    /** True when this instance gave the lease up within {@code nanos}: others may take it first. */
+    /** True when this instance gave the lease away within {@code nanos}: others may take it first. */
     boolean releasedWithin(long nanos) {
         long r = releasedNanos;
         return r != 0 && System.nanoTime() - r < nanos;
