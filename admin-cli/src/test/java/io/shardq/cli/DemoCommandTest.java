@@ -107,8 +107,11 @@ class DemoCommandTest {
                             .start()
                             .waitFor())
                     .isZero();
-            assertThat(demo.waitFor(3, java.util.concurrent.TimeUnit.MINUTES))
-                    .as("the demo ends after Ctrl-C")
+            // a deadline, not a claim on speed: the demo waits for its consumers up to the lease TTL
+            // plus 10 s, then closes them and its instance, on whatever CPU it gets
+            boolean ended = demo.waitFor(6, java.util.concurrent.TimeUnit.MINUTES);
+            assertThat(ended)
+                    .as("the demo ends after Ctrl-C; it printed:%n%s", java.nio.file.Files.readString(output))
                     .isTrue();
         } finally {
             demo.destroyForcibly();

@@ -38,7 +38,7 @@ public final class SqlErrors {
             kind = ErrorKind.ROLLED_BACK;
         } else if (state.equals("42704")) {
             kind = detail.startsWith("cache ") ? ErrorKind.UNKNOWN_CACHE : ErrorKind.UNKNOWN_DESTINATION;
-        } else if (state.equals("42P01")) {
+        } else if (state.equals("42P01") && detail.contains("\"shardq.m_")) {
             // undefined_table: a message table dropped under a send (a temporary destination whose
             // connection closed, a dropped destination); the relation's name is ShardQ's, not the user's
             kind = ErrorKind.UNKNOWN_DESTINATION;
@@ -62,7 +62,7 @@ public final class SqlErrors {
         String message = kind == ErrorKind.CONNECTION
                         || kind == ErrorKind.DATABASE
                         || kind == ErrorKind.ROLLED_BACK
-                        || state.equals("42P01")
+                        || kind == ErrorKind.UNKNOWN_DESTINATION && state.equals("42P01")
                 ? what + " failed: " + detail
                 : detail;
         return new ShardQException(kind, message, e);

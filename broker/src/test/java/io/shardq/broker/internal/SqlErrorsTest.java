@@ -59,4 +59,13 @@ class SqlErrorsTest {
                 .doesNotContain("relation")
                 .doesNotContain("m_17");
     }
+
+    @Test
+    void anUndefinedCatalogTable_isNotAnUnknownDestination_andKeepsItsName() {
+        SQLException e = new PSQLException(
+                new ServerErrorMessage("SERROR\0VERROR\0C42P01\0Mrelation \"shardq.instance\" does not exist\0"));
+        ShardQException t = SqlErrors.translate(e, "registering the instance");
+        assertThat(t.kind()).isNotEqualTo(ErrorKind.UNKNOWN_DESTINATION);
+        assertThat(t.getMessage()).contains("shardq.instance").doesNotContain("destination no longer exists");
+    }
 }
