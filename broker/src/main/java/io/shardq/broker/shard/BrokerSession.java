@@ -7,7 +7,6 @@ import io.shardq.broker.selector.Selector;
 import io.shardq.broker.store.LargeBodies;
 import java.io.InputStream;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 
@@ -522,21 +521,6 @@ public final class BrokerSession implements AutoCloseable {
             return;
         }
         after.committed(plan, earliest, sending, consumption, untold(), origin, !connection.external());
-    }
-
-    /** Runs {@code cursor_commit_move}; false when the guard failed (nothing changed). */
-    static boolean moveCursor(
-            Connection c,
-            Subscription sub,
-            int shard,
-            long from,
-            long to,
-            List<Long> logAhead,
-            boolean clearLog,
-            boolean clearAttempts,
-            long me)
-            throws SQLException {
-        return CommitPlan.moveCursor(c, sub, shard, from, to, logAhead, clearLog, clearAttempts, me);
     }
 
     /**

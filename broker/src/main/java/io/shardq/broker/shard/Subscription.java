@@ -431,7 +431,7 @@ public final class Subscription {
             }
             boolean done;
             try (Connection c = engine.borrowConnection()) {
-                done = BrokerSession.moveCursor(
+                done = CommitPlan.moveCursor(
                         c, this, s.shardNo, move.start(), move.end(), List.of(), true, false, engine.instanceId());
             } catch (SQLException | RuntimeException e) {
                 done = false;
