@@ -24,9 +24,10 @@ import picocli.CommandLine.Option;
         name = "console",
         description = {
             "Serve a web console: destinations, subscriptions, instances, caches, rate charts and a message browser.",
+            "Consumers and purges are the database's counts, over every live instance.",
             "Listens on 127.0.0.1 only, unless --bind says otherwise; prints its URL and runs until Ctrl-C. Its JSON"
-                    + " API (/api/...) answers in the shapes of the read commands' --json. Purge, stop, start and"
-                    + " requeue dead letters only with --admin, each confirmed in the page."
+                    + " API (/api/...) answers in the shapes of the read commands' --json. Purge, stop, start,"
+                    + " requeue dead letters and send only with --admin, each action confirmed in the page."
         })
 final class ConsoleCommand implements Callable<Integer> {
     @Mixin
@@ -47,7 +48,8 @@ final class ConsoleCommand implements Callable<Integer> {
 
     @Option(
             names = "--admin",
-            description = "allow the admin actions: purge, stop and start enqueue/dequeue, requeue dead letters")
+            description = "allow the admin actions: purge, stop and start enqueue/dequeue, requeue dead letters,"
+                    + " send a message")
     boolean admin;
 
     @Option(

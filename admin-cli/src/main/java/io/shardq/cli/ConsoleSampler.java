@@ -37,11 +37,14 @@ import java.util.stream.Collectors;
  * overlap. HTTP threads only read the volatile snapshot and copy the ring under its lock.
  *
  * <p>Rates are differences of two rounds, as {@code queue stats --rate} computes them from two
- * samples: enqueued = the sum of the shards' next sequence numbers - 1, dequeued = enqueued -
- * backlog, published (topics) = the same sum. A round costs per queue the statements of {@code
- * queue stats} and one for its leases; per topic those of {@code topic stats} and its leases; per
- * cache those of {@code cache stats}; and one each for the destinations, topics, caches, temporary
- * destinations and instances.
+ * samples: enqueued = the sum of the shards' next sequence numbers - 1, purged = what {@code
+ * shardq.purge_queue} discarded (counted in the database, whoever purged: the console, {@code
+ * queue purge}, psql), dequeued = enqueued - backlog - purged, published (topics) = the same sum as
+ * enqueued. A purge is therefore its own line, not a spike of dequeues. Consumer counts are the
+ * database's ({@code shardq.consumers()}: every live instance's, not this JVM's). A round costs per
+ * queue the statements of {@code queue stats} and one for its leases; per topic those of {@code
+ * topic stats} and its leases; per cache those of {@code cache stats}; and one each for the
+ * destinations, topics, caches, temporary destinations, instances, consumers and purges.
  */
 final class ConsoleSampler implements AutoCloseable {
     /** One round's JSON documents, in the shapes of the matching {@code --json} commands. */
@@ -75,20 +78,8 @@ final class ConsoleSampler implements AutoCloseable {
     private final ArrayDeque<Sample> ring = new ArrayDeque<>();
     private volatile Snapshot snapshot = Snapshot.EMPTY;
 
-    /** The previous round's counters: {enqueued, dequeued} per queue, {published} per topic. */
+    /** The previous round's counters: {enqueued, dequeued, purged} per queue, {published} per topic. */
     private Map<String, long[]> lastCounters = Map.of();
-    /**
-     * Messages this console's Purge discarded, per queue. The dequeue rate is enqueued minus backlog
-     * over time, so a purge looked like a dequeue spike; its count is taken out of the dequeues and
-     * shown as purged. (A purge by the CLI or SQL elsewhere still counts as dequeues: the database
-     * keeps no purge count.)
-     */
-    private final Map<String, Long> purged = new java.util.concurrent.ConcurrentHashMap<>();
-
-    /** Called by the console's Purge with what it discarded. */
-    void purged(String queue, long messages) {
-        purged.merge(queue, messages, Long::sum);
-    }
 
     private long lastAtMillis;
 
@@ -154,7 +145,9 @@ final class ConsoleSampler implements AutoCloseable {
             List<CacheInfo> caches,
             Map<String, CacheStats> cacheStats,
             List<Admin.Instance> instances,
-            Map<String, Admin.Temporary> temporary) {}
+            Map<String, Admin.Temporary> temporary,
+            List<Admin.Consumers> consumers,
+            Map<String, Admin.Purges> purges) {}
 
     private Round sample() {
         Admin admin = broker.admin();
@@ -188,8 +181,18 @@ final class ConsoleSampler implements AutoCloseable {
                 cacheStats.put(c.name(), s);
             }
         }
+        Map<String, Admin.Purges> purges =
+                admin.purges().stream().collect(Collectors.toMap(Admin.Purges::name, p -> p));
         return new Round(
-                queues, leases, topics, caches, cacheStats, admin.instances(StatusCommand.ALIVE_SECONDS), temporary);
+                queues,
+                leases,
+                topics,
+                caches,
+                cacheStats,
+                admin.instances(StatusCommand.ALIVE_SECONDS),
+                temporary,
+                admin.consumers(StatusCommand.ALIVE_SECONDS),
+                purges);
     }
 
     /** Null when the destination or cache was dropped between the listing and its stats. */
@@ -210,12 +213,21 @@ final class ConsoleSampler implements AutoCloseable {
         Map<String, double[]> queueSample = new LinkedHashMap<>();
         Map<String, double[]> topicSample = new LinkedHashMap<>();
 
+        // consumers by destination, then by subscription ("" for a queue) and by instance
+        Map<String, List<Admin.Consumers>> consumers = new HashMap<>();
+        Map<Long, Long> consumersByInstance = new HashMap<>();
+        for (Admin.Consumers c : r.consumers()) {
+            consumers.computeIfAbsent(c.destination(), k -> new ArrayList<>()).add(c);
+            consumersByInstance.merge(c.instanceId(), c.consumers(), Long::sum);
+        }
+
         ArrayNode queueList = Json.array();
         Map<String, ObjectNode> queueStats = new LinkedHashMap<>();
         for (QueueStats s : r.queues()) {
             String name = s.destination().name();
-            long purgedHere = purged.getOrDefault(name, 0L);
-            long[] now = {s.enqueued(), s.enqueued() - s.backlog() - purgedHere, purgedHere};
+            Admin.Purges purges = r.purges().get(name);
+            long purgedHere = purges == null ? 0 : purges.purged();
+            long[] now = {s.enqueued(), Math.max(0, s.enqueued() - s.backlog() - purgedHere), purgedHere};
             counters.put("q:" + name, now);
             long[] before = lastCounters.get("q:" + name);
             double purgedPerSecond = before == null || seconds <= 0 ? 0 : Math.max(0, now[2] - before[2]) / seconds;
@@ -236,7 +248,8 @@ final class ConsoleSampler implements AutoCloseable {
             if (rates != null) {
                 ((ObjectNode) stats.get("rates")).put("purgedPerSecond", purgedPerSecond);
             }
-            stats.put("purgedByConsole", purgedHere);
+            QueueStatsCommand.purgesJson(stats, purges == null ? new Admin.Purges(name, 0, 0, 0) : purges);
+            QueueStatsCommand.consumersJson(stats, consumers.getOrDefault(name, List.of()));
             queueStats.put(name, stats);
             queueList.add(QueueListCommand.json(
                     s.destination(), s.backlog(), r.temporary().get(name)));
@@ -257,6 +270,7 @@ final class ConsoleSampler implements AutoCloseable {
                 rates.put("publishPerSecond", publishRate);
                 rates.put("sampleSeconds", seconds);
             }
+            QueueStatsCommand.consumersJson(o, consumers.getOrDefault(name, List.of()));
             topicStats.put(name, o);
             topicList.add(TopicListCommand.json(s.topic(), r.temporary().get(name)));
         }
@@ -273,6 +287,7 @@ final class ConsoleSampler implements AutoCloseable {
         Map<Long, List<ObjectNode>> leasesByInstance = leasesByInstance(r.leases());
         for (Admin.Instance i : r.instances()) {
             ObjectNode o = StatusCommand.json(i);
+            o.put("consumers", consumersByInstance.getOrDefault(i.id(), 0L));
             ArrayNode held = o.putArray("leases");
             leasesByInstance.getOrDefault(i.id(), List.of()).forEach(held::add);
             instances.add(o);

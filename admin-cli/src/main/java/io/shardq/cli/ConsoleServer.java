@@ -66,6 +66,15 @@ final class ConsoleServer implements AutoCloseable {
     /** At most this many messages per browse: a page of them, not a dump. */
     static final int MAX_BROWSE = 500;
 
+    /**
+     * A browsed message's body is cut to this many bytes (the message view says so, with the full
+     * size): 500 messages of a large body must not become a page of gigabytes.
+     */
+    static final int BODY_VIEW_LIMIT = 64 * 1024;
+
+    /** The largest request the send form may post: one message of {@code queue load}'s format. */
+    static final int MAX_SEND_BYTES = 1024 * 1024;
+
     private static final Map<ErrorKind, Integer> STATUS = Map.of(
             ErrorKind.UNKNOWN_DESTINATION, 404,
             ErrorKind.UNKNOWN_CACHE, 404,
@@ -222,7 +231,7 @@ final class ConsoleServer implements AutoCloseable {
         List<String> parts = List.of(path.substring("/api/".length()).split("/"));
         if (method.equals("POST")) {
             checkAdmin(x);
-            json(x, 200, action(parts, query(x)));
+            json(x, 200, action(parts, query(x), x));
             return;
         }
         expect(method, "GET");
@@ -332,6 +341,8 @@ final class ConsoleServer implements AutoCloseable {
         c.put("sampledAt", s.sampledAtMillis());
         c.put("error", s.error());
         c.put("database", broker.config().embedded() ? "embedded PostgreSQL" : "PostgreSQL");
+        c.put("bodyViewLimit", BODY_VIEW_LIMIT);
+        c.put("maxSendBytes", MAX_SEND_BYTES);
         ArrayNode queues = o.putArray("queues");
         s.queueStats().values().forEach(queues::add);
         ArrayNode topics = o.putArray("topics");
@@ -374,8 +385,56 @@ final class ConsoleServer implements AutoCloseable {
         Selector filter = Selector.compile(selector == null || selector.isBlank() ? null : selector);
         int limit = intParam(q, "limit", 20, 1, MAX_BROWSE);
         int scan = intParam(q, "scan", 10_000, 1, 1_000_000);
-        return QueueBrowseCommand.json(
+        ArrayNode shown = QueueBrowseCommand.json(
                 QueueBrowseCommand.browse(broker, name, filter, limit, scan).shown());
+        for (JsonNode m : shown) {
+            cutBody((ObjectNode) m.get("message"), BODY_VIEW_LIMIT);
+        }
+        return shown;
+    }
+
+    /**
+     * Cuts a message's body (in {@link MessageJson}'s form) to {@code limit} bytes: the text to
+     * whole characters whose UTF-8 fits, base64 to the first {@code limit} bytes. A cut body gets
+     * {@code bodyBytes} (its full size) and {@code bodyTruncated}; one within the limit is left as
+     * {@code queue browse --json} shows it.
+     */
+    static void cutBody(ObjectNode m, int limit) {
+        JsonNode body = m.get("body");
+        boolean text = "TEXT".equals(m.path("bodyType").asText()) && m.has("body");
+        String field = text ? "body" : m.has("bodyBase64") ? "bodyBase64" : "body";
+        JsonNode value = text ? body : m.get(field);
+        if (value == null || !value.isTextual()) {
+            return;
+        }
+        if (text) {
+            String s = value.asText();
+            byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+            if (utf8.length <= limit) {
+                return;
+            }
+            int end = 0;
+            int bytes = 0;
+            while (end < s.length()) {
+                int cp = s.codePointAt(end);
+                int n = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8).length;
+                if (bytes + n > limit) {
+                    break;
+                }
+                bytes += n;
+                end += Character.charCount(cp);
+            }
+            m.put(field, s.substring(0, end));
+            m.put("bodyBytes", utf8.length);
+        } else {
+            byte[] raw = Base64.getDecoder().decode(value.asText());
+            if (raw.length <= limit) {
+                return;
+            }
+            m.put(field, Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(raw, limit)));
+            m.put("bodyBytes", raw.length);
+        }
+        m.put("bodyTruncated", true);
     }
 
     private static int intParam(Map<String, String> q, String name, int dflt, int min, int max) {
@@ -404,7 +463,7 @@ final class ConsoleServer implements AutoCloseable {
             throw new HttpError(
                     403,
                     "ADMIN_OFF",
-                    "admin actions are off: start the console with --admin to purge, stop, start or requeue");
+                    "admin actions are off: start the console with --admin to purge, stop, start, requeue or send");
         }
         String sent = x.getRequestHeaders().getFirst(TOKEN_HEADER);
         if (sent == null
@@ -418,8 +477,17 @@ final class ConsoleServer implements AutoCloseable {
         }
     }
 
-    /** POST /api/queues/NAME/{purge, stop, start, requeue}: the CLI's command, its line as "message". */
-    private JsonNode action(List<String> p, Map<String, String> q) throws IOException {
+    /**
+     * POST /api/queues/NAME/{purge, stop, start, requeue, send} and /api/topics/NAME/send: the
+     * CLI's command, its line as "message".
+     */
+    private JsonNode action(List<String> p, Map<String, String> q, HttpExchange x) throws IOException {
+        if (p.size() == 3 && p.get(0).equals("topics") && p.get(2).equals("send")) {
+            requireTopic(p.get(1));
+            ObjectNode o = send("topic", p.get(1), x);
+            sampler.refreshNow();
+            return o;
+        }
         if (p.size() != 3 || !p.get(0).equals("queues")) {
             throw new HttpError(404, "NOT_FOUND", "no action /api/" + String.join("/", p));
         }
@@ -428,9 +496,9 @@ final class ConsoleServer implements AutoCloseable {
         ObjectNode o = Json.object();
         o.put("queue", name);
         switch (p.get(2)) {
+            case "send" -> o = send("queue", name, x);
             case "purge" -> {
                 long purged = broker.admin().purge(name);
-                sampler.purged(name, purged);
                 o.put("purged", purged);
                 o.put("message", "purged queue " + name + ": " + Format.messages(purged) + " discarded");
             }
@@ -468,10 +536,64 @@ final class ConsoleServer implements AutoCloseable {
             }
             default ->
                 throw new HttpError(
-                        404, "NOT_FOUND", "no action " + p.get(2) + ": expected purge, stop, start or requeue");
+                        404, "NOT_FOUND", "no action " + p.get(2) + ": expected purge, stop, start, requeue or send");
         }
         LOG.info("console - {}", o.get("message").asText());
         sampler.refreshNow(); // the page's next look shows the effect
+        return o;
+    }
+
+    /**
+     * The send form: the request's body is one message in {@code queue load}'s JSON format (see
+     * {@link MessageJson}); a message without a timestamp gets the time of sending. Sent and
+     * committed in a transaction of its own.
+     */
+    private ObjectNode send(String kind, String name, HttpExchange x) throws IOException {
+        byte[] raw;
+        try (InputStream in = x.getRequestBody()) {
+            raw = in.readNBytes(MAX_SEND_BYTES + 1);
+        }
+        if (raw.length > MAX_SEND_BYTES) {
+            throw new HttpError(
+                    413,
+                    ErrorKind.INVALID_ARGUMENT.name(),
+                    "the message is larger than the console's send limit of " + Format.bytes(MAX_SEND_BYTES)
+                            + ": send it with shardq queue load");
+        }
+        io.shardq.broker.message.BrokerMessage m;
+        try {
+            JsonNode n = Json.MAPPER.readTree(raw);
+            m = MessageJson.fromJson(n);
+            if (!n.has("timestamp")) {
+                m = new io.shardq.broker.message.BrokerMessage(
+                        m.messageId(),
+                        m.bodyType(),
+                        System.currentTimeMillis(),
+                        m.correlationId(),
+                        m.type(),
+                        m.replyTo(),
+                        m.priority(),
+                        m.expiration(),
+                        m.deliverAt(),
+                        m.persistent(),
+                        m.properties(),
+                        m.body());
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            throw new HttpError(
+                    400,
+                    ErrorKind.INVALID_ARGUMENT.name(),
+                    "the message is invalid: " + ShardqCommand.oneLine(e.getMessage()));
+        }
+        try (io.shardq.broker.shard.BrokerSession s =
+                broker.openSession(io.shardq.broker.shard.BrokerSession.Mode.TRANSACTED)) {
+            s.send(name, m);
+            s.commit();
+        }
+        ObjectNode o = Json.object();
+        o.put(kind, name);
+        o.put("messageId", m.messageId());
+        o.put("message", "sent " + m.messageId() + " to " + kind + " " + name);
         return o;
     }
 

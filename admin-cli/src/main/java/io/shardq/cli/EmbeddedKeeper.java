@@ -110,8 +110,9 @@ final class EmbeddedKeeper {
             Files.createDirectories(dir.getParent());
             List<String> cmd = new ArrayList<>();
             cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            // a small, idle JVM: little heap, no optimising compiler
-            cmd.addAll(List.of("-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+            // an idle JVM, no optimising compiler; its first start unpacks the server's binaries
+            // (an xz archive), which ran out of memory with a 64 MiB heap
+            cmd.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
             System.getProperties().stringPropertyNames().stream()
                     .filter(k -> k.startsWith("shardq.") || k.startsWith("org.slf4j.simpleLogger."))
                     .sorted()

@@ -13,7 +13,10 @@ import picocli.CommandLine.Parameters;
         name = "alter",
         description = {
             "Change a queue's settings.",
-            "Shards can be added, never removed: each shard is an ordered log. Running instances pick changes up within a heartbeat."
+            "Running instances pick changes up within a heartbeat. More shards take new messages at once. Fewer:"
+                    + " the highest shards become draining (no new messages; consumers empty them) and are retired, their"
+                    + " storage dropped, once empty; `queue stats` shows them. No message is lost, duplicated or"
+                    + " reordered per producer."
         })
 final class QueueAlterCommand implements Callable<Integer> {
     @Mixin
@@ -22,7 +25,10 @@ final class QueueAlterCommand implements Callable<Integer> {
     @Parameters(paramLabel = "NAME", description = QueueCommand.NAME_HELP)
     String name;
 
-    @Option(names = "--shards", paramLabel = "N", description = "new shard count, more than now, at most 256")
+    @Option(
+            names = "--shards",
+            paramLabel = "N",
+            description = "new shard count, 1 to 256 (fewer: the shards from N up drain, then go)")
     Integer shards;
 
     @Option(

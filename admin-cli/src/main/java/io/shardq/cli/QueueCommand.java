@@ -83,8 +83,19 @@ final class QueueCommand implements Runnable {
     }
 
     /** "4 shards, slices of 20,000 messages, 5 delivery attempts, dead letters to q.DLQ, enqueue on, dequeue on" */
+    /** While the destination shrinks: which shards drain, and to how many it goes. */
+    static String draining(DestinationInfo d) {
+        if (!d.shrinking()) {
+            return "";
+        }
+        int from = d.activeShards();
+        int last = d.shardCount() - 1;
+        return " (shrinking to " + from + ": "
+                + (from == last ? "shard " + from + " is" : "shards " + from + " to " + last + " are") + " draining)";
+    }
+
     static String settings(DestinationInfo d) {
-        return d.shardCount() + (d.shardCount() == 1 ? " shard" : " shards") + ", slices of "
+        return d.shardCount() + (d.shardCount() == 1 ? " shard" : " shards") + draining(d) + ", slices of "
                 + Format.messages(d.sliceSize()) + ", " + d.maxAttempts() + " delivery attempt"
                 + (d.maxAttempts() == 1 ? "" : "s") + ", dead letters to " + d.deadLetterQueue()
                 + DeliveryPolicyOptions.describe(d)

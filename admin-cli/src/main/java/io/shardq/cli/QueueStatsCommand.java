@@ -20,8 +20,9 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "stats",
         description = {
-            "Show a queue's backlog, cursors, lease holders, slices and table size.",
-            "Per shard: the next sequence number, the consumer cursor, the messages waiting and the instance holding the dequeue lease. With --rate also the enqueue and dequeue rates, from two samples 1 s apart."
+            "Show a queue's backlog, cursors, lease holders, slices, table size, consumers and purges.",
+            "Per shard: the next sequence number, the consumer cursor, the messages waiting and the instance holding the dequeue lease. With --rate also the enqueue and dequeue rates, from two samples 1 s apart.",
+            "Consumers: the open consumers of the queue per live instance and in total, as the database counts them (each instance writes its count at its heartbeat, so it may lag by up to one heartbeat). Purges: how many, the messages they discarded and when the last one ran."
         })
 final class QueueStatsCommand implements Callable<Integer> {
     @Mixin
@@ -69,10 +70,15 @@ final class QueueStatsCommand implements Callable<Integer> {
                 s = s2;
             }
             Map<Long, String> holders = holderNames(broker.admin().leases(name));
+            List<Admin.Consumers> consumers = broker.admin().consumersOf(name, StatusCommand.ALIVE_SECONDS);
+            Admin.Purges purges = broker.admin().purgesOf(name);
             if (output.json) {
-                Json.print(out, json(s, rates, holders));
+                ObjectNode o = json(s, rates, holders);
+                purgesJson(o, purges);
+                consumersJson(o, consumers);
+                Json.print(out, o);
             } else {
-                print(out, s, rates, holders);
+                print(out, s, rates, holders, consumers, purges);
             }
             return 0;
         }
@@ -80,7 +86,13 @@ final class QueueStatsCommand implements Callable<Integer> {
 
     record Rates(double enqueuePerSecond, double dequeuePerSecond, double seconds) {}
 
-    private static void print(PrintWriter out, QueueStats s, Rates rates, Map<Long, String> holders) {
+    private static void print(
+            PrintWriter out,
+            QueueStats s,
+            Rates rates,
+            Map<Long, String> holders,
+            List<Admin.Consumers> consumers,
+            Admin.Purges purges) {
         DestinationInfo d = s.destination();
         out.println("queue " + d.name());
         out.println("  settings        " + QueueCommand.settings(d));
@@ -100,12 +112,75 @@ final class QueueStatsCommand implements Callable<Integer> {
                     + Format.rate(rates.dequeuePerSecond()) + " (over the last "
                     + Format.duration(Math.round(rates.seconds() * 1000)) + ")");
         }
+        long open = consumers.stream().mapToLong(Admin.Consumers::consumers).sum();
+        out.println("  consumers       " + Format.count(open) + " open"
+                + (open == 0 ? "" : " on " + instances(consumers.size()))
+                + " (counted at each instance's heartbeat: may lag by up to one)");
+        out.println("  purges          "
+                + (purges.purges() == 0
+                        ? "never"
+                        : Format.count(purges.purges()) + " (" + Format.messages(purges.purged())
+                                + " discarded), the last at " + Format.instant(purges.lastPurgeAtMillis())));
         out.println();
-        Table t = new Table("SHARD", "NEXT SEQ", "CURSOR", "WAITING", "LEASE HOLDER");
+        Table t = new Table("SHARD", "NEXT SEQ", "CURSOR", "WAITING", "LEASE HOLDER", "STATE");
         for (QueueStats.ShardStats sh : s.shards()) {
-            t.row(sh.shardNo(), sh.nextSeq(), sh.position(), sh.backlog(), holder(sh.leaseInstance(), holders));
+            t.row(
+                    sh.shardNo(),
+                    sh.nextSeq(),
+                    sh.position(),
+                    sh.backlog(),
+                    holder(sh.leaseInstance(), holders),
+                    sh.draining() ? "draining" : "active");
         }
         t.print(out);
+        if (!consumers.isEmpty()) {
+            out.println();
+            Table c = new Table("INSTANCE", "CONSUMERS");
+            for (Admin.Consumers x : consumers) {
+                c.row(x.instanceId() + (x.instanceName() == null ? "" : " " + x.instanceName()), x.consumers());
+            }
+            c.print(out);
+        }
+    }
+
+    private static String instances(int n) {
+        return n == 1 ? "1 instance" : Format.count(n) + " instances";
+    }
+
+    /**
+     * The purge counts ({@code Admin.purgesOf}) in {@code queue stats --json} and the console's
+     * {@code /api/queues/NAME}: {@code purged} (messages discarded in all), {@code purges} and {@code
+     * lastPurgeAt} (epoch millis, null when never purged).
+     */
+    static void purgesJson(ObjectNode o, Admin.Purges purges) {
+        o.put("purged", purges.purged());
+        o.put("purges", purges.purges());
+        if (purges.purges() == 0 || purges.lastPurgeAtMillis() == 0) {
+            o.putNull("lastPurgeAt");
+        } else {
+            o.put("lastPurgeAt", purges.lastPurgeAtMillis());
+        }
+    }
+
+    /**
+     * A destination's open consumers across the live instances (the database's count, each
+     * instance's as of its last heartbeat): {@code consumers} in all, and {@code
+     * consumersByInstance} [{instanceId, instanceName, subscription, consumers}] (subscription null
+     * for a queue). Also the console's, for queues and topics.
+     */
+    static void consumersJson(ObjectNode o, List<Admin.Consumers> consumers) {
+        long total = 0;
+        ArrayNode by = Json.array();
+        for (Admin.Consumers c : consumers) {
+            total += c.consumers();
+            ObjectNode x = by.addObject();
+            x.put("instanceId", c.instanceId());
+            x.put("instanceName", c.instanceName());
+            x.put("subscription", c.subscription().isEmpty() ? null : c.subscription());
+            x.put("consumers", c.consumers());
+        }
+        o.put("consumers", total);
+        o.set("consumersByInstance", by);
     }
 
     /** {@code queue stats --json} (and the console's {@code /api/queues/NAME}, its rates from its samples). */
@@ -114,6 +189,11 @@ final class QueueStatsCommand implements Callable<Integer> {
         ObjectNode o = Json.object();
         o.put("name", d.name());
         o.put("shardCount", d.shardCount());
+        if (d.shrinking()) {
+            o.put("shrinkingTo", d.activeShards());
+        } else {
+            o.putNull("shrinkingTo");
+        }
         o.put("sliceSize", d.sliceSize());
         o.put("maxAttempts", d.maxAttempts());
         o.put("deadLetterQueue", d.deadLetterQueue());
@@ -144,6 +224,7 @@ final class QueueStatsCommand implements Callable<Integer> {
             x.put("nextSeq", sh.nextSeq());
             x.put("cursor", sh.position());
             x.put("backlog", sh.backlog());
+            x.put("draining", sh.draining());
             if (sh.leaseInstance() == 0) {
                 x.putNull("leaseInstance");
                 x.putNull("leaseHolder");

@@ -67,6 +67,7 @@ final class StatusCommand implements Callable<Integer> {
             }
             Optional<String> schema = Migrations.currentVersion(db.dataSource());
             List<Admin.Instance> instances = schema.isPresent() ? alive(db) : List.of();
+            List<io.shardq.broker.catalog.DestinationInfo> shrinking = schema.isPresent() ? shrinking(db) : List.of();
             if (output.json) {
                 ObjectNode o = Json.object();
                 o.put("database", db.displayUrl());
@@ -79,6 +80,14 @@ final class StatusCommand implements Callable<Integer> {
                 for (Admin.Instance i : instances) {
                     a.add(json(i));
                 }
+                ArrayNode sh = o.putArray("shrinking");
+                for (io.shardq.broker.catalog.DestinationInfo d : shrinking) {
+                    ObjectNode x = sh.addObject();
+                    x.put("name", d.name());
+                    x.put("kind", d.kind());
+                    x.put("shardCount", d.shardCount());
+                    x.put("shrinkingTo", d.activeShards());
+                }
                 Json.print(out, o);
                 return 0;
             }
@@ -88,6 +97,11 @@ final class StatusCommand implements Callable<Integer> {
             settings.forEach((k, v) -> out.printf("%-19s %s%n", k, v));
             if (schema.isEmpty()) {
                 return 0;
+            }
+            for (io.shardq.broker.catalog.DestinationInfo d : shrinking) {
+                out.printf(
+                        "%-19s %s %s: %d shards%s%n",
+                        "shrinking", d.kind(), d.name(), d.shardCount(), QueueCommand.draining(d));
             }
             out.println();
             if (instances.isEmpty()) {
@@ -119,6 +133,18 @@ final class StatusCommand implements Callable<Integer> {
         x.put("shardsOwned", i.shardsOwned());
         x.put("leasesHeld", i.leasesHeld());
         return x;
+    }
+
+    /** Destinations with draining shards (a shrink under way); none to tell on a schema older than V015. */
+    private static List<io.shardq.broker.catalog.DestinationInfo> shrinking(Database db) {
+        try {
+            return new Admin(db.dataSource())
+                    .list().stream()
+                            .filter(io.shardq.broker.catalog.DestinationInfo::shrinking)
+                            .toList();
+        } catch (ShardQException e) {
+            return List.of(); // the catalog as an older schema has it: no shrink there
+        }
     }
 
     /** Through {@code shardq.instances()}; a schema migrated before that function existed has none to ask. */

@@ -18,7 +18,7 @@ import picocli.CommandLine.Parameters;
         name = "alter",
         description = {
             "Change a topic's settings and its expiry policy.",
-            "Shards can be added, never removed. Without a policy a subscription that stops consuming keeps its messages (and their slices) for ever; with --max-lag or --max-age the maintenance leader expires the backlog beyond the limit, counts it on the subscription (shardq subscription list, EXPIRED) and logs it. Running instances pick changes up within a heartbeat."
+            "More shards take new messages at once; with fewer, the highest shards drain (no new messages) and are retired once every subscription consumed them, while the messages published meanwhile wait on the active shards (docs/architecture.md, \"Resharding\"). Without a policy a subscription that stops consuming keeps its messages (and their slices) for ever; with --max-lag or --max-age the maintenance leader expires the backlog beyond the limit, counts it on the subscription (shardq subscription list, EXPIRED) and logs it. Running instances pick changes up within a heartbeat."
         })
 final class TopicAlterCommand implements Callable<Integer> {
     @Mixin
@@ -27,7 +27,10 @@ final class TopicAlterCommand implements Callable<Integer> {
     @Parameters(paramLabel = "NAME", description = TopicCommand.NAME_HELP)
     String name;
 
-    @Option(names = "--shards", paramLabel = "N", description = "new shard count, more than now, at most 256")
+    @Option(
+            names = "--shards",
+            paramLabel = "N",
+            description = "new shard count, 1 to 256 (fewer: the shards from N up drain, then go)")
     Integer shards;
 
     @Option(

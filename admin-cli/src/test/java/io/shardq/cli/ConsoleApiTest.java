@@ -53,8 +53,12 @@ class ConsoleApiTest {
     }
 
     Answer post(ConsoleServer c, String path, String token) throws Exception {
+        return post(c, path, token, null);
+    }
+
+    Answer post(ConsoleServer c, String path, String token, String body) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + c.port() + path))
-                .POST(HttpRequest.BodyPublishers.noBody());
+                .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (token != null) {
             b.header(ConsoleServer.TOKEN_HEADER, token);
         }
@@ -304,6 +308,150 @@ class ConsoleApiTest {
             Answer unknown = post(c, "/api/queues/nope/purge", c.token());
             assertThat(unknown.status()).isEqualTo(404);
             assertThat(unknown.json().get("error").asText()).contains("queue \"nope\" does not exist");
+        }
+    }
+
+    @Test
+    void send_takesOneMessageInQueueLoadsFormat_andRefusesBadOnesSayingWhy(TestDatabase db) throws Exception {
+        CliRunner cli = new CliRunner(db, tmp);
+        cli.run("queue", "create", "inbox", "--shards", "1");
+        cli.run("topic", "create", "news");
+        cli.run("subscription", "add", "news", "reader");
+        try (Broker app = cli.broker("app");
+                ConsoleServer c = console(app, true)) {
+            Answer sent = post(
+                    c,
+                    "/api/queues/inbox/send",
+                    c.token(),
+                    "{\"body\": \"hi\", \"correlationId\": \"c-1\", \"priority\": 7,"
+                            + " \"properties\": {\"n\": {\"type\": \"int\", \"value\": 5}}}");
+            assertThat(sent.status()).as(sent.body()).isEqualTo(200);
+            String id = sent.json().get("messageId").asText();
+            assertThat(sent.json().get("message").asText()).isEqualTo("sent " + id + " to queue inbox");
+            JsonNode browsed = get(c, "/api/queues/inbox/messages").json();
+            assertThat(browsed).hasSize(1);
+            JsonNode m = browsed.get(0).get("message");
+            assertThat(m.get("messageId").asText()).isEqualTo(id);
+            assertThat(m.get("body").asText()).isEqualTo("hi");
+            assertThat(m.get("correlationId").asText()).isEqualTo("c-1");
+            assertThat(m.get("priority").asInt()).isEqualTo(7);
+            assertThat(m.get("timestamp").asLong()).isPositive(); // the time of sending
+            assertThat(m.get("properties").get("n").get("type").asText()).isEqualTo("int");
+            assertThat(get(c, "/api/queues/inbox").json().get("backlog").asLong())
+                    .isEqualTo(1); // the action waited for a fresh round
+
+            Answer published = post(c, "/api/topics/news/send", c.token(), "{\"body\": \"extra\"}");
+            assertThat(published.status()).as(published.body()).isEqualTo(200);
+            assertThat(cli.run("subscription", "list", "news", "--json")
+                            .json()
+                            .get("subscriptions")
+                            .get(0)
+                            .get("lag")
+                            .asLong())
+                    .isEqualTo(1);
+
+            Answer notJson = post(c, "/api/queues/inbox/send", c.token(), "{body: hi}");
+            assertThat(notJson.status()).isEqualTo(400);
+            assertThat(notJson.json().get("error").asText()).startsWith("the message is invalid: ");
+            Answer badField = post(c, "/api/queues/inbox/send", c.token(), "{\"priority\": 12}");
+            assertThat(badField.status()).isEqualTo(400);
+            assertThat(badField.json().get("error").asText())
+                    .isEqualTo("the message is invalid: \"priority\" is 12: expected 0 to 9");
+            Answer empty = post(c, "/api/queues/inbox/send", c.token(), "");
+            assertThat(empty.status()).isEqualTo(400);
+            Answer tooLarge = post(
+                    c,
+                    "/api/queues/inbox/send",
+                    c.token(),
+                    "{\"body\": \"" + "x".repeat(ConsoleServer.MAX_SEND_BYTES) + "\"}");
+            assertThat(tooLarge.status()).isEqualTo(413);
+            assertThat(tooLarge.json().get("error").asText()).contains("shardq queue load");
+            assertThat(post(c, "/api/queues/inbox/send", null, "{\"body\": \"x\"}")
+                            .status())
+                    .isEqualTo(403);
+            assertThat(post(c, "/api/topics/nope/send", c.token(), "{\"body\": \"x\"}")
+                            .status())
+                    .isEqualTo(404);
+            assertThat(cli.backlog("inbox")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void browse_cutsLargeBodies_andSaysTheirSize(TestDatabase db) throws Exception {
+        CliRunner cli = new CliRunner(db, tmp);
+        cli.run("queue", "create", "big", "--shards", "1");
+        try (Broker app = cli.broker("app");
+                ConsoleServer c = console(app, false)) {
+            String text = "é".repeat(40_000); // 80,000 bytes of UTF-8
+            byte[] bytes = new byte[70_000];
+            java.util.Arrays.fill(bytes, (byte) 7);
+            CliRunner.send(
+                    app,
+                    "big",
+                    java.util.List.of(
+                            Messages.text(text),
+                            Messages.text("small"),
+                            new io.shardq.broker.message.BrokerMessage(
+                                    "ID:bytes-1",
+                                    io.shardq.broker.message.BrokerMessage.BodyType.BYTES,
+                                    1,
+                                    null,
+                                    null,
+                                    null,
+                                    4,
+                                    0,
+                                    0,
+                                    true,
+                                    Map.of(),
+                                    bytes)));
+            JsonNode list = get(c, "/api/queues/big/messages").json();
+            JsonNode cutText = list.get(0).get("message");
+            assertThat(cutText.get("bodyTruncated").asBoolean()).isTrue();
+            assertThat(cutText.get("bodyBytes").asLong()).isEqualTo(80_000);
+            assertThat(cutText.get("body").asText()).isEqualTo("é".repeat(ConsoleServer.BODY_VIEW_LIMIT / 2));
+            JsonNode small = list.get(1).get("message");
+            assertThat(small.has("bodyTruncated")).isFalse();
+            assertThat(small.has("bodyBytes")).isFalse();
+            JsonNode cutBytes = list.get(2).get("message");
+            assertThat(cutBytes.get("bodyBytes").asLong()).isEqualTo(70_000);
+            assertThat(java.util.Base64.getDecoder().decode(cutBytes.get("body").asText()).length)
+                    .isEqualTo(ConsoleServer.BODY_VIEW_LIMIT);
+        }
+    }
+
+    @Test
+    void consumersAndPurges_comeFromTheDatabase(TestDatabase db) throws Exception {
+        CliRunner cli = new CliRunner(db, tmp);
+        cli.run("queue", "create", "counted", "--shards", "2");
+        try (Broker app = cli.broker("app");
+                Broker other = cli.broker("other-app");
+                BrokerSession s = other.openSession(BrokerSession.Mode.TRANSACTED);
+                ConsoleServer c = console(app, false)) {
+            s.createConsumer("counted", null);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> get(c, "/api/queues/counted")
+                                    .json()
+                                    .get("consumers")
+                                    .asLong()
+                            == 1);
+            JsonNode by = get(c, "/api/queues/counted").json().get("consumersByInstance");
+            assertThat(by).hasSize(1);
+            assertThat(by.get(0).get("instanceName").asText()).isEqualTo("other-app");
+            assertThat(by.get(0).get("instanceId").asLong()).isEqualTo(other.instanceId());
+            JsonNode instances = get(c, "/api/instances").json();
+            for (JsonNode i : instances) {
+                if (i.get("id").asLong() == other.instanceId()) {
+                    assertThat(i.get("consumers").asLong()).isEqualTo(1);
+                }
+            }
+
+            CliRunner.send(app, "counted", java.util.List.of(Messages.text("a"), Messages.text("b")));
+            cli.run("queue", "purge", "counted", "--force");
+            c.refreshForTest();
+            JsonNode stats = get(c, "/api/queues/counted").json();
+            assertThat(stats.get("purged").asLong()).isEqualTo(2);
+            assertThat(stats.get("purges").asLong()).isEqualTo(1);
+            assertThat(stats.get("lastPurgeAt").asLong()).isPositive();
         }
     }
 

@@ -108,8 +108,8 @@ class ConsoleSamplerTest {
             assertThat(history.get(1).queues().get("rated")).containsExactly(6, 0.0, 4.0, 0.0);
             assertThat(history.get(2).topics().get("rated-topic")).containsExactly(6, 2.0);
 
-            // a purge by the console is a purge, not a dequeue spike: the 6 waiting are discarded
-            sampler.purged("rated", app.admin().purge("rated"));
+            // a purge is a purge, not a dequeue spike, whoever purged (here the CLI): the 6 waiting are discarded
+            cli.run("queue", "purge", "rated", "--force");
             clock.millis.addAndGet(2000);
             sampler.refreshNow();
             rates = sampler.snapshot().queueStats().get("rated").get("rates");
@@ -118,7 +118,7 @@ class ConsoleSamplerTest {
             assertThat(sampler.snapshot()
                             .queueStats()
                             .get("rated")
-                            .get("purgedByConsole")
+                            .get("purged")
                             .asLong())
                     .isEqualTo(6);
             assertThat(sampler.history()

@@ -88,11 +88,12 @@ class DemoCommandTest {
     @Test
     void ctrlC_stopsTheProducers_letsTheConsumersFinish_andPrintsTheSummary(TestDatabase db) throws Exception {
         CliRunner cli = new CliRunner(db, tmp);
+        cli.broker("setup").close(); // migrates the database (the demo's JVM does not), also when this case runs alone
         Path output = tmp.resolve("demo.out");
         java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
                 "demo", "--duration", "10m", "--rate", "50", "--consumers", "1", "--no-kill", "--json"));
         args.addAll(cli.connectionArgs());
-        Process demo = CliProcess.start(output, args);
+        Process demo = CliProcess.start(output, args, true);
         try {
             long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(3);
             while (!java.nio.file.Files.readString(output).contains("sending orders")) {
@@ -102,6 +103,11 @@ class DemoCommandTest {
                 assertThat(System.nanoTime()).as("the demo starts sending").isLessThan(deadline);
                 Thread.sleep(200);
             }
+            org.junit.jupiter.api.Assumptions.assumeFalse(
+                    sigintIgnored(demo.pid()),
+                    "SIGINT is ignored in the demo's process (inherited from a shell that started this build in the"
+                            + " background, and no /usr/bin/perl to reset it): Ctrl-C cannot reach it, so this case"
+                            + " cannot run here");
             // SIGINT, as Ctrl-C in a terminal sends it
             assertThat(new ProcessBuilder("kill", "-INT", Long.toString(demo.pid()))
                             .start()
@@ -143,5 +149,19 @@ class DemoCommandTest {
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err())
                 .startsWith("shardq: --duration must be more than 0, --rate 1 to 100000, --consumers 1 to 8");
+    }
+
+    /** Whether process {@code pid} ignores SIGINT (Linux: bit 1 of SigIgn in /proc/PID/status). */
+    private static boolean sigintIgnored(long pid) throws java.io.IOException {
+        java.nio.file.Path status = java.nio.file.Path.of("/proc", Long.toString(pid), "status");
+        if (!java.nio.file.Files.exists(status)) {
+            return false; // not Linux, or already gone: the wait below says what happened
+        }
+        for (String line : java.nio.file.Files.readAllLines(status)) {
+            if (line.startsWith("SigIgn:")) {
+                return (Long.parseUnsignedLong(line.substring(7).trim(), 16) & 0x2) != 0;
+            }
+        }
+        return false;
     }
 }

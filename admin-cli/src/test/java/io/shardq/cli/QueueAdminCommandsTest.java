@@ -182,11 +182,49 @@ class QueueAdminCommandsTest {
     }
 
     @Test
-    void alter_refusesFewerShards_andNothingToChange() {
+    void alter_fewerShards_drainsTheHighest_andStatsAndStatusShowThem() {
         cli.run("queue", "create", "shrink", "--shards", "4");
+        try (Broker b = cli.broker("test-producer");
+                io.shardq.broker.shard.BrokerSession p =
+                        b.openSession(io.shardq.broker.shard.BrokerSession.Mode.TRANSACTED)) {
+            p.spreadShards(); // a message on every shard: the draining ones have something to drain
+            for (int i = 0; i < 8; i++) {
+                p.send("shrink", Messages.text("m" + i));
+                p.commit();
+            }
+        }
         CliRunner.Run fewer = cli.run("queue", "alter", "shrink", "--shards", "2");
-        assertOneLineError(fewer);
-        assertThat(fewer.err()).contains("cannot reduce the shard count of \"shrink\" from 4 to 2");
+        assertThat(fewer.exit()).as(fewer.err()).isZero();
+        assertThat(fewer.out())
+                .startsWith("altered queue shrink: 4 shards (shrinking to 2: shards 2 to 3 are draining), slices of");
+
+        // no consumer: the draining shards keep their messages and stay draining
+        CliRunner.Run stats = cli.run("queue", "stats", "shrink");
+        assertThat(stats.exit()).as(stats.err()).isZero();
+        assertThat(stats.out())
+                .contains("settings        4 shards (shrinking to 2: shards 2 to 3 are draining)")
+                .containsPattern("STATE\n")
+                .containsPattern("\\n\\s+1\\s+3\\s+0\\s+2\\s+-\\s+active\\n")
+                .containsPattern("\\n\\s+2\\s+3\\s+0\\s+2\\s+-\\s+draining\\n")
+                .containsPattern("\\n\\s+3\\s+3\\s+0\\s+2\\s+-\\s+draining\\n");
+        JsonNode json = cli.run("queue", "stats", "shrink", "--json").json();
+        assertThat(json.get("shrinkingTo").asInt()).isEqualTo(2);
+        assertThat(json.get("shards").get(0).get("draining").asBoolean()).isFalse();
+        assertThat(json.get("shards").get(3).get("draining").asBoolean()).isTrue();
+        CliRunner.Run status = cli.run("status");
+        assertThat(status.out())
+                .contains("shrinking           queue shrink: 4 shards (shrinking to 2: shards 2 to 3 are draining)");
+        JsonNode statusJson = cli.run("status", "--json").json();
+        assertThat(statusJson.get("shrinking").get(0).get("name").asText()).isEqualTo("shrink");
+        assertThat(statusJson.get("shrinking").get(0).get("shrinkingTo").asInt())
+                .isEqualTo(2);
+
+        CliRunner.Run again = cli.run("queue", "alter", "shrink", "--shards", "3");
+        assertOneLineError(again);
+        assertThat(again.err())
+                .contains(
+                        "\"shrink\" is still shrinking to 2 shards: shards 2 to 3 are draining; change its shard count"
+                                + " again once they are retired");
 
         CliRunner.Run nothing = cli.run("queue", "alter", "shrink");
         assertOneLineError(nothing);

@@ -1,6 +1,7 @@
 package io.shardq.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.shardq.broker.Broker;
@@ -10,6 +11,7 @@ import io.shardq.broker.testing.Messages;
 import io.shardq.broker.testing.PgTest;
 import io.shardq.broker.testing.TestDatabase;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -94,5 +96,73 @@ class QueueStatsCommandTest {
                         .get("scheduled")
                         .asLong())
                 .isEqualTo(2);
+    }
+
+    @Test
+    void stats_showConsumersPerInstance_andPurges(TestDatabase db) {
+        CliRunner cli = new CliRunner(db, tmp);
+        cli.run("queue", "create", "stats-used", "--shards", "2");
+        CliRunner.Run before = cli.run("queue", "stats", "stats-used");
+        assertThat(before.exit()).as(before.err()).isZero();
+        assertThat(before.out())
+                .contains("  consumers       0 open (counted at each instance's heartbeat: may lag by up to one)\n")
+                .contains("  purges          never\n")
+                .doesNotContain("INSTANCE");
+        JsonNode none = cli.run("queue", "stats", "stats-used", "--json").json();
+        assertThat(none.get("consumers").asLong()).isZero();
+        assertThat(none.get("consumersByInstance")).isEmpty();
+        assertThat(none.get("purges").asLong()).isZero();
+        assertThat(none.get("purged").asLong()).isZero();
+        assertThat(none.get("lastPurgeAt").isNull()).isTrue();
+
+        CliRunner.Run text;
+        JsonNode json;
+        long a;
+        long b;
+        try (Broker appA = cli.broker("orders@host-a");
+                Broker appB = cli.broker("orders@host-b");
+                BrokerSession sa = appA.openSession(BrokerSession.Mode.TRANSACTED);
+                BrokerSession sb = appB.openSession(BrokerSession.Mode.TRANSACTED)) {
+            a = appA.instanceId();
+            b = appB.instanceId();
+            sa.createConsumer("stats-used", null);
+            sa.createConsumer("stats-used", null);
+            sb.createConsumer("stats-used", null);
+            // each instance writes its count at its heartbeat: wait for both
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> cli.run("queue", "stats", "stats-used", "--json")
+                                    .json()
+                                    .get("consumers")
+                                    .asLong()
+                            == 3);
+            CliRunner.send(appA, "stats-used", List.of(Messages.text("a"), Messages.text("b")));
+            CliRunner.Run purge = cli.run("queue", "purge", "stats-used", "--force");
+            assertThat(purge.exit()).as(purge.err()).isZero();
+            text = cli.run("queue", "stats", "stats-used");
+            json = cli.run("queue", "stats", "stats-used", "--json").json();
+        }
+
+        assertThat(text.exit()).as(text.err()).isZero();
+        assertThat(text.out())
+                .contains("  waiting         0 messages\n")
+                .contains("  consumers       3 open on 2 instances (counted at each instance's heartbeat:"
+                        + " may lag by up to one)\n")
+                .containsPattern("  purges          1 \\(2 messages discarded\\), the last at"
+                        + " \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ\n")
+                .containsPattern("INSTANCE\\s+CONSUMERS\n")
+                .containsPattern("\n" + a + " orders@host-a\\s+2\n")
+                .containsPattern("\n" + b + " orders@host-b\\s+1\n");
+        assertThat(json.get("consumers").asLong()).isEqualTo(3);
+        assertThat(json.get("consumersByInstance")).hasSize(2);
+        for (JsonNode i : json.get("consumersByInstance")) {
+            long id = i.get("instanceId").asLong();
+            assertThat(id).isIn(a, b);
+            assertThat(i.get("instanceName").asText()).isEqualTo(id == a ? "orders@host-a" : "orders@host-b");
+            assertThat(i.get("consumers").asLong()).isEqualTo(id == a ? 2 : 1);
+            assertThat(i.get("subscription").isNull()).isTrue();
+        }
+        assertThat(json.get("purges").asLong()).isEqualTo(1);
+        assertThat(json.get("purged").asLong()).isEqualTo(2);
+        assertThat(json.get("lastPurgeAt").asLong()).isPositive();
     }
 }

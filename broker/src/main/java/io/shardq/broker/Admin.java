@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -21,13 +20,21 @@ import javax.sql.DataSource;
  * operations), with the name validated here first for a clear message. Other instances learn of
  * each change by the catalog NOTIFY; this one is told at once ({@code changed}), so its own next
  * send or receive never sees the destination as it was.
+ *
+ * <p>Queues and topics are administered here; the other concerns are parts this class delegates
+ * to, each over the same {@code AdminSql}: {@code SubscriptionAdmin} (a topic's subscriptions,
+ * delivery policy), {@code CacheAdmin} (key/value caches), {@code GrantAdmin} (privileges) and
+ * {@code ClusterView} (instances, temporary destinations, leases).
  */
 public final class Admin {
     private final DataSource dataSource;
     private final Catalog catalog;
     private final Consumer<String> changed;
-    /** This instance's key/value caches, when the Admin is a Broker's; null otherwise. */
-    private volatile io.shardq.broker.kv.KvCaches caches;
+    private final AdminSql sql;
+    private final CacheAdmin cacheAdmin;
+    private final ClusterView cluster;
+    private final GrantAdmin grants;
+    private final SubscriptionAdmin subscriptionAdmin;
     /**
      * Delayed non-persistent messages this instance holds per destination id, counted as scheduled
      * when the Admin is a Broker's (another instance's memory is not visible from here).
@@ -54,6 +61,11 @@ public final class Admin {
         this.dataSource = dataSource;
         this.catalog = catalog;
         this.changed = changed;
+        this.sql = new AdminSql(dataSource);
+        this.cacheAdmin = new CacheAdmin(sql);
+        this.cluster = new ClusterView(sql);
+        this.grants = new GrantAdmin(sql);
+        this.subscriptionAdmin = new SubscriptionAdmin(sql, this::changed);
     }
 
     public DestinationInfo createQueue(String name, QueueOptions options) {
@@ -173,17 +185,7 @@ public final class Admin {
      * createSharedDurableConsumer(topic, name)} on a connection without a client id.
      */
     public void addSubscriber(String topic, String name, String selector) {
-        Names.checkDestination(topic);
-        if (selector != null && !selector.isBlank()) {
-            io.shardq.broker.selector.Selector.compile(selector);
-        }
-        call(
-                "select shardq.add_subscriber(?, ?, selector => ?::text)",
-                "adding subscriber " + name + " to " + topic,
-                topic,
-                name,
-                selector == null || selector.isBlank() ? null : selector);
-        changed(topic);
+        subscriptionAdmin.addSubscriber(topic, name, selector);
     }
 
     /**
@@ -192,52 +194,12 @@ public final class Admin {
      * consumer unless {@code force}.
      */
     public void removeSubscriber(String topic, String name, String clientId, boolean force) {
-        Names.checkDestination(topic);
-        call(
-                "select shardq.remove_subscriber(?, ?, client_id => ?::text, force => ?)",
-                "removing subscriber " + name + " from " + topic,
-                topic,
-                name,
-                clientId,
-                force);
-        changed(topic);
+        subscriptionAdmin.removeSubscriber(topic, name, clientId, force);
     }
 
     /** The topic's subscriptions with their lag, from {@code shardq.subscriptions(topic)}. */
     public List<SubscriptionStats> subscriptions(String topic) {
-        Names.checkDestination(topic);
-        List<SubscriptionStats> out = new ArrayList<>();
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(
-                        "select name, client_id, kind, selector, bit, no_local, consumers, lag, oldest_age_ms,"
-                                + " holds_retirement, expired_seqs, expired_at, created_at"
-                                + " from shardq.subscriptions(?)")) {
-            ps.setString(1, topic);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    long age = rs.getLong(9);
-                    Long oldest = rs.wasNull() ? null : age;
-                    java.sql.Timestamp expiredAt = rs.getTimestamp(12);
-                    out.add(new SubscriptionStats(
-                            rs.getString(1),
-                            rs.getString(2),
-                            rs.getString(3),
-                            rs.getString(4),
-                            rs.getInt(5),
-                            rs.getBoolean(6),
-                            rs.getLong(7),
-                            rs.getLong(8),
-                            oldest,
-                            rs.getBoolean(10),
-                            rs.getLong(11),
-                            expiredAt == null ? null : expiredAt.toInstant(),
-                            rs.getTimestamp(13).toInstant()));
-                }
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "reading the subscriptions of " + topic);
-        }
-        return out;
+        return subscriptionAdmin.subscriptions(topic);
     }
 
     /** Every topic with its expiry policy and what it retains, from {@code shardq.topics()}, by name. */
@@ -353,7 +315,7 @@ public final class Admin {
      */
     public DestinationInfo setDeliveryPolicy(
             String name, String expiryQueue, Integer redeliveryDelayMs, Double redeliveryMultiplier) {
-        return setDeliveryPolicy(name, expiryQueue, redeliveryDelayMs, redeliveryMultiplier, null);
+        return subscriptionAdmin.setDeliveryPolicy(name, expiryQueue, redeliveryDelayMs, redeliveryMultiplier);
     }
 
     /**
@@ -368,20 +330,8 @@ public final class Admin {
             Integer redeliveryDelayMs,
             Double redeliveryMultiplier,
             Boolean messageGroups) {
-        Names.checkDestination(name);
-        if (expiryQueue != null && !expiryQueue.isEmpty()) {
-            Names.checkDestination(expiryQueue);
-        }
-        call(
-                "select shardq.set_delivery_policy(?, expiry_queue => ?::text, redelivery_delay_ms => ?::integer,"
-                        + " redelivery_multiplier => ?::real, message_groups => ?::boolean)",
-                "setting the delivery policy of " + name,
-                name,
-                expiryQueue,
-                redeliveryDelayMs,
-                redeliveryMultiplier,
-                messageGroups);
-        return changed(name);
+        return subscriptionAdmin.setDeliveryPolicy(
+                name, expiryQueue, redeliveryDelayMs, redeliveryMultiplier, messageGroups);
     }
 
     public long purge(String name) {
@@ -394,24 +344,12 @@ public final class Admin {
      * shardq.grant}. The caller (this pool's role) needs the administer privilege on it.
      */
     public void grant(String name, String role, Privilege privilege) {
-        Names.checkDestination(name);
-        call(
-                "select shardq.grant(?, ?, ?)",
-                "granting " + privilege.sqlName() + " on " + name,
-                name,
-                checkRole(role),
-                privilege.sqlName());
+        grants.grant(name, role, privilege);
     }
 
     /** Revokes a privilege ({@code shardq.revoke}); revoking receive or browse takes both. */
     public void revoke(String name, String role, Privilege privilege) {
-        Names.checkDestination(name);
-        call(
-                "select shardq.revoke(?, ?, ?)",
-                "revoking " + privilege.sqlName() + " on " + name,
-                name,
-                checkRole(role),
-                privilege.sqlName());
+        grants.revoke(name, role, privilege);
     }
 
     /** One role's privilege on a destination, from {@code shardq.grants(queue)}. */
@@ -419,30 +357,7 @@ public final class Admin {
 
     /** Who may do what with the destination (its owner, who may do everything, is not listed). */
     public List<Grant> grants(String name) {
-        Names.checkDestination(name);
-        List<Grant> out = new ArrayList<>();
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement("select role_name, privilege from shardq.grants(?)")) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new Grant(rs.getString(1), Privilege.parse(rs.getString(2))));
-                }
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "reading the grants of " + name);
-        }
-        return out;
-    }
-
-    private static String checkRole(String role) {
-        if (role == null || role.isBlank() || role.length() > 63) {
-            throw new ShardQException(
-                    ErrorKind.INVALID_ARGUMENT,
-                    "role name \"" + io.shardq.broker.message.Texts.cut(String.valueOf(role), 120)
-                            + "\" is invalid: expected the name of an existing PostgreSQL role (1 to 63 characters)");
-        }
-        return role;
+        return grants.grants(name);
     }
 
     public long backlog(String name) {
@@ -542,13 +457,19 @@ public final class Admin {
 
     private static List<QueueStats.ShardStats> shards(Connection c, String name) throws SQLException {
         List<QueueStats.ShardStats> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(
-                "select shard_no, next_seq, cursor_position, waiting, lease_instance from shardq.shard_stats(?)")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("select shard_no, next_seq, cursor_position, waiting, lease_instance, draining"
+                        + " from shardq.shard_stats(?)")) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(new QueueStats.ShardStats(
-                            rs.getInt(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5)));
+                            rs.getInt(1),
+                            rs.getLong(2),
+                            rs.getLong(3),
+                            rs.getLong(4),
+                            rs.getLong(5),
+                            rs.getBoolean(6)));
                 }
             }
         }
@@ -567,26 +488,7 @@ public final class Admin {
 
     /** Instances not stopped whose heartbeat is at most {@code aliveWithinSeconds} old, by id. */
     public List<Instance> instances(int aliveWithinSeconds) {
-        List<Instance> out = new ArrayList<>();
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement("select id, name, started_at, heartbeat_age_ms, shards_owned,"
-                        + " leases_held from shardq.instances(alive_within_seconds => ?)")) {
-            ps.setInt(1, aliveWithinSeconds);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new Instance(
-                            rs.getLong(1),
-                            rs.getString(2),
-                            rs.getTimestamp(3).getTime(),
-                            rs.getLong(4),
-                            rs.getLong(5),
-                            rs.getLong(6)));
-                }
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "reading the instances");
-        }
-        return out;
+        return cluster.instances(aliveWithinSeconds);
     }
 
     /**
@@ -609,27 +511,7 @@ public final class Admin {
 
     /** Every temporary destination with its owner, by name. */
     public List<Temporary> temporaryDestinations() {
-        List<Temporary> out = new ArrayList<>();
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement ps =
-                        c.prepareStatement("select name, kind, instance_id, instance_name, connection_id,"
-                                + " created_at, owner_alive from shardq.temporary_destinations()")) {
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new Temporary(
-                            rs.getString(1),
-                            rs.getString(2),
-                            rs.getLong(3),
-                            rs.getString(4),
-                            rs.getObject(5, java.util.UUID.class),
-                            rs.getTimestamp(6).getTime(),
-                            rs.getBoolean(7)));
-                }
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "reading the temporary destinations");
-        }
-        return out;
+        return cluster.temporaryDestinations();
     }
 
     /**
@@ -644,34 +526,123 @@ public final class Admin {
 
     /** The leased cursors of a destination, by subscription and shard. */
     public List<Lease> leases(String name) {
-        Names.checkDestination(name);
-        List<Lease> out = new ArrayList<>();
+        return cluster.leases(name);
+    }
+
+    /**
+     * Open consumers of one destination's subscription ({@code ""} for a queue) on one live
+     * instance, from {@code shardq.consumers()}: counted in the database, so the same from every
+     * instance (a queue's within a heartbeat of a change).
+     */
+    public record Consumers(
+            String destination,
+            String kind,
+            String subscription,
+            String clientId,
+            long instanceId,
+            String instanceName,
+            long consumers) {}
+
+    /** Every open consumer count on instances alive within {@code aliveWithinSeconds}. */
+    public List<Consumers> consumers(int aliveWithinSeconds) {
+        return consumers(null, aliveWithinSeconds);
+    }
+
+    /**
+     * The open consumer counts of one destination (for a queue one row per live instance with a
+     * consumer of it; none when it has no consumer), on instances alive within {@code
+     * aliveWithinSeconds}, by subscription and instance id.
+     */
+    public List<Consumers> consumersOf(String destination, int aliveWithinSeconds) {
+        Names.checkDestination(destination);
+        return consumers(destination, aliveWithinSeconds);
+    }
+
+    /** @param destination null for every destination */
+    private List<Consumers> consumers(String destination, int aliveWithinSeconds) {
+        List<Consumers> out = new ArrayList<>();
         try (Connection c = dataSource.getConnection();
                 PreparedStatement ps = c.prepareStatement(
-                        "select shard_no, subscription, instance_id, instance_name, lease_until, live"
-                                + " from shardq.leases(?)")) {
-            ps.setString(1, name);
+                        "select destination, kind, subscription, client_id, instance_id, instance_name, consumers"
+                                + " from shardq.consumers(alive_within_seconds => ?)"
+                                + (destination == null
+                                        ? ""
+                                        : " where destination = ? order by subscription, instance_id"))) {
+            ps.setInt(1, aliveWithinSeconds);
+            if (destination != null) {
+                ps.setString(2, destination);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    out.add(new Lease(
-                            rs.getInt(1),
+                    out.add(new Consumers(
+                            rs.getString(1),
                             rs.getString(2),
-                            rs.getLong(3),
+                            rs.getString(3),
                             rs.getString(4),
-                            rs.getTimestamp(5).getTime(),
-                            rs.getBoolean(6)));
+                            rs.getLong(5),
+                            rs.getString(6),
+                            rs.getLong(7)));
                 }
             }
         } catch (SQLException e) {
-            throw SqlErrors.translate(e, "reading the leases of " + name);
+            throw SqlErrors.translate(e, "reading the consumers");
         }
         return out;
+    }
+
+    /**
+     * What {@code shardq.purge_queue} discarded from a queue since it was created, from {@code
+     * shardq.purges()}.
+     *
+     * @param lastPurgeAtMillis epoch millis of the last purge
+     */
+    public record Purges(String name, long purged, long purges, long lastPurgeAtMillis) {}
+
+    /** The queues purged at least once, by name. */
+    public List<Purges> purges() {
+        return purges(null);
+    }
+
+    /** @param queue null for every purged queue */
+    private List<Purges> purges(String queue) {
+        List<Purges> out = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps =
+                        c.prepareStatement("select name, purged, purges, last_purge_at from shardq.purges()"
+                                + (queue == null ? "" : " where name = ?"))) {
+            if (queue != null) {
+                ps.setString(1, queue);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Purges(
+                            rs.getString(1),
+                            rs.getLong(2),
+                            rs.getLong(3),
+                            rs.getTimestamp(4).getTime()));
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(
+                    e, queue == null ? "reading the purge counts" : "reading the purge count of " + queue);
+        }
+        return out;
+    }
+
+    /**
+     * What {@code shardq.purge_queue} discarded from one queue ({@code shardq.purges()}): 0 purges
+     * and {@code lastPurgeAtMillis} 0 when it was never purged.
+     */
+    public Purges purgesOf(String queue) {
+        Names.checkDestination(queue);
+        List<Purges> found = purges(queue);
+        return found.isEmpty() ? new Purges(queue, 0, 0, 0) : found.get(0);
     }
 
     // ---------------------------------------------------------------- key/value caches
 
     void caches(io.shardq.broker.kv.KvCaches caches) {
-        this.caches = caches;
+        cacheAdmin.caches(caches);
     }
 
     /**
@@ -679,32 +650,12 @@ public final class Admin {
      * partitions for the next max TTL; {@code CACHE_EXISTS} when the name is taken.
      */
     public CacheInfo createCache(String name, CacheOptions o) {
-        return createCache(name, o, false);
+        return cacheAdmin.createCache(name, o);
     }
 
     /** Creates the cache unless it exists; returns it either way (as it is, options ignored). */
     public CacheInfo createCacheOrGet(String name, CacheOptions o) {
-        return createCache(name, o, true);
-    }
-
-    private CacheInfo createCache(String name, CacheOptions o, boolean ifNotExists) {
-        Names.checkCache(name);
-        call(
-                "select shardq.create_cache(?, durable => ?, default_ttl_ms => ?::bigint, max_ttl_ms => ?::bigint,"
-                        + " max_entries => ?::bigint, max_bytes => ?::bigint, max_key_bytes => ?,"
-                        + " max_value_bytes => ?, if_not_exists => ?)",
-                "creating cache " + name,
-                name,
-                o.durable(),
-                millis(o.defaultTtl()),
-                millis(o.maxTtl()),
-                o.maxEntries(),
-                o.maxBytes(),
-                o.maxKeyBytes(),
-                o.maxValueBytes(),
-                ifNotExists);
-        cacheChanged(name);
-        return cache(name);
+        return cacheAdmin.createCacheOrGet(name, o);
     }
 
     /**
@@ -719,41 +670,22 @@ public final class Admin {
             Long maxBytes,
             Integer maxKeyBytes,
             Integer maxValueBytes) {
-        Names.checkCache(name);
-        call(
-                "select shardq.alter_cache(?, default_ttl_ms => ?::bigint, max_entries => ?::bigint,"
-                        + " max_bytes => ?::bigint, max_key_bytes => ?::integer, max_value_bytes => ?::integer)",
-                "altering cache " + name,
-                name,
-                millis(defaultTtl),
-                maxEntries,
-                maxBytes,
-                maxKeyBytes,
-                maxValueBytes);
-        cacheChanged(name);
-        return cache(name);
+        return cacheAdmin.alterCache(name, defaultTtl, maxEntries, maxBytes, maxKeyBytes, maxValueBytes);
     }
 
     /** Drops the cache and all its entries ({@code shardq.drop_cache}). */
     public void dropCache(String name) {
-        Names.checkCache(name);
-        call("select shardq.drop_cache(?)", "dropping cache " + name, name);
-        cacheChanged(name);
+        cacheAdmin.dropCache(name);
     }
 
     /** Every cache, by name, from {@code shardq.caches()}. */
     public List<CacheInfo> listCaches() {
-        return cacheRows(null);
+        return cacheAdmin.listCaches();
     }
 
     /** The cache called {@code name}; {@code UNKNOWN_CACHE} when there is none. */
     public CacheInfo cache(String name) {
-        Names.checkCache(name);
-        List<CacheInfo> one = cacheRows(name);
-        if (one.isEmpty()) {
-            throw new ShardQException(ErrorKind.UNKNOWN_CACHE, "cache \"" + name + "\" does not exist");
-        }
-        return one.get(0);
+        return cacheAdmin.cache(name);
     }
 
     /**
@@ -761,101 +693,10 @@ public final class Admin {
      * instance's counters (zero when this Admin has no {@link Broker}).
      */
     public CacheStats cacheStats(String name) {
-        cache(name); // names an unknown cache
-        io.shardq.broker.kv.KvCaches local = caches;
-        return local != null ? local.stats(name) : statsWithoutCounters(name);
-    }
-
-    private CacheStats statsWithoutCounters(String name) {
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement("select entries, bytes, expired_unreclaimed, evictions,"
-                        + " expirations from shardq.cache_stats(?)")) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return new CacheStats(
-                        name,
-                        0,
-                        0,
-                        0,
-                        0,
-                        0,
-                        0,
-                        0,
-                        rs.getLong(4),
-                        rs.getLong(5),
-                        rs.getLong(1),
-                        rs.getLong(2),
-                        rs.getLong(3));
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "reading the stats of cache " + name);
-        }
-    }
-
-    private List<CacheInfo> cacheRows(String name) {
-        List<CacheInfo> out = new ArrayList<>();
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement("select id, name, durable, default_ttl_ms, max_ttl_ms,"
-                        + " max_entries, max_bytes, bucket_ms, max_key_bytes, max_value_bytes, entries_estimate,"
-                        + " bytes, partitions, evictions, expirations, created_at from shardq.caches(?::text)")) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new CacheInfo(
-                            rs.getInt(1),
-                            rs.getString(2),
-                            rs.getBoolean(3),
-                            (Long) rs.getObject(4),
-                            rs.getLong(5),
-                            (Long) rs.getObject(6),
-                            (Long) rs.getObject(7),
-                            rs.getLong(8),
-                            rs.getInt(9),
-                            rs.getInt(10),
-                            rs.getLong(11),
-                            rs.getLong(12),
-                            rs.getInt(13),
-                            rs.getLong(14),
-                            rs.getLong(15),
-                            rs.getTimestamp(16).toInstant()));
-                }
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "reading the caches");
-        }
-        return out;
-    }
-
-    private void cacheChanged(String name) {
-        io.shardq.broker.kv.KvCaches local = caches;
-        if (local != null) {
-            local.changed(name);
-        }
-    }
-
-    private static Long millis(java.time.Duration d) {
-        return d == null ? null : d.toMillis();
+        return cacheAdmin.cacheStats(name);
     }
 
     private long call(String sql, String what, Object... args) {
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                Object a = args[i];
-                if (a == null) {
-                    ps.setNull(i + 1, Types.NULL);
-                } else {
-                    ps.setObject(i + 1, a);
-                }
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                Object v = rs.getObject(1);
-                return v instanceof Number n ? n.longValue() : 0;
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, what);
-        }
+        return this.sql.call(sql, what, args);
     }
 }

@@ -4,34 +4,18 @@ import io.shardq.broker.browse.BrowseCursor;
 import io.shardq.broker.browse.BrowsedMessage;
 import io.shardq.broker.cache.MessageCache;
 import io.shardq.broker.catalog.Catalog;
-import io.shardq.broker.catalog.CatalogWatcher;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
-import io.shardq.broker.catalog.TemporaryDestinations;
-import io.shardq.broker.instance.Elector;
-import io.shardq.broker.instance.TemporaryReaper;
-import io.shardq.broker.instance.Waker;
 import io.shardq.broker.internal.Queries;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.kv.Codec;
 import io.shardq.broker.kv.KvCache;
-import io.shardq.broker.kv.KvCaches;
-import io.shardq.broker.kv.KvMaintainer;
-import io.shardq.broker.kv.KvToucher;
-import io.shardq.broker.kv.KvWriteBehindFlusher;
-import io.shardq.broker.kv.NearCaches;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
 import io.shardq.broker.shard.BrokerSession;
 import io.shardq.broker.shard.DestinationRuntime;
 import io.shardq.broker.shard.Engine;
 import io.shardq.broker.shard.EngineStats;
-import io.shardq.broker.shard.Heartbeat;
-import io.shardq.broker.shard.LeaseBalancer;
-import io.shardq.broker.shard.ScheduledMover;
-import io.shardq.broker.slice.DeadRowReclaimer;
-import io.shardq.broker.slice.SliceMaintainer;
-import io.shardq.broker.slice.SliceRetirer;
 import io.shardq.broker.store.Database;
 import io.shardq.sql.Migrations;
 import java.lang.management.ManagementFactory;
@@ -42,11 +26,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +38,11 @@ import org.slf4j.LoggerFactory;
  * elected instance), the catalog watcher (catalog changes by NOTIFY) and the waker (the LISTEN
  * connection they share). Every JMS connection factory owns one. No JMS types here: the JMS
  * layer translates.
+ *
+ * <p>This class is the facade and the {@link Engine} view; the parts it is made of are package
+ * private: {@code BrokerServices} (builds, starts and stops the background services), {@code
+ * Destinations} (the runtimes of the destinations it serves, kept in line with the catalog) and
+ * {@code Subscriptions} (topic subscriptions and JMS client ids).
  */
 public final class Broker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
@@ -76,26 +61,9 @@ public final class Broker implements AutoCloseable {
 
     private final EngineStats stats = new EngineStats();
     private final Engine.Settings settings;
-    private final boolean autoCreate;
-    private final int defaultShards;
-    private final Map<String, DestinationRuntime> runtimes = new ConcurrentHashMap<>();
-    private final Map<Integer, DestinationRuntime> runtimesById = new ConcurrentHashMap<>();
-    private final Waker waker;
-    private final Heartbeat heartbeat;
-    private final LeaseBalancer leaseBalancer;
-    private final Elector elector;
-    private final SliceMaintainer maintainer;
-    private final DeadRowReclaimer reclaimer;
-    private final CatalogWatcher catalogWatcher;
-    private final TemporaryDestinations temporaries;
-    private final TemporaryReaper reaper;
-    private final KvCaches kvCaches;
-    private final KvMaintainer kvMaintainer;
-    private final KvToucher kvToucher;
-    private final KvWriteBehindFlusher kvFlusher;
-    private final ScheduledMover scheduledMover;
-    /** Delayed non-persistent messages held until due (they never reach shardq.scheduled_message). */
-    private final io.shardq.broker.delay.DelayedNonPersistent delayedNonPersistent;
+    private final Destinations destinations;
+    private final Subscriptions subscriptions;
+    private final BrokerServices services;
 
     private final Clock clock;
     private volatile boolean closed;
@@ -121,158 +89,34 @@ public final class Broker implements AutoCloseable {
         }
         this.catalog = new Catalog(database.dataSource());
         // this instance's own changes apply at once; other instances' arrive by NOTIFY
-        this.admin = new Admin(
-                database.dataSource(),
-                catalog,
-                name -> apply(name, catalog.known(name).orElse(null)));
+        this.admin = new Admin(database.dataSource(), catalog, this::changed);
         this.cache = new MessageCache(
                 config.getInt(BrokerProperty.CACHE_MAX_BYTES), config.getInt(BrokerProperty.CACHE_LARGE_PAYLOAD_BYTES));
-        this.settings = new Engine.Settings(
-                config.getInt(BrokerProperty.READ_AHEAD),
-                config.getInt(BrokerProperty.READ_AHEAD_MAX_BYTES),
-                config.getInt(BrokerProperty.POLL_MAX_MS),
-                config.getInt(BrokerProperty.ENQUEUE_MAX_BATCH),
-                config.getInt(BrokerProperty.LEASE_TTL_MS),
-                config.getInt(BrokerProperty.HEARTBEAT_MS),
-                Math.max(1, config.getInt(BrokerProperty.PREFETCH)),
-                config.getInt(BrokerProperty.NON_PERSISTENT_MAX_BYTES),
-                Math.max(0, config.getInt(BrokerProperty.FLOW_MAX_UNTAKEN)),
-                Math.max(0, config.getInt(BrokerProperty.FLOW_TOPIC_MAX_UNTAKEN)),
-                Math.max(0, config.getInt(BrokerProperty.FLOW_MAX_WAIT_MS)),
-                Math.max(0, config.getInt(BrokerProperty.FLOW_CONSUMER_ACTIVE_MS)),
-                Math.max(0, config.getInt(BrokerProperty.REDELIVERY_DELAY_MS)),
-                config.getDouble(BrokerProperty.REDELIVERY_MULTIPLIER),
-                Math.max(0, config.getInt(BrokerProperty.REDELIVERY_MAX_DELAY_MS)),
-                config.getInt(BrokerProperty.PRIORITY_WINDOW, 0, 100_000));
-        this.autoCreate = config.getBoolean(BrokerProperty.AUTO_CREATE_DESTINATIONS);
-        this.defaultShards = config.getInt(BrokerProperty.DEFAULT_SHARDS);
-        String prefix = "shardq-" + instanceId;
-        SliceRetirer.Listener retirements = new SliceRetirer.Listener() {
-            @Override
-            public void retired(DestinationInfo destination, int shard, long firstSeq) {
-                stats.recordSliceRetired();
-                DestinationRuntime rt = runtimesById.get(destination.id());
-                if (rt != null) {
-                    rt.forgetSlice(shard, firstSeq);
-                }
-            }
-
-            @Override
-            public void blocked(String leaf, String description) {
-                stats.recordRetireBlocked(leaf, description, Broker.this.clock.millis());
-            }
-
-            @Override
-            public void settled(String leaf) {
-                stats.recordRetireSettled(leaf);
-            }
-
-            @Override
-            public void round(DestinationInfo destination) {
-                stats.recordMaintenanceRound();
-            }
-        };
-        SliceRetirer retirer = new SliceRetirer(
-                database.dataSource(), retirements, config.getInt(BrokerProperty.MAINTENANCE_LOCK_TIMEOUT_MS));
-        long beat = settings.heartbeatMillis();
-        // the slow fallbacks for missed notifications: catalog poll, maintenance scan
-        long fallback = Math.max(30_000, 30 * beat);
-        this.leaseBalancer = new LeaseBalancer(engine, runtimes.values(), prefix + "-leases-1");
-        this.heartbeat = new Heartbeat(engine, runtimes.values(), prefix + "-heartbeat-1").balancer(leaseBalancer);
-        this.maintainer = new SliceMaintainer(
-                        database.dataSource(),
-                        catalog,
-                        retirer,
-                        this::isMaintenanceLeader,
-                        beat,
-                        fallback,
-                        System::nanoTime,
-                        prefix + "-maintenance-1")
-                .aliveSeconds(aliveSeconds());
-        this.reclaimer = new DeadRowReclaimer(
-                database.dataSource(),
-                config.getInt(BrokerProperty.MAINTENANCE_LOCK_TIMEOUT_MS),
-                prefix + "-reclaimer-1");
-        this.elector = new Elector(
+        this.settings = BrokerServices.engineSettings(config);
+        this.destinations = new Destinations(config, engine, catalog, admin, stats, instanceId, this::checkOpen);
+        this.subscriptions = new Subscriptions(engine, database.dataSource(), destinations);
+        this.services = new BrokerServices(
+                config,
+                clock,
                 database.dataSource(),
                 instanceId,
-                Math.min(beat, settings.leaseTtlMillis() / 3),
-                settings.leaseTtlMillis(),
-                System::nanoTime,
-                this::leadershipChanged,
-                prefix + "-elector-1");
-        this.temporaries = new TemporaryDestinations(database.dataSource(), instanceId);
-        this.reaper = new TemporaryReaper(
-                temporaries,
-                this::isMaintenanceLeader,
-                settings.leaseTtlMillis(),
-                config.getInt(BrokerProperty.MAINTENANCE_LOCK_TIMEOUT_MS),
+                catalog,
+                engine,
+                stats,
+                destinations.all(),
+                destinations.byId(),
                 this::forget,
-                prefix + "-reaper-1");
-        int lockTimeout = config.getInt(BrokerProperty.MAINTENANCE_LOCK_TIMEOUT_MS);
-        long touchInterval = Math.max(1, config.getInt(BrokerProperty.KV_TOUCH_INTERVAL_MS));
-        KvMaintainer[] kvLeader = new KvMaintainer[1];
-        this.kvCaches = new KvCaches(
-                database.dataSource(),
-                clock,
-                touchInterval,
-                config.getInt(BrokerProperty.KV_MAX_BATCH_SIZE),
-                () -> kvLeader[0].trigger());
-        this.kvMaintainer = new KvMaintainer(
-                kvCaches,
-                this::isMaintenanceLeader,
-                Math.max(100, config.getInt(BrokerProperty.KV_MAINTENANCE_MS)),
-                lockTimeout,
-                prefix + "-kv-maintenance-1");
-        kvLeader[0] = kvMaintainer;
-        this.kvToucher = new KvToucher(kvCaches, touchInterval, prefix + "-kv-toucher-1");
-        this.scheduledMover = new ScheduledMover(
-                database.dataSource(),
                 () -> openSession(BrokerSession.Mode.TRANSACTED),
-                catalog::byId,
-                this::isMaintenanceLeader,
-                clock,
-                System::nanoTime,
-                config.getInt(BrokerProperty.SCHEDULE_POLL_MS),
-                prefix + "-scheduler-1");
-        this.delayedNonPersistent = new io.shardq.broker.delay.DelayedNonPersistent(
-                prefix + "-np-delay-1", clock, config.getInt(BrokerProperty.SCHEDULE_POLL_MS));
-        admin.scheduledInMemory(delayedNonPersistent::heldFor);
-        this.kvFlusher = new KvWriteBehindFlusher(
-                kvCaches, config.getInt(BrokerProperty.KV_WRITE_BEHIND_FLUSH_MS), prefix + "-kv-flusher-1");
-        kvCaches.writeBehind(
-                config.getInt(BrokerProperty.KV_WRITE_BEHIND_MAX_PENDING),
-                config.getInt(BrokerProperty.KV_WRITE_BEHIND_BLOCK_MS),
-                kvFlusher::trigger);
-        NearCaches nearCaches = new NearCaches(
-                        Math.max(0, config.getInt(BrokerProperty.KV_NEAR_MAX_BYTES)), this::otherInstancesAlive)
-                .fillsAfter(3 * beat);
-        kvCaches.near(nearCaches).loadTimeoutMs(config.getInt(BrokerProperty.KV_LOAD_TIMEOUT_MS));
-        admin.caches(kvCaches);
-        this.catalogWatcher =
-                new CatalogWatcher(catalog, new CatalogChanges(), fallback, System::nanoTime, prefix + "-catalog-1");
-        this.waker = new Waker(database.dataSource(), this::wake, prefix + "-waker-1")
-                .sessionLock(instanceId)
-                .listen(CatalogWatcher.CHANNEL, catalogWatcher::onNotify)
-                .listen(SliceMaintainer.CHANNEL, maintainer::onNotify)
-                .listen(Elector.CHANNEL, elector::onResigned)
-                .listen(NearCaches.CHANNEL, nearCaches::onNotify)
-                .onListening(catalogWatcher::onListening)
-                .onListening(nearCaches::onListening);
-        heartbeat.start();
-        leaseBalancer.start();
-        catalogWatcher.start();
-        waker.start();
-        maintainer.start();
-        reclaimer.start();
-        elector.start();
-        reaper.start();
-        kvMaintainer.start();
-        kvToucher.start();
-        kvFlusher.start();
-        scheduledMover.start();
-        delayedNonPersistent.start();
+                destinations.new CatalogChanges());
+        admin.scheduledInMemory(services.delayedNonPersistent::heldFor);
+        admin.caches(services.kvCaches);
+        services.start();
         LOG.info("{} - ShardQ instance started on {}", instanceId, database.displayUrl());
+    }
+
+    /** This instance changed destination {@code name}: its runtime follows the catalog at once. */
+    private void changed(String name) {
+        destinations.apply(name);
     }
 
     /** Starts an instance: opens the pool, migrates the schema (unless turned off), registers. */
@@ -414,7 +258,7 @@ public final class Broker implements AutoCloseable {
      */
     public <K, V> KvCache<K, V> cache(String name, Codec<K> keys, Codec<V> values) {
         checkOpen();
-        return kvCaches.open(name, keys, values);
+        return services.kvCaches.open(name, keys, values);
     }
 
     /**
@@ -443,7 +287,7 @@ public final class Broker implements AutoCloseable {
                     d.name() + " is a " + d.kind() + ": only queues can be browsed (see shardq.subscriptions for a"
                             + " topic's subscriptions and their lag)");
         }
-        DestinationRuntime rt = runtimes.get(destination);
+        DestinationRuntime rt = destinations.get(destination);
         if (rt != null && options.memory() == io.shardq.broker.browse.MemorySource.NONE) {
             // non-persistent messages this instance holds for the queue, as they are now
             options = options.withMemory(() -> rt.queue().nonPersistentSnapshot().stream()
@@ -513,7 +357,7 @@ public final class Broker implements AutoCloseable {
      * it started), by name. No database read.
      */
     public List<DestinationCounters> destinationCounters() {
-        return runtimes.values().stream()
+        return destinations.all().stream()
                 .map(DestinationRuntime::counters)
                 .sorted(java.util.Comparator.comparing(DestinationCounters::name))
                 .toList();
@@ -521,38 +365,13 @@ public final class Broker implements AutoCloseable {
 
     /** What this instance counted for {@code name}; empty when it does not serve it (see above). */
     public Optional<DestinationCounters> destinationCounters(String name) {
-        DestinationRuntime rt = runtimes.get(name);
+        DestinationRuntime rt = destinations.get(name);
         return rt == null ? Optional.empty() : Optional.of(rt.counters());
     }
 
     /** This instance's id ({@code shardq.instance.id}). */
     public long instanceId() {
         return instanceId;
-    }
-
-    private DestinationRuntime deadLetterRuntime(String name) {
-        if (!runtimes.containsKey(name) && catalog.find(name).isEmpty()) {
-            admin.createOrGet(name, QueueOptions.DEFAULTS.withShards(defaultShards));
-        }
-        return runtime(name, false);
-    }
-
-    private DestinationRuntime runtime(String name, boolean createIfMissing) {
-        checkOpen();
-        DestinationRuntime rt = runtimes.get(name);
-        if (rt != null) {
-            return rt;
-        }
-        Names.checkDestination(name);
-        while (true) {
-            DestinationRuntime created = createRuntime(name, createIfMissing);
-            // a catalog NOTIFY handled while we read may have found this snapshot stale already
-            Optional<DestinationInfo> latest = catalog.known(name);
-            if (latest.isPresent() && latest.get().id() == created.info().id()) {
-                return created;
-            }
-            apply(name, latest.orElse(null));
-        }
     }
 
     /**
@@ -564,7 +383,7 @@ public final class Broker implements AutoCloseable {
      *     not to be (or may not be) created; {@link ErrorKind#ILLEGAL_STATE} after {@link #close()}
      */
     public DestinationInfo requireDestination(String name, boolean createIfMissing) {
-        return runtime(name, createIfMissing).info();
+        return destinations.runtime(name, createIfMissing).info();
     }
 
     /**
@@ -573,106 +392,12 @@ public final class Broker implements AutoCloseable {
      * refused ({@link ErrorKind#INVALID_ARGUMENT}, naming both).
      */
     public DestinationInfo requireDestination(String name, boolean createIfMissing, String kind) {
-        checkOpen();
-        DestinationRuntime rt = runtimes.get(name);
-        if (rt == null && "topic".equals(kind) && createIfMissing && autoCreate) {
-            Names.checkDestination(name);
-            if (catalog.find(name).isEmpty()) {
-                if (TemporaryDestinations.hasTemporaryName(name)) {
-                    throw TemporaryDestinations.gone(name); // a deleted temporary topic is not created as a topic
-                }
-                admin.createTopicOrGet(name, QueueOptions.DEFAULTS.withShards(defaultShards));
-            }
-        }
-        DestinationInfo info = runtime(name, createIfMissing).info();
-        if (!info.kind().equals(kind)) {
-            throw new ShardQException(
-                    ErrorKind.INVALID_ARGUMENT, "\"" + name + "\" is a " + info.kind() + ", not a " + kind);
-        }
-        return info;
-    }
-
-    private DestinationRuntime createRuntime(String name, boolean createIfMissing) {
-        DestinationInfo info = catalog.find(name).orElse(null);
-        if (info == null) {
-            if (TemporaryDestinations.hasTemporaryName(name)) {
-                throw TemporaryDestinations.gone(name); // never auto-created: it was deleted
-            }
-            if (!createIfMissing || !autoCreate) {
-                throw new ShardQException(
-                        ErrorKind.UNKNOWN_DESTINATION,
-                        "destination \"" + name + "\" does not exist"
-                                + (autoCreate
-                                        ? ""
-                                        : " (automatic creation is off: shardq.auto-create-destinations=false)"));
-            }
-            info = admin.createOrGet(name, QueueOptions.DEFAULTS.withShards(defaultShards));
-        }
-        DestinationInfo found = info;
-        return runtimes.computeIfAbsent(name, n -> {
-            DestinationRuntime created = new DestinationRuntime(engine, found);
-            runtimesById.put(found.id(), created);
-            return created;
-        });
+        return destinations.require(name, createIfMissing, kind);
     }
 
     /** Forgets a destination that was dropped. */
     public void forget(String name) {
-        apply(name, null);
-        catalog.forget(name);
-    }
-
-    /**
-     * Brings the runtime of {@code name}, if there is one, in line with the catalog: removed
-     * when the destination is gone ({@code fresh} null), replaced when its id changed (dropped
-     * and created again: nothing of the old one applies), else refreshed (flags, shard count,
-     * max attempts). Consumers waiting on a removed runtime are woken.
-     */
-    private void apply(String name, DestinationInfo fresh) {
-        DestinationRuntime[] old = new DestinationRuntime[1];
-        DestinationRuntime now = runtimes.compute(name, (n, rt) -> {
-            if (rt == null || (fresh != null && rt.info().id() == fresh.id())) {
-                return rt;
-            }
-            old[0] = rt;
-            if (fresh == null) {
-                return null;
-            }
-            DestinationRuntime replacement = new DestinationRuntime(engine, fresh);
-            runtimesById.put(fresh.id(), replacement);
-            return replacement;
-        });
-        if (old[0] != null) {
-            runtimesById.remove(old[0].info().id(), old[0]);
-            old[0].refresh(old[0].info()); // wakes its waiting consumers
-            LOG.info(
-                    "{} - {} {} (id {}) {}",
-                    instanceId,
-                    old[0].info().kind(),
-                    name,
-                    old[0].info().id(),
-                    fresh == null ? "was dropped" : "was re-created as id " + fresh.id());
-        } else if (now != null && fresh != null) {
-            now.refresh(fresh);
-        }
-    }
-
-    /** Catalog changes from the {@link CatalogWatcher}: the in-memory state follows. */
-    private final class CatalogChanges implements CatalogWatcher.Listener {
-        @Override
-        public void changed(String name, Optional<DestinationInfo> fresh) {
-            apply(name, fresh.orElse(null));
-            stats.recordCatalogChange();
-        }
-
-        @Override
-        public void reloaded(List<DestinationInfo> all) {
-            Map<String, DestinationInfo> byName =
-                    all.stream().collect(Collectors.toMap(DestinationInfo::name, Function.identity()));
-            for (String name : List.copyOf(runtimes.keySet())) {
-                apply(name, byName.get(name));
-            }
-        }
+        destinations.forget(name);
     }
 
     /**
@@ -699,85 +424,9 @@ public final class Broker implements AutoCloseable {
         return new ShardQException(privileges ? ErrorKind.SECURITY : ErrorKind.DATABASE, message, e);
     }
 
-    /** How long an instance without a heartbeat still counts as alive, in whole seconds (the lease TTL). */
-    private int aliveSeconds() {
-        return (int) Math.max(1, (settings.leaseTtlMillis() + 999) / 1000);
-    }
-
-    private final java.util.concurrent.atomic.AtomicLong nonDurableIds = new java.util.concurrent.atomic.AtomicLong();
-
     private io.shardq.broker.shard.Subscription subscribe(DestinationRuntime topic, SubscriptionSpec spec) {
         checkOpen();
-        String selector = spec.selector() == null || spec.selector().isBlank() ? null : spec.selector();
-        if (selector != null) {
-            Selector.compile(selector); // refused here with the parser's reason, not at publish
-        }
-        String name = spec.kind() == SubscriptionSpec.Kind.NON_DURABLE
-                ? "~" + instanceId + "." + nonDurableIds.incrementAndGet() + "." + java.util.UUID.randomUUID()
-                : spec.name();
-        if (spec.kind() == SubscriptionSpec.Kind.DURABLE
-                && (spec.clientId() == null || spec.clientId().isEmpty())) {
-            throw new ShardQException(
-                    ErrorKind.ILLEGAL_STATE,
-                    "an unshared durable subscription needs a client id: set one on the connection");
-        }
-        if (name == null) {
-            throw new ShardQException(ErrorKind.INVALID_ARGUMENT, "a " + spec.kind() + " subscription needs a name");
-        }
-        io.shardq.broker.message.Texts.requireEncodable(name, "the subscription name");
-        String clientId = spec.kind() == SubscriptionSpec.Kind.NON_DURABLE ? null : spec.clientId();
-        long id;
-        int bit;
-        try (Connection c = borrowConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("subscription_subscribe"))) {
-            ps.setString(1, topic.info().name());
-            ps.setString(2, name);
-            ps.setString(3, clientId);
-            ps.setString(4, selector);
-            ps.setBoolean(5, spec.kind().shared());
-            ps.setBoolean(6, spec.kind().durable());
-            ps.setBoolean(7, spec.noLocal());
-            ps.setLong(8, instanceId);
-            ps.setString(9, spec.connectionId());
-            ps.setInt(10, aliveSeconds());
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                id = rs.getLong(1);
-                bit = rs.getInt(2);
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "subscribing to " + topic.info().name());
-        }
-        // our own next publish stamps with the new subscription without waiting for the NOTIFY
-        apply(topic.info().name(), catalog.reload(topic.info().name()).orElse(null));
-        DestinationRuntime rt = runtimes.getOrDefault(topic.info().name(), topic);
-        return rt.topicSubscription(id, bit);
-    }
-
-    private void consumerClosed(io.shardq.broker.shard.Subscription sub) {
-        boolean deleted;
-        try (Connection c = borrowConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("subscription_consumer_closed"))) {
-            ps.setLong(1, sub.id());
-            ps.setLong(2, instanceId);
-            ps.setInt(3, aliveSeconds());
-            try (ResultSet rs = ps.executeQuery()) {
-                deleted = rs.next() && rs.getBoolean(1);
-            }
-        } catch (SQLException | RuntimeException e) {
-            // the count is corrected when this instance stops or dies (reap_subscriptions)
-            LOG.warn(
-                    "{} - could not record a closed consumer of subscription {}: {}",
-                    instanceId,
-                    sub.id(),
-                    e.getMessage());
-            return;
-        }
-        if (deleted) {
-            String name = sub.destinationName();
-            sub.dropped();
-            apply(name, catalog.reload(name).orElse(null));
-        }
+        return subscriptions.subscribe(topic, spec);
     }
 
     /**
@@ -787,15 +436,7 @@ public final class Broker implements AutoCloseable {
      */
     public void unsubscribe(String clientId, String name) {
         checkOpen();
-        try (Connection c = borrowConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("subscription_unsubscribe"))) {
-            ps.setString(1, clientId);
-            ps.setString(2, name);
-            ps.setInt(3, aliveSeconds());
-            ps.execute();
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "unsubscribing " + name);
-        }
+        subscriptions.unsubscribe(clientId, name);
     }
 
     /** Longest JMS client id, in characters. */
@@ -808,48 +449,12 @@ public final class Broker implements AutoCloseable {
      * ErrorKind#INVALID_ARGUMENT} for an id that is blank, too long or not storable as text.
      */
     public String claimClientId(String clientId) {
-        if (clientId == null || clientId.isBlank() || clientId.length() > MAX_CLIENT_ID) {
-            throw new ShardQException(
-                    ErrorKind.INVALID_ARGUMENT,
-                    "client id must be 1 to " + MAX_CLIENT_ID + " characters, not blank"
-                            + (clientId == null ? "" : " (got " + clientId.length() + ")"));
-        }
-        try {
-            io.shardq.broker.message.Texts.requireEncodable(clientId, "the client id");
-        } catch (IllegalArgumentException e) {
-            throw new ShardQException(ErrorKind.INVALID_ARGUMENT, e.getMessage());
-        }
-        java.util.UUID token = java.util.UUID.randomUUID();
-        try (Connection c = database.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("client_id_claim"))) {
-            ps.setString(1, clientId);
-            ps.setLong(2, instanceId);
-            ps.setObject(3, token);
-            ps.setDouble(4, settings.leaseTtlMillis() / 1000.0);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    throw new ShardQException(
-                            ErrorKind.CLIENT_ID_IN_USE,
-                            "client id \"" + io.shardq.broker.message.Texts.quote(clientId)
-                                    + "\" is in use by another connection");
-                }
-            }
-            return token.toString();
-        } catch (SQLException e) {
-            throw SqlErrors.translate(e, "taking client id");
-        }
+        return subscriptions.claimClientId(clientId);
     }
 
     /** Gives back a client id taken by {@link #claimClientId}; quiet if it is gone already. */
     public void releaseClientId(String clientId, String token) {
-        try (Connection c = database.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("client_id_release"))) {
-            ps.setString(1, clientId);
-            ps.setObject(2, java.util.UUID.fromString(token));
-            ps.executeUpdate();
-        } catch (SQLException | RuntimeException e) {
-            LOG.warn("{} - could not release client id: {}", instanceId, e.getMessage());
-        }
+        subscriptions.releaseClientId(clientId, token);
     }
 
     // ---------------------------------------------------------------- temporary destinations
@@ -867,7 +472,7 @@ public final class Broker implements AutoCloseable {
             throw new ShardQException(
                     ErrorKind.INVALID_ARGUMENT, "kind \"" + kind + "\" is invalid: expected queue or topic");
         }
-        String name = temporaries.create(kind, java.util.Objects.requireNonNull(owner, "owner"));
+        String name = services.temporaries.create(kind, java.util.Objects.requireNonNull(owner, "owner"));
         return admin.require(name);
     }
 
@@ -880,22 +485,22 @@ public final class Broker implements AutoCloseable {
     public void dropTemporary(String name, java.util.UUID owner) {
         checkOpen();
         Names.checkDestination(name);
-        temporaries.drop(name, java.util.Objects.requireNonNull(owner, "owner"), 0);
+        services.temporaries.drop(name, java.util.Objects.requireNonNull(owner, "owner"), 0);
         forget(name);
     }
 
     /** The connection owning the temporary destination {@code name}; empty when it is not one (or gone). */
     public Optional<java.util.UUID> temporaryOwner(String name) {
         checkOpen();
-        return temporaries.owner(Names.checkDestination(name));
+        return services.temporaries.owner(Names.checkDestination(name));
     }
 
     /** At close: the temporary destinations of connections not closed; what fails is left to the leader. */
     private void dropOwnTemporaries() {
         try {
-            for (String name : temporaries.ofThisInstance()) {
+            for (String name : services.temporaries.ofThisInstance()) {
                 try {
-                    temporaries.drop(name, null, config.getInt(BrokerProperty.MAINTENANCE_LOCK_TIMEOUT_MS));
+                    services.temporaries.drop(name, null, config.getInt(BrokerProperty.MAINTENANCE_LOCK_TIMEOUT_MS));
                 } catch (RuntimeException e) {
                     LOG.warn(
                             "{} - temporary destination {} left to the maintenance leader: {}",
@@ -937,36 +542,21 @@ public final class Broker implements AutoCloseable {
     }
 
     /** True while this instance is the elected maintenance leader (retirement, spare slots). */
-    private void leadershipChanged(boolean nowLeader) {
-        maintainer.leadershipChanged(nowLeader);
-        ScheduledMover mover = scheduledMover; // null while the constructor runs
-        if (mover != null) {
-            mover.leadershipChanged(nowLeader);
-        }
-    }
-
     public boolean isMaintenanceLeader() {
-        return elector.isLeader();
+        return services.isMaintenanceLeader();
     }
 
     /** Leaves vacuumed after rolled-back sends (see {@code DeadRowReclaimer}). */
     public long deadRowVacuums() {
-        return reclaimer.vacuums();
+        return services.reclaimer.vacuums();
     }
 
     private boolean otherInstancesAlive() {
-        return heartbeat.aliveInstances() > 1;
+        return services.heartbeat.aliveInstances() > 1;
     }
 
     private int fairShare(int shards) {
-        return (int) Math.ceil((double) shards / Math.max(1, heartbeat.aliveInstances()));
-    }
-
-    private void wake(int destinationId) {
-        DestinationRuntime rt = runtimesById.get(destinationId);
-        if (rt != null) {
-            rt.subscriptions().forEach(sub -> sub.onWake());
-        }
+        return (int) Math.ceil((double) shards / Math.max(1, services.heartbeat.aliveInstances()));
     }
 
     /**
@@ -992,12 +582,12 @@ public final class Broker implements AutoCloseable {
 
         @Override
         public void scheduled(long earliestDeliverAt) {
-            scheduledMover.scheduled(earliestDeliverAt);
+            services.scheduledMover.scheduled(earliestDeliverAt);
         }
 
         @Override
         public io.shardq.broker.delay.DelayedNonPersistent delayedNonPersistent() {
-            return delayedNonPersistent;
+            return services.delayedNonPersistent;
         }
 
         @Override
@@ -1007,12 +597,13 @@ public final class Broker implements AutoCloseable {
 
         @Override
         public void unsubscribed(io.shardq.broker.shard.Subscription subscription) {
-            Broker.this.consumerClosed(subscription);
+            subscriptions.consumerClosed(subscription);
         }
 
         @Override
         public void lastConsumerClosed(io.shardq.broker.shard.Subscription subscription) {
-            leaseBalancer.trigger();
+            services.leaseBalancer.trigger();
+            services.queueConsumers.trigger();
         }
 
         @Override
@@ -1052,17 +643,17 @@ public final class Broker implements AutoCloseable {
 
         @Override
         public DestinationRuntime runtime(String name, boolean createIfMissing) {
-            return Broker.this.runtime(name, createIfMissing);
+            return destinations.runtime(name, createIfMissing);
         }
 
         @Override
         public DestinationRuntime deadLetterRuntime(String name) {
-            return Broker.this.deadLetterRuntime(name);
+            return destinations.deadLetterRuntime(name);
         }
 
         @Override
         public java.util.Collection<DestinationRuntime> runtimes() {
-            return runtimes.values();
+            return destinations.all();
         }
 
         @Override
@@ -1077,12 +668,12 @@ public final class Broker implements AutoCloseable {
 
         @Override
         public long fleetVersion() {
-            return heartbeat.fleetVersion();
+            return services.heartbeat.fleetVersion();
         }
 
         @Override
         public int otherProducers(int id) {
-            return heartbeat.otherProducers(id);
+            return services.heartbeat.otherProducers(id);
         }
 
         @Override
@@ -1090,14 +681,22 @@ public final class Broker implements AutoCloseable {
             return settings;
         }
 
+        private final io.shardq.broker.shard.SendCommitter sendCommitter =
+                new io.shardq.broker.shard.SendCommitter(this);
+
+        @Override
+        public io.shardq.broker.shard.SendCommitter sendCommitter() {
+            return sendCommitter;
+        }
+
         @Override
         public void cursorCommitted(DestinationInfo destination, int shard, long from, long to) {
-            maintainer.cursorCommitted(destination, shard, from, to);
+            services.maintainer.cursorCommitted(destination, shard, from, to);
         }
 
         @Override
         public void sendsRolledBack(DestinationInfo destination, int shard) {
-            reclaimer.sendsRolledBack(destination.id(), shard);
+            services.reclaimer.sendsRolledBack(destination.id(), shard);
         }
     }
 
@@ -1118,31 +717,11 @@ public final class Broker implements AutoCloseable {
             return;
         }
         closed = true;
-        // accepted write-behind writes first, while everything they need still runs
-        kvFlusher.stop();
-        scheduledMover.stop();
-        delayedNonPersistent.stop(); // non-persistent: what is not due yet is lost with the instance
-        // the elector next: it resigns, and a follower takes over while we finish
-        elector.stop();
-        reaper.stop();
-        kvMaintainer.stop();
-        kvToucher.stop();
-        maintainer.stop();
-        reclaimer.stop();
-        catalogWatcher.stop();
-        waker.stop();
-        leaseBalancer.stop();
-        heartbeat.stop();
-        try (Connection c = database.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("client_id_release_instance"))) {
-            ps.setLong(1, instanceId);
-            ps.executeUpdate();
-        } catch (SQLException | RuntimeException e) {
-            LOG.warn("{} - could not release its client ids: {}", instanceId, e.getMessage());
-        }
+        services.stop();
+        subscriptions.releaseClientIds();
         dropOwnTemporaries();
         try {
-            heartbeat.deregister();
+            services.heartbeat.deregister();
         } catch (RuntimeException e) {
             LOG.warn("{} - could not deregister cleanly: {}", instanceId, e.getMessage());
         }

@@ -137,6 +137,12 @@ public enum BrokerProperty {
             "SHARDQ_ENQUEUE_MAX_BATCH",
             "1000",
             "messages a transacted session buffers per shard before writing them ahead of commit"),
+    COMMIT_SHARED_SENDS(
+            "shardq.commit.shared-sends",
+            "SHARDQ_COMMIT_SHARED_SENDS",
+            "false",
+            "send batches of different sessions to different shards and destinations committed together in one"
+                    + " statement (issue 25, measured in docs/performance.md); false: one group commit per shard"),
     HEARTBEAT_MS(
             "shardq.instance.heartbeat-ms",
             "SHARDQ_INSTANCE_HEARTBEAT_MS",

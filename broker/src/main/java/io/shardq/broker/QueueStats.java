@@ -24,6 +24,9 @@ public record QueueStats(
 
     /**
      * @param leaseInstance instance holding the dequeue lease, 0 when none
+     * @param draining the queue shrinks and this shard takes no new messages: it is retired once
+     *     its consumers drained it
      */
-    public record ShardStats(int shardNo, long nextSeq, long position, long backlog, long leaseInstance) {}
+    public record ShardStats(
+            int shardNo, long nextSeq, long position, long backlog, long leaseInstance, boolean draining) {}
 }

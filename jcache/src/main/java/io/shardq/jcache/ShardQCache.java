@@ -1,18 +1,9 @@
 package io.shardq.jcache;
 
 import io.shardq.broker.Broker;
-import io.shardq.broker.ErrorKind;
-import io.shardq.broker.ShardQException;
 import io.shardq.broker.kv.Codec;
 import io.shardq.broker.kv.KvCache;
-import io.shardq.broker.shard.BrokerSession;
-import java.io.Closeable;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
-import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -21,21 +12,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import javax.cache.Cache;
-import javax.cache.CacheException;
 import javax.cache.CacheManager;
 import javax.cache.configuration.CacheEntryListenerConfiguration;
 import javax.cache.configuration.CompleteConfiguration;
 import javax.cache.configuration.Configuration;
 import javax.cache.configuration.MutableConfiguration;
-import javax.cache.event.EventType;
 import javax.cache.expiry.ExpiryPolicy;
 import javax.cache.integration.CacheLoader;
-import javax.cache.integration.CacheLoaderException;
 import javax.cache.integration.CacheWriter;
 import javax.cache.integration.CacheWriterException;
 import javax.cache.integration.CompletionListener;
@@ -57,6 +42,12 @@ import javax.management.ObjectName;
  * rather than the engine's one (its group commit is for {@link KvCache} itself, from {@link
  * #unwrap}). Events fire after the commit (see {@link Listeners}).
  *
+ * <p>This class is the JCache API: argument checks, statistics, and the order of read-through,
+ * write-through and the engine's writes in each call. Its parts: {@link StoredEntries} (the
+ * entries with their expiry, and the transaction of a change), {@link ReadWriteThrough} (the
+ * loader and the writer), {@link EntryProcessing} ({@code invoke}), {@link EntryCodec} (types,
+ * codecs and error translation), {@link Listeners} (events).
+ *
  * <p><b>Expiry</b> is kept per entry in this layer ({@link Stored}) and judged by the manager's
  * clock, which must be the broker's; the engine's TTL is the same instant plus {@link Expiries#GRACE}.
  * An entry found expired is removed under its lock and an EXPIRED event fires; entries no JVM
@@ -66,8 +57,6 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     /** Keys per page of {@link #iterator()} and {@link #removeAll()}. */
     static final int PAGE = 100;
 
-    private static final String LOCK_SQL = "SELECT count(pg_advisory_xact_lock(?, h)) FROM unnest(?::integer[]) AS h";
-
     private final ShardQCacheManager manager;
     private final String name;
     /** The ShardQ cache's name (see {@link ShardQCacheManager#storeName}). */
@@ -75,19 +64,16 @@ final class ShardQCache<K, V> implements Cache<K, V> {
 
     private final MutableConfiguration<K, V> config;
     private final Broker broker;
-    private final Clock clock;
-    private final Codec<K> keys;
-    private final Codec<V> values;
+    private final EntryCodec<K, V> codec;
     private final KvCache<K, byte[]> kv;
     private final ExpiryPolicy expiry;
-    private final CacheLoader<K, V> loader;
-    private final CacheWriter<K, V> writer;
     private final JCacheStatistics stats;
     private final Listeners<K, V> listeners;
-    private final int lockSpace;
+    private final StoredEntries<K, V> entries;
+    private final ReadWriteThrough<K, V> through;
+    private final EntryProcessing<K, V> processing;
     private final ObjectName statsName;
     private final ObjectName configName;
-    private ExecutorService loads;
     private volatile boolean closed;
 
     ShardQCache(ShardQCacheManager manager, String name, MutableConfiguration<K, V> config) {
@@ -96,20 +82,18 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         this.storeName = ShardQCacheManager.storeName(name);
         this.config = config;
         this.broker = manager.broker();
-        this.clock = manager.clock();
-        this.keys = Codecs.forType(config.getKeyType(), manager.serialAllow());
-        this.values = Codecs.forType(config.getValueType(), manager.serialAllow());
-        try {
-            this.kv = broker.cache(storeName, keys, Codec.bytes());
-        } catch (ShardQException e) {
-            throw translate(e);
-        }
+        this.codec = new EntryCodec<>(
+                name,
+                config.getKeyType(),
+                config.getValueType(),
+                Codecs.forType(config.getKeyType(), manager.serialAllow()),
+                Codecs.forType(config.getValueType(), manager.serialAllow()));
+        this.kv = codec.call(() -> broker.cache(storeName, codec.keys(), Codec.bytes()));
         this.expiry = config.getExpiryPolicyFactory().create();
-        this.loader = config.getCacheLoaderFactory() == null
+        CacheLoader<K, V> loader = config.getCacheLoaderFactory() == null
                 ? null
                 : config.getCacheLoaderFactory().create();
-        this.writer = config.getCacheWriterFactory() == null ? null : writer(config);
-        this.lockSpace = ("shardq.jcache/" + storeName).hashCode();
+        CacheWriter<K, V> writer = config.getCacheWriterFactory() == null ? null : writer(config);
         this.listeners = new Listeners<>("shardq-jcache-" + name + "-listeners");
         for (CacheEntryListenerConfiguration<K, V> l : config.getCacheEntryListenerConfigurations()) {
             listeners.register(l);
@@ -120,6 +104,10 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         this.stats = new JCacheStatistics(
                 config::isStatisticsEnabled,
                 () -> broker.admin().cache(storeName).evictions());
+        this.entries =
+                new StoredEntries<>(this, codec, broker, kv, storeName, manager.clock(), expiry, stats, listeners);
+        this.through = new ReadWriteThrough<>(codec, config, loader, writer, entries);
+        this.processing = new EntryProcessing<>(codec, entries, through, stats);
         if (config.isStatisticsEnabled()) {
             MBeans.register(stats, statsName);
         }
@@ -145,15 +133,15 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         checkOpen();
         requireKey(key);
         long t0 = System.nanoTime();
-        Stored s = readLive(key);
+        Stored s = entries.readLive(key);
         V v;
         if (s != null) {
             stats.hits(1);
             v = decode(s);
-            accessed(key, s);
+            entries.accessed(key, s);
         } else {
             stats.misses(1);
-            v = readThrough() ? loadAndStore(key) : null;
+            v = through.readThrough() ? through.loadAndStore(key) : null;
         }
         stats.getTime(t0);
         return v;
@@ -168,26 +156,26 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         Map<K, byte[]> raw = call(() -> kv.getAll(keySet));
         Map<K, V> out = new LinkedHashMap<>();
         List<K> missing = new ArrayList<>();
-        long now = now();
+        long now = entries.now();
         for (K k : keySet) {
             byte[] r = raw.get(k);
-            Stored s = r == null ? null : stored(r);
+            Stored s = r == null ? null : codec.stored(r);
             if (s != null && s.expired(now)) {
-                expire(k);
+                entries.expire(k);
                 s = null;
             }
             if (s == null) {
                 missing.add(k);
             } else {
                 out.put(k, decode(s));
-                accessed(k, s);
+                entries.accessed(k, s);
             }
         }
         stats.hits(out.size());
         stats.misses(missing.size());
-        if (readThrough() && !missing.isEmpty()) {
-            Map<K, V> loaded = loadAllFromLoader(missing);
-            out.putAll(storeLoaded(loaded, false));
+        if (through.readThrough() && !missing.isEmpty()) {
+            Map<K, V> loaded = through.loadAll(missing);
+            out.putAll(through.storeLoaded(loaded, false));
         }
         stats.getTime(t0);
         return out;
@@ -197,51 +185,14 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     public boolean containsKey(K key) {
         checkOpen();
         requireKey(key);
-        return readLive(key) != null;
+        return entries.readLive(key) != null;
     }
 
-    /** The key's live entry outside a transaction; an expired one is removed (EXPIRED) and null returned. */
-    private Stored readLive(K key) {
-        byte[] raw = call(() -> kv.get(key));
-        if (raw == null) {
-            return null;
-        }
-        Stored s = stored(raw);
-        if (s.expired(now())) {
-            expire(key);
-            return null;
-        }
-        return s;
-    }
-
-    /** Removes the key if its entry is still expired, firing EXPIRED. */
-    private void expire(K key) {
-        mutate(List.of(key), tx -> tx.current(key));
-    }
-
-    /** Applies the access expiry to an entry just read, unless it changed meanwhile. */
-    private void accessed(K key, Stored read) {
-        long now = now();
-        long at = Expiries.at(expiry::getExpiryForAccess, now);
-        if (at == Expiries.UNCHANGED || at == read.expiresAt()) {
-            return;
-        }
-        mutate(List.of(key), tx -> {
-            byte[] raw = tx.view.get(key);
-            if (raw == null || !Arrays.equals(raw, read.raw())) {
-                return null; // changed: its own expiry stands
-            }
-            setExpiry(tx, key, read, at, now);
-            return null;
-        });
-    }
-
-    /** Applies the access expiry to an entry read inside a change that leaves it as it is. */
     /**
      * The entry of {@code key} when its value equals {@code expected}, else null: the conditional
      * remove and replace. Counts a hit or a miss; a comparison that fails is an access (JSR-107).
      */
-    private Stored holding(Tx tx, K key, V expected) {
+    private Stored holding(StoredEntries<K, V>.Tx tx, K key, V expected) {
         Stored cur = tx.current(key);
         if (cur == null) {
             stats.misses(1);
@@ -249,107 +200,10 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         }
         stats.hits(1);
         if (!decode(cur).equals(expected)) {
-            accessedIn(tx, key, cur);
+            entries.accessedIn(tx, key, cur);
             return null;
         }
         return cur;
-    }
-
-    private void accessedIn(Tx tx, K key, Stored cur) {
-        long now = now();
-        long at = Expiries.at(expiry::getExpiryForAccess, now);
-        if (at != Expiries.UNCHANGED && at != cur.expiresAt()) {
-            setExpiry(tx, key, cur, at, now);
-        }
-    }
-
-    private void setExpiry(Tx tx, K key, Stored cur, long at, long now) {
-        if (at <= now) {
-            tx.view.remove(key);
-            V old = decode(cur);
-            tx.events.add(event(EventType.EXPIRED, key, old, old));
-        } else {
-            tx.view.put(key, Stored.wrap(cur.value(), at), Expiries.ttl(at, now));
-        }
-    }
-
-    // ---------------------------------------------------------------- read-through
-
-    private boolean readThrough() {
-        return config.isReadThrough() && loader != null;
-    }
-
-    private V loadAndStore(K key) {
-        V v = loadFromLoader(key);
-        if (v == null) {
-            return null;
-        }
-        return mutate(List.of(key), tx -> {
-            Stored cur = tx.current(key);
-            if (cur != null) {
-                return decode(cur); // stored by someone else meanwhile
-            }
-            store(tx, key, v, null, now());
-            return v;
-        });
-    }
-
-    private V loadFromLoader(K key) {
-        try {
-            V v = loader.load(key);
-            if (v != null) {
-                requireValue(v);
-            }
-            return v;
-        } catch (CacheLoaderException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new CacheLoaderException("the loader of cache \"" + name + "\" failed: " + e, e);
-        } catch (Exception e) {
-            throw new CacheLoaderException("the loader of cache \"" + name + "\" failed: " + e, e);
-        }
-    }
-
-    private Map<K, V> loadAllFromLoader(Collection<K> wanted) {
-        Map<K, V> loaded;
-        try {
-            loaded = loader.loadAll(wanted);
-        } catch (CacheLoaderException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new CacheLoaderException("the loader of cache \"" + name + "\" failed: " + e, e);
-        }
-        Map<K, V> out = new LinkedHashMap<>();
-        if (loaded != null) {
-            loaded.forEach((k, v) -> {
-                if (k != null && v != null) {
-                    out.put(k, v);
-                }
-            });
-        }
-        return out;
-    }
-
-    /** Stores loaded values (no CacheWriter: they came from the store); returns what is now cached. */
-    private Map<K, V> storeLoaded(Map<K, V> loaded, boolean replaceExisting) {
-        if (loaded.isEmpty()) {
-            return loaded;
-        }
-        return mutate(loaded.keySet(), tx -> {
-            Map<K, Stored> cur = tx.current(loaded.keySet());
-            Map<K, V> out = new LinkedHashMap<>();
-            long now = now();
-            for (Map.Entry<K, V> e : loaded.entrySet()) {
-                Stored c = cur.get(e.getKey());
-                if (c != null && !replaceExisting) {
-                    out.put(e.getKey(), decode(c));
-                } else {
-                    store(tx, e.getKey(), e.getValue(), c, now);
-                    out.put(e.getKey(), e.getValue());
-                }
-            }
-            return out;
-        });
     }
 
     @Override
@@ -357,44 +211,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         checkOpen();
         Objects.requireNonNull(keySet, "keys");
         keySet.forEach(this::requireKey);
-        if (loader == null) {
-            if (listener != null) {
-                listener.onCompletion();
-            }
-            return;
-        }
-        List<K> all = new ArrayList<>(keySet);
-        loadExecutor().execute(() -> {
-            try {
-                List<K> wanted = new ArrayList<>();
-                for (K k : all) {
-                    if (replaceExistingValues || readLive(k) == null) {
-                        wanted.add(k);
-                    }
-                }
-                if (!wanted.isEmpty()) {
-                    storeLoaded(loadAllFromLoader(wanted), replaceExistingValues);
-                }
-                if (listener != null) {
-                    listener.onCompletion();
-                }
-            } catch (Exception e) {
-                if (listener != null) {
-                    listener.onException(e);
-                }
-            }
-        });
-    }
-
-    private synchronized ExecutorService loadExecutor() {
-        if (loads == null) {
-            loads = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "shardq-jcache-" + name + "-loadAll");
-                t.setDaemon(true);
-                return t;
-            });
-        }
-        return loads;
+        through.loadAllInBackground(keySet, replaceExistingValues, listener);
     }
 
     // ---------------------------------------------------------------- writes
@@ -405,10 +222,10 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         requireKey(key);
         requireValue(value);
         long t0 = System.nanoTime();
-        mutate(List.of(key), tx -> {
+        entries.change(List.of(key), tx -> {
             Stored cur = tx.current(key);
-            writeThrough(key, value);
-            stats.puts(store(tx, key, value, cur, now()) ? 1 : 0);
+            through.write(key, value);
+            stats.puts(entries.store(tx, key, value, cur, entries.now()) ? 1 : 0);
             return null;
         });
         stats.putTime(t0);
@@ -420,10 +237,10 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         requireKey(key);
         requireValue(value);
         long t0 = System.nanoTime();
-        V old = mutate(List.of(key), tx -> {
+        V old = entries.change(List.of(key), tx -> {
             Stored cur = tx.current(key);
-            writeThrough(key, value);
-            stats.puts(store(tx, key, value, cur, now()) ? 1 : 0);
+            through.write(key, value);
+            stats.puts(entries.store(tx, key, value, cur, entries.now()) ? 1 : 0);
             return cur == null ? null : decode(cur);
         });
         if (old == null) {
@@ -446,28 +263,28 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         });
         long t0 = System.nanoTime();
         Map<K, V> copy = new LinkedHashMap<>(map);
-        CacheWriterException failed = mutate(copy.keySet(), tx -> {
+        CacheWriterException failed = entries.change(copy.keySet(), tx -> {
             Map<K, Stored> cur = tx.current(copy.keySet());
             CacheWriterException writerFailed = null;
             Map<K, V> write = copy;
-            if (writeThrough()) {
-                Collection<Cache.Entry<? extends K, ? extends V>> entries = new ArrayList<>();
-                copy.forEach((k, v) -> entries.add(new JCacheEntry<>(k, v)));
+            if (through.writeThrough()) {
+                Collection<Cache.Entry<? extends K, ? extends V>> toWrite = new ArrayList<>();
+                copy.forEach((k, v) -> toWrite.add(new JCacheEntry<>(k, v)));
                 try {
-                    through(() -> writer.writeAll(entries));
+                    through.writeAll(toWrite);
                 } catch (CacheWriterException e) {
                     // JSR-107: what the writer wrote (took out of the collection) is cached, the rest not
                     writerFailed = e;
                     write = new LinkedHashMap<>(copy);
-                    for (Cache.Entry<? extends K, ? extends V> left : entries) {
+                    for (Cache.Entry<? extends K, ? extends V> left : toWrite) {
                         write.remove(left.getKey());
                     }
                 }
             }
-            long now = now();
+            long now = entries.now();
             int n = 0;
             for (Map.Entry<K, V> e : write.entrySet()) {
-                n += store(tx, e.getKey(), e.getValue(), cur.get(e.getKey()), now) ? 1 : 0;
+                n += entries.store(tx, e.getKey(), e.getValue(), cur.get(e.getKey()), now) ? 1 : 0;
             }
             stats.puts(n);
             return writerFailed;
@@ -484,12 +301,12 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         requireKey(key);
         requireValue(value);
         long t0 = System.nanoTime();
-        boolean done = mutate(List.of(key), tx -> {
+        boolean done = entries.change(List.of(key), tx -> {
             if (tx.current(key) != null) {
                 return false;
             }
-            writeThrough(key, value);
-            stats.puts(store(tx, key, value, null, now()) ? 1 : 0);
+            through.write(key, value);
+            stats.puts(entries.store(tx, key, value, null, entries.now()) ? 1 : 0);
             return true;
         });
         if (done) {
@@ -506,10 +323,10 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         checkOpen();
         requireKey(key);
         long t0 = System.nanoTime();
-        boolean removed = mutate(List.of(key), tx -> {
+        boolean removed = entries.change(List.of(key), tx -> {
             Stored cur = tx.current(key);
-            deleteThrough(key);
-            return cur != null && removeStored(tx, key, cur);
+            through.delete(key);
+            return cur != null && entries.remove(tx, key, cur);
         });
         stats.removeTime(t0);
         return removed;
@@ -521,13 +338,13 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         requireKey(key);
         requireValue(oldValue);
         long t0 = System.nanoTime();
-        boolean removed = mutate(List.of(key), tx -> {
+        boolean removed = entries.change(List.of(key), tx -> {
             Stored cur = holding(tx, key, oldValue);
             if (cur == null) {
                 return false;
             }
-            deleteThrough(key);
-            return removeStored(tx, key, cur);
+            through.delete(key);
+            return entries.remove(tx, key, cur);
         });
         stats.removeTime(t0);
         return removed;
@@ -538,14 +355,14 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         checkOpen();
         requireKey(key);
         long t0 = System.nanoTime();
-        V old = mutate(List.of(key), tx -> {
+        V old = entries.change(List.of(key), tx -> {
             Stored cur = tx.current(key);
-            deleteThrough(key);
+            through.delete(key);
             if (cur == null) {
                 return null;
             }
             V v = decode(cur);
-            removeStored(tx, key, cur);
+            entries.remove(tx, key, cur);
             return v;
         });
         if (old == null) {
@@ -565,13 +382,13 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         requireValue(oldValue);
         requireValue(newValue);
         long t0 = System.nanoTime();
-        boolean done = mutate(List.of(key), tx -> {
+        boolean done = entries.change(List.of(key), tx -> {
             Stored cur = holding(tx, key, oldValue);
             if (cur == null) {
                 return false;
             }
-            writeThrough(key, newValue);
-            stats.puts(store(tx, key, newValue, cur, now()) ? 1 : 0);
+            through.write(key, newValue);
+            stats.puts(entries.store(tx, key, newValue, cur, entries.now()) ? 1 : 0);
             return true;
         });
         stats.putTime(t0);
@@ -593,14 +410,14 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         requireKey(key);
         requireValue(value);
         long t0 = System.nanoTime();
-        V old = mutate(List.of(key), tx -> {
+        V old = entries.change(List.of(key), tx -> {
             Stored cur = tx.current(key);
             if (cur == null) {
                 return null;
             }
             V v = decode(cur);
-            writeThrough(key, value);
-            stats.puts(store(tx, key, value, cur, now()) ? 1 : 0);
+            through.write(key, value);
+            stats.puts(entries.store(tx, key, value, cur, entries.now()) ? 1 : 0);
             return v;
         });
         if (old == null) {
@@ -622,13 +439,13 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         keySet.forEach(this::requireKey);
         long t0 = System.nanoTime();
         Set<K> all = new LinkedHashSet<>(keySet);
-        CacheWriterException failed = mutate(all, tx -> {
+        CacheWriterException failed = entries.change(all, tx -> {
             Map<K, Stored> cur = tx.current(all);
             CacheWriterException writerFailed = null;
-            if (writeThrough()) {
+            if (through.writeThrough()) {
                 Collection<Object> pending = new ArrayList<>(all);
                 try {
-                    through(() -> writer.deleteAll(pending));
+                    through.deleteAll(pending);
                 } catch (CacheWriterException e) {
                     // JSR-107: what the writer deleted (took out of the collection) is removed, the rest not
                     writerFailed = e;
@@ -636,7 +453,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
                 }
             }
             for (Map.Entry<K, Stored> e : cur.entrySet()) {
-                removeStored(tx, e.getKey(), e.getValue());
+                entries.remove(tx, e.getKey(), e.getValue());
             }
             return writerFailed;
         });
@@ -684,13 +501,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         checkOpen();
         requireKey(key);
         Objects.requireNonNull(processor, "processor");
-        try {
-            return mutate(List.of(key), tx -> process(tx, key, processor, arguments));
-        } catch (EntryProcessorException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new EntryProcessorException(e);
-        }
+        return processing.invoke(key, processor, arguments);
     }
 
     @Override
@@ -714,212 +525,6 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             }
         }
         return out;
-    }
-
-    private <T> T process(Tx tx, K key, EntryProcessor<K, V, T> processor, Object[] arguments) {
-        Stored cur = tx.current(key);
-        V old = cur == null ? null : decode(cur);
-        // JSR-107 (and its TCK): finding the key is the hit or miss, whatever the processor does
-        if (cur != null) {
-            stats.hits(1);
-        } else {
-            stats.misses(1);
-        }
-        ProcessorEntry<K, V> e =
-                new ProcessorEntry<>(key, old, readThrough() ? this::loadFromLoader : null, this::requireValue);
-        T result;
-        try {
-            result = processor.process(e, arguments);
-        } catch (EntryProcessorException ex) {
-            throw ex;
-        } catch (Exception ex) {
-            throw new EntryProcessorException(ex);
-        }
-        long now = now();
-        switch (e.op()) {
-            case NONE -> {
-                if (e.read() && cur != null && e.value() != null) {
-                    accessedIn(tx, key, cur);
-                }
-            }
-            case LOAD -> {
-                store(tx, key, e.value(), null, now);
-            }
-            case CREATE, UPDATE -> {
-                writeThrough(key, e.value());
-                stats.puts(store(tx, key, e.value(), cur, now) ? 1 : 0);
-            }
-            case REMOVE -> {
-                deleteThrough(key); // also for an absent entry, as remove(key) does
-                if (cur != null) {
-                    removeStored(tx, key, cur);
-                }
-            }
-        }
-        return result;
-    }
-
-    // ---------------------------------------------------------------- the transaction of a change
-
-    /** One change: a transacted engine session with the keys' locks held, and its events. */
-    private final class Tx implements AutoCloseable {
-        final BrokerSession session;
-        final KvCache<K, byte[]> view;
-        final List<JCacheEvent<K, V>> events = new ArrayList<>();
-
-        Tx(Collection<? extends K> lockKeys) {
-            session = broker.openSession(BrokerSession.Mode.TRANSACTED);
-            try {
-                view = kv.in(session);
-                lock(lockKeys);
-            } catch (RuntimeException e) {
-                session.close();
-                throw e;
-            }
-        }
-
-        private void lock(Collection<? extends K> lockKeys) {
-            int[] hashes = lockKeys.stream()
-                    .mapToInt(k -> Arrays.hashCode(keys.encode(k)))
-                    .distinct()
-                    .sorted()
-                    .toArray();
-            if (hashes.length == 0) {
-                return;
-            }
-            Connection c = session.connection();
-            try (PreparedStatement ps = c.prepareStatement(LOCK_SQL)) {
-                ps.setInt(1, lockSpace);
-                ps.setArray(
-                        2,
-                        c.createArrayOf("integer", Arrays.stream(hashes).boxed().toArray()));
-                ps.executeQuery().close();
-            } catch (SQLException e) {
-                throw new CacheException("cache \"" + name + "\": cannot lock the keys of a change: " + e, e);
-            }
-        }
-
-        /** The key's live entry in this transaction; an expired one is removed here (EXPIRED). */
-        Stored current(K key) {
-            byte[] raw = view.get(key);
-            return raw == null ? null : live(key, stored(raw));
-        }
-
-        Map<K, Stored> current(Collection<K> wanted) {
-            Map<K, Stored> out = new LinkedHashMap<>();
-            view.getAll(wanted).forEach((k, raw) -> {
-                Stored s = live(k, stored(raw));
-                if (s != null) {
-                    out.put(k, s);
-                }
-            });
-            return out;
-        }
-
-        private Stored live(K key, Stored s) {
-            if (!s.expired(now())) {
-                return s;
-            }
-            view.remove(key);
-            V old = decode(s);
-            events.add(event(EventType.EXPIRED, key, old, old));
-            return null;
-        }
-
-        @Override
-        public void close() {
-            session.close();
-        }
-    }
-
-    /** Runs a change in its transaction, commits, then fires its events. */
-    private <R> R mutate(Collection<? extends K> lockKeys, Function<Tx, R> work) {
-        R r;
-        List<JCacheEvent<K, V>> events;
-        try (Tx tx = new Tx(lockKeys)) {
-            r = work.apply(tx);
-            tx.session.commit();
-            events = tx.events;
-        } catch (ShardQException e) {
-            throw translate(e);
-        }
-        listeners.fire(events);
-        return r;
-    }
-
-    /**
-     * Stores {@code value} given the key's current entry {@code cur} (null: none) with the creation
-     * or update expiry, and records CREATED or UPDATED; false when the expiry said the entry is
-     * expired already (a zero duration: nothing stored on creation, removed on update).
-     */
-    private boolean store(Tx tx, K key, V value, Stored cur, long now) {
-        long at;
-        if (cur == null) {
-            at = Expiries.at(expiry::getExpiryForCreation, now);
-            if (at == Expiries.UNCHANGED) {
-                at = Stored.ETERNAL;
-            }
-            if (at <= now) {
-                return false;
-            }
-        } else {
-            at = Expiries.at(expiry::getExpiryForUpdate, now);
-            if (at == Expiries.UNCHANGED) {
-                at = cur.expiresAt();
-            }
-            if (at <= now) {
-                tx.view.remove(key);
-                V old = decode(cur);
-                tx.events.add(event(EventType.EXPIRED, key, old, old));
-                return false;
-            }
-        }
-        tx.view.put(key, Stored.wrap(encode(value), at), Expiries.ttl(at, now));
-        tx.events.add(
-                cur == null
-                        ? event(EventType.CREATED, key, value, null)
-                        : event(EventType.UPDATED, key, value, decode(cur)));
-        return true;
-    }
-
-    private boolean removeStored(Tx tx, K key, Stored cur) {
-        tx.view.remove(key);
-        V old = decode(cur);
-        tx.events.add(event(EventType.REMOVED, key, old, old));
-        stats.removals(1);
-        return true;
-    }
-
-    private JCacheEvent<K, V> event(EventType type, K key, V value, V old) {
-        return new JCacheEvent<>(this, type, key, value, old);
-    }
-
-    // ---------------------------------------------------------------- write-through
-
-    private boolean writeThrough() {
-        return config.isWriteThrough() && writer != null;
-    }
-
-    private void writeThrough(K key, V value) {
-        if (writeThrough()) {
-            through(() -> writer.write(new JCacheEntry<>(key, value)));
-        }
-    }
-
-    private void deleteThrough(K key) {
-        if (writeThrough()) {
-            through(() -> writer.delete(key));
-        }
-    }
-
-    private void through(Runnable call) {
-        try {
-            call.run();
-        } catch (CacheWriterException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new CacheWriterException("the writer of cache \"" + name + "\" failed: " + e, e);
-        }
     }
 
     // ---------------------------------------------------------------- listeners
@@ -989,15 +594,15 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     private List<Visit<K, V>> livePage(List<K> page) {
         Map<K, byte[]> raw = call(() -> kv.getAll(page));
         List<Visit<K, V>> out = new ArrayList<>();
-        long now = now();
+        long now = entries.now();
         for (K k : page) {
             byte[] r = raw.get(k);
             if (r == null) {
                 continue; // removed since the listing
             }
-            Stored s = stored(r);
+            Stored s = codec.stored(r);
             if (s.expired(now)) {
-                expire(k);
+                entries.expire(k);
                 continue;
             }
             out.add(new Visit<>(new JCacheEntry<>(k, decode(s)), s));
@@ -1008,7 +613,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     /** An entry the iterator returns: a hit, and an access for the expiry policy. */
     private Cache.Entry<K, V> visited(Visit<K, V> v) {
         stats.hits(1);
-        accessed(v.entry().getKey(), v.stored());
+        entries.accessed(v.entry().getKey(), v.stored());
         return v.entry();
     }
 
@@ -1043,7 +648,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
             return clazz.cast(this);
         }
         if (clazz == KvCache.class) {
-            return clazz.cast(broker.cache(storeName, keys, new JCacheValueCodec<>(values)));
+            return clazz.cast(broker.cache(storeName, codec.keys(), new JCacheValueCodec<>(codec.values())));
         }
         if (clazz.isInstance(broker)) {
             return clazz.cast(broker);
@@ -1067,27 +672,8 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         MBeans.unregister(statsName);
         MBeans.unregister(configName);
         listeners.close();
-        if (loads != null) {
-            // a loadAll in flight finishes before its loader is closed (it would use it after)
-            loads.shutdown();
-            try {
-                if (!loads.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS)) {
-                    loads.shutdownNow();
-                }
-            } catch (InterruptedException e) {
-                loads.shutdownNow();
-                Thread.currentThread().interrupt();
-            }
-        }
-        for (Object o : new Object[] {loader, writer, expiry}) {
-            if (o instanceof Closeable c) {
-                try {
-                    c.close();
-                } catch (java.io.IOException | RuntimeException e) {
-                    // closing is best effort, as the spec asks
-                }
-            }
-        }
+        through.close(); // waits for a loadAll in flight, then closes the loader and the writer
+        ReadWriteThrough.closeQuietly(expiry);
     }
 
     @Override
@@ -1104,74 +690,19 @@ final class ShardQCache<K, V> implements Cache<K, V> {
     }
 
     private void requireKey(K key) {
-        Objects.requireNonNull(key, "a key must not be null");
-        Class<K> t = config.getKeyType();
-        if (t != Object.class && !t.isInstance(key)) {
-            throw new ClassCastException(
-                    "cache \"" + name + "\": a key of type " + key.getClass().getName() + " is not a " + t.getName());
-        }
+        codec.requireKey(key);
     }
 
     private void requireValue(V value) {
-        Objects.requireNonNull(value, "a value must not be null");
-        Class<V> t = config.getValueType();
-        if (t != Object.class && !t.isInstance(value)) {
-            throw new ClassCastException("cache \"" + name + "\": a value of type "
-                    + value.getClass().getName() + " is not a " + t.getName());
-        }
-    }
-
-    private long now() {
-        return clock.millis();
-    }
-
-    private byte[] encode(V value) {
-        try {
-            return values.encode(value);
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException(
-                    "cache \"" + name + "\": cannot store a value of type "
-                            + value.getClass().getName() + " (" + values.describe() + "): " + e.getMessage(),
-                    e);
-        }
+        codec.requireValue(value);
     }
 
     private V decode(Stored s) {
-        try {
-            return values.decode(s.value());
-        } catch (RuntimeException e) {
-            throw new CacheException(
-                    "cache \"" + name + "\": cannot read a stored value (" + values.describe() + "): " + e.getMessage(),
-                    e);
-        }
-    }
-
-    /** A stored value as this layer wrote it; one written another way is refused naming the cache. */
-    private Stored stored(byte[] raw) {
-        try {
-            return Stored.of(raw);
-        } catch (IllegalArgumentException e) {
-            throw new CacheException("cache \"" + name + "\": " + e.getMessage(), e);
-        }
+        return codec.decode(s);
     }
 
     private <R> R call(Supplier<R> engine) {
-        try {
-            return engine.get();
-        } catch (ShardQException e) {
-            throw translate(e);
-        }
-    }
-
-    private RuntimeException translate(ShardQException e) {
-        if (e.kind() == ErrorKind.INVALID_ARGUMENT) {
-            return new IllegalArgumentException(e.getMessage(), e);
-        }
-        if (e.kind() == ErrorKind.UNKNOWN_CACHE) {
-            return new IllegalStateException(
-                    "cache \"" + name + "\" was destroyed (its ShardQ cache is gone): " + e.getMessage(), e);
-        }
-        return new CacheException(e.getMessage(), e);
+        return codec.call(engine);
     }
 
     @Override

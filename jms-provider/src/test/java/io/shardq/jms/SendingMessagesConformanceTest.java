@@ -22,6 +22,7 @@ import jakarta.jms.Session;
 import jakarta.jms.TemporaryQueue;
 import jakarta.jms.TemporaryTopic;
 import jakarta.jms.Topic;
+import jakarta.jms.TransactionRolledBackException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -252,14 +253,28 @@ class SendingMessagesConformanceTest {
                     });
             for (int i = 0; i < paths.size(); i++) {
                 ThrowingRunnable path = paths.get(i);
+                if (i == 5) {
+                    // in a transaction the send is held until the commit: when the sender's instance
+                    // has not yet heard of the drop (NOTIFY is asynchronous), the send is accepted and
+                    // the commit finds the table gone, and JMS says what a failed commit throws:
+                    // TransactionRolledBackException, naming the cause. Either way nothing is sent.
+                    assertThatThrownBy(path::run)
+                            .as("path %d", i)
+                            .satisfiesAnyOf(
+                                    t -> assertThat(t).isInstanceOf(InvalidDestinationException.class),
+                                    t -> assertThat(t)
+                                            .isInstanceOf(TransactionRolledBackException.class)
+                                            .hasMessageContaining("the destination no longer exists"))
+                            .hasMessageNotContaining("relation")
+                            .hasMessageNotContaining("shardq.m_");
+                    transacted.rollback();
+                    continue;
+                }
                 assertThatThrownBy(path::run)
                         .as("path %d", i)
                         .isInstanceOf(InvalidDestinationException.class)
                         .hasMessageNotContaining("relation")
                         .hasMessageNotContaining("shardq.m_");
-                if (i == 5) {
-                    transacted.rollback();
-                }
             }
             try (JMSContext ctx = f.createContext()) {
                 assertThatThrownBy(() -> ctx.createProducer().send(tq, "simplified"))

@@ -8,10 +8,11 @@ import javax.sql.DataSource;
  * No PostgreSQL queue can enqueue faster on the same server, so ShardQ's enqueue rate is reported
  * as a fraction of this one.
  */
-final class CeilingSystem implements QueueSystem {
+class CeilingSystem implements QueueSystem {
     static final String NAME = "ceiling";
 
-    private ReferenceTable table;
+    /** The table every row goes to (set up by {@link #setUp}). */
+    protected ReferenceTable table;
 
     @Override
     public String name() {
@@ -20,12 +21,12 @@ final class CeilingSystem implements QueueSystem {
 
     @Override
     public void setUp(DataSource dataSource, Settings settings) throws Exception {
-        table = new ReferenceTable(dataSource, "ceiling");
+        table = new ReferenceTable(dataSource, name());
         table.recreate(settings.persistent());
     }
 
     @Override
-    public Producer producer() {
+    public Producer producer() throws Exception {
         ReferenceTable t = table;
         return t::insert;
     }

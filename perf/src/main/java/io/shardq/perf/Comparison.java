@@ -7,7 +7,8 @@ import java.util.TreeSet;
 
 /**
  * The ratios of a run, between systems measured at the same threads value: enqueue rate against
- * the ceiling's, dequeue rate against the naive queue's.
+ * the ceiling's, dequeue rate against the naive queue's, and messages per second (deliveries, or a
+ * ceiling's inserts) against each ceiling's inserts.
  */
 final class Comparison {
     private final List<StepResult> results;
@@ -28,6 +29,25 @@ final class Comparison {
     double enqueueVsCeiling(StepResult r) {
         StepResult ceiling = byKey.get(key(CeilingSystem.NAME, r.threads()));
         return ceiling == null ? Double.NaN : Rates.ratio(r.enqueueRate(), ceiling.enqueueRate());
+    }
+
+    /**
+     * This system's {@linkplain StepResult#messageRate() messages per second} (end-to-end deliveries
+     * for a queue, inserts for a ceiling) divided by the two-round-trip ceiling's inserts per second
+     * at the same threads (issue 25's reference); NaN without one.
+     */
+    double messagesVsCeiling2(StepResult r) {
+        StepResult ceiling2 = byKey.get(key(Ceiling2System.NAME, r.threads()));
+        return ceiling2 == null ? Double.NaN : Rates.ratio(r.messageRate(), ceiling2.enqueueRate());
+    }
+
+    /**
+     * The same against the one-round-trip ceiling: {@linkplain StepResult#messageRate() messages
+     * per second} divided by {@value CeilingSystem#NAME}'s inserts per second; NaN without one.
+     */
+    double messagesVsCeiling(StepResult r) {
+        StepResult ceiling = byKey.get(key(CeilingSystem.NAME, r.threads()));
+        return ceiling == null ? Double.NaN : Rates.ratio(r.messageRate(), ceiling.enqueueRate());
     }
 
     /** This system's dequeue rate divided by the naive queue's at the same threads; NaN without one. */

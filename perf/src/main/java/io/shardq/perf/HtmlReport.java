@@ -14,6 +14,8 @@ final class HtmlReport {
     private static final Map<String, String> COLORS = Map.of(
             CeilingSystem.NAME,
             "#6b7280",
+            Ceiling2System.NAME,
+            "#a3a3a3",
             NaiveSkipLockedSystem.NAME,
             "#d95f02",
             SystemRegistry.SHARDQ,
@@ -70,6 +72,9 @@ final class HtmlReport {
             "enq/ceiling",
             "deq/naive",
             "async/sync",
+            "msg/s",
+            "/ceiling2",
+            "/ceiling",
             "backlog",
             "p50 ms",
             "p90 ms",
@@ -79,6 +84,9 @@ final class HtmlReport {
             "reads/msg",
             "JVM cpu s",
             "PG cpu s",
+            "commits/msg",
+            "JVM µs/msg",
+            "PG µs/msg",
             "table MB",
             "dead tuples",
             "errors"
@@ -102,6 +110,9 @@ final class HtmlReport {
                 Numbers.ratio(run.enqueueVsCeiling(r)),
                 Numbers.ratio(run.dequeueVsNaive(r)),
                 Numbers.ratio(run.enqueueVsSync(r)),
+                Numbers.rate(r.messageRate()),
+                Numbers.ratio(run.messagesVsCeiling2(r)),
+                Numbers.ratio(run.messagesVsCeiling(r)),
                 Numbers.count(r.backlog()),
                 Numbers.millis(l.millis(l.p50())),
                 Numbers.millis(l.millis(l.p90())),
@@ -110,7 +121,10 @@ final class HtmlReport {
                 Numbers.decimal(r.walBytesPerMessage(), 0),
                 Numbers.decimal(r.sqlReadsPerMessage(), 3),
                 Numbers.decimal(r.jvmCpuSeconds(), 1),
-                Numbers.decimal(r.pgCpuSeconds(), 1),
+                TextReport.pgSeconds(r),
+                Numbers.decimal(r.commitsPerMessage(), 3),
+                Numbers.decimal(r.jvmCpuMicrosPerMessage(), 1),
+                TextReport.pgMicros(r),
                 Numbers.megabytes(r.tableBytes()),
                 Numbers.count(r.deadTuples()),
                 Numbers.count(r.errors())
@@ -130,7 +144,14 @@ final class HtmlReport {
                 .append("enq/ceiling: enqueue rate divided by the ceiling's (a plain multi-row INSERT) at the same"
                         + " threads. deq/naive: dequeue rate divided by the naive FOR UPDATE SKIP LOCKED queue's."
                         + " Latency: from the payload stamp just before sendBatch to receiveBatch returning after"
-                        + " its commit. WAL B/msg: WAL of the whole server in the window per message enqueued.")
+                        + " its commit. WAL B/msg: WAL of the whole server in the window per message enqueued."
+                        + " msg/s: deliveries per second end to end for a queue, inserts per second for a ceiling;"
+                        + " /ceiling2 and /ceiling: msg/s divided by the inserts per second of ceiling2 (multi-row"
+                        + " INSERT, then COMMIT, per batch on the producer's own connection: two round trips) and of"
+                        + " ceiling (one autocommit INSERT per batch) at the same threads. commits/msg: transactions"
+                        + " committed in the database in the window (pg_stat_database.xact_commit) per msg. µs/msg:"
+                        + " CPU per msg of this JVM and of the PostgreSQL processes (n/a: the server is not on this"
+                        + " machine).")
                 .append(
                         async
                                 ? " async/sync: shardq-async's enqueue rate divided by shardq's (synchronous) at the"

@@ -8,6 +8,9 @@ import java.util.Locale;
 final class Numbers {
     static final String NONE = "-";
 
+    /** A server figure that cannot be measured from here: the server runs on another machine. */
+    static final String NOT_LOCAL = "n/a";
+
     private Numbers() {}
 
     static String count(long n) {

@@ -21,8 +21,9 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = "P producer threads send batches and P consumer threads receive them, for each P of"
-                + " --threads and each system; the ceiling only enqueues. Prints the settings first, a progress"
-                + " line while running, and a table with ratios against the references at the end.")
+                + " --threads and each system; the ceilings only enqueue. Prints the settings first, a progress"
+                + " line while running, and tables with ratios against the references, commits and CPU per"
+                + " message at the end.")
 final class QueueCommand implements Callable<Integer> {
 
     @Option(
@@ -91,7 +92,12 @@ final class QueueCommand implements Callable<Integer> {
             paramLabel = "NAME",
             splitSynopsisLabel = ",",
             defaultValue = "shardq,ceiling,naive",
-            description = "systems to run, in this order (default: ${DEFAULT-VALUE})")
+            description = "systems to run, in this order: shardq (ShardQ through JMS, transacted sessions);"
+                    + " ceiling (one autocommit multi-row INSERT per batch: one round trip, enqueue only);"
+                    + " ceiling2 (each producer on its own connection: multi-row INSERT, then COMMIT, per"
+                    + " batch: two round trips, enqueue only; the ratios /ceiling2 are against it); naive"
+                    + " (one table, INSERT to enqueue, DELETE ... FOR UPDATE SKIP LOCKED RETURNING to dequeue)"
+                    + " (default: ${DEFAULT-VALUE})")
     List<String> systems;
 
     @Option(
@@ -143,21 +149,36 @@ final class QueueCommand implements Callable<Integer> {
             DataSource ds = unsafe
                     ? new SessionSettingDataSource(db.dataSource(), "synchronous_commit", "off")
                     : db.dataSource();
-            ServerProbe probe = new ServerProbe(ds);
-            Environment env = probe.environment(db.displayUrl(), db.isEmbedded());
-            stdout.println(TextReport.header(env, scenario)); // the UNSAFE banner, if any, comes first
-            notes.forEach(stdout::println);
-            stdout.flush();
-            Runner runner = new Runner(ds, registry, MicroClock.system(), Progress.forTerminal(stdout));
-            Comparison run = new Comparison(runner.run(scenario));
-            stdout.println();
-            stdout.print(TextReport.render(env, scenario, run));
-            if (out != null) {
-                ReportFiles.announce(new RunReport(env, scenario, run).writeTo(out), stdout);
-            }
-            stdout.flush();
+            Environment env = new ServerProbe(ds).environment(db.displayUrl(), db.isEmbedded());
+            Comparison run = run(ds, env, scenario, notes, Progress.forTerminal(stdout), stdout);
             return run.results().stream().anyMatch(r -> r.errors() > 0) ? 1 : 0;
         }
+    }
+
+    /**
+     * Prints the settings (the UNSAFE banner, if any, first) and the notes, runs the scenario on
+     * the data source, prints the report and, with {@code --out}, writes its files.
+     */
+    Comparison run(
+            DataSource ds,
+            Environment env,
+            Scenario scenario,
+            List<String> notes,
+            Progress progress,
+            PrintWriter stdout)
+            throws Exception {
+        stdout.println(TextReport.header(env, scenario));
+        notes.forEach(stdout::println);
+        stdout.flush();
+        Runner runner = new Runner(ds, registry, MicroClock.system(), progress);
+        Comparison run = new Comparison(runner.run(scenario));
+        stdout.println();
+        stdout.print(TextReport.render(env, scenario, run));
+        if (out != null) {
+            ReportFiles.announce(new RunReport(env, scenario, run).writeTo(out), stdout);
+        }
+        stdout.flush();
+        return run;
     }
 
     /** The scenario from the options; systems not available yet are left out, with a note. */

@@ -134,7 +134,8 @@ final class Runner {
         long jvm = CpuMeter.jvmNanos();
         Optional<String> lsn = probe.currentWalLsn();
         Map<Integer, Long> ticks = cpu.serverTicks(alsoPids);
-        return new Snapshot(nanos, enqueued, dequeued, reads, lsn, jvm, ticks, instances);
+        long commits = probe.xactCommits();
+        return new Snapshot(nanos, enqueued, dequeued, reads, lsn, jvm, ticks, commits, instances);
     }
 
     private static long[] sum(List<long[]> counts) {
@@ -189,6 +190,8 @@ final class Runner {
                 : Double.NaN;
         double jvm = a.jvmNanos() < 0 ? Double.NaN : Rates.seconds(b.jvmNanos() - a.jvmNanos());
         long pg = cpu.serverNanosBetween(a.serverTicks(), b.serverTicks());
+        // -1 when unreadable at either end, or when the statistics were reset in between
+        long commits = a.commits() < 0 || b.commits() < a.commits() ? -1 : b.commits() - a.commits();
         Throwable error = load.firstError();
         return new StepResult(
                 system.name(),
@@ -207,6 +210,7 @@ final class Runner {
                 tables.deadTuples(),
                 jvm,
                 pg < 0 ? Double.NaN : Rates.seconds(pg),
+                commits,
                 load.errors(),
                 error == null ? null : describe(error),
                 inner);
@@ -242,5 +246,6 @@ final class Runner {
             Optional<String> walLsn,
             long jvmNanos,
             Map<Integer, Long> serverTicks,
+            long commits,
             List<long[]> instances) {}
 }

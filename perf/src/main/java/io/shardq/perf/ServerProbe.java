@@ -125,18 +125,39 @@ final class ServerProbe {
     }
 
     /**
-     * The server processes whose CPU time is counted: this pool's backends (same application
-     * name), the backends of ShardQ's own pool (the JMS factory a system opens has its own, named
-     * {@value #SHARDQ_APPLICATION_NAME} by the broker) and the background processes (WAL writer,
-     * checkpointer, autovacuum, ...).
+     * Transactions committed so far in this pool's database ({@code pg_stat_database.xact_commit}:
+     * every backend's commits, read-only ones and autocommit statements included), or -1 when it
+     * cannot be read. Backends report their counts to the statistics at most once a second, so a
+     * reading lags each busy backend by up to a second; over a window the lag at its start and at
+     * its end roughly cancel.
+     */
+    long xactCommits() {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("select xact_commit from pg_stat_database where datname = current_database()")) {
+            return rs.next() ? rs.getLong(1) : -1;
+        } catch (SQLException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * The server processes whose CPU time is counted: in this pool's database, this pool's
+     * backends (same application name) and the backends of ShardQ's own pool (the JMS factory a
+     * system opens has its own, named {@value #SHARDQ_APPLICATION_NAME} by the broker); and the
+     * background processes (WAL writer, checkpointer, background writer, autovacuum launcher, and
+     * autovacuum workers of this database). Backends of other databases, and clients with another
+     * application name, are not counted.
      */
     List<Integer> serverPids() {
         List<Integer> pids = new ArrayList<>();
         try (Connection c = dataSource.getConnection();
                 Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("select pid from pg_stat_activity where backend_type <> 'client backend'"
-                        + " or application_name in (current_setting('application_name'), '"
-                        + SHARDQ_APPLICATION_NAME + "')")) {
+                ResultSet rs = s.executeQuery("select pid from pg_stat_activity"
+                        + " where (backend_type <> 'client backend' and (datname is null or datname = current_database()))"
+                        + " or (datname = current_database() and application_name in (current_setting('application_name'), '"
+                        + SHARDQ_APPLICATION_NAME + "'))")) {
             while (rs.next()) {
                 pids.add(rs.getInt(1));
             }

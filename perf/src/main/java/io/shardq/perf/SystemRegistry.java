@@ -16,7 +16,10 @@ import java.util.function.Supplier;
 final class SystemRegistry {
     static final String SHARDQ = "shardq";
 
-    /** The default of {@code --systems}: ShardQ and both references. */
+    /**
+     * The default of {@code --systems}: ShardQ, the one-round-trip ceiling and the naive queue
+     * ({@value Ceiling2System#NAME} runs when asked for).
+     */
     static final List<String> DEFAULT = List.of(SHARDQ, CeilingSystem.NAME, NaiveSkipLockedSystem.NAME);
 
     /** Names that are planned but have no implementation yet. */
@@ -28,6 +31,7 @@ final class SystemRegistry {
     static SystemRegistry standard() {
         SystemRegistry r = new SystemRegistry();
         r.register(CeilingSystem.NAME, CeilingSystem::new);
+        r.register(Ceiling2System.NAME, Ceiling2System::new);
         r.register(NaiveSkipLockedSystem.NAME, NaiveSkipLockedSystem::new);
         r.register(SHARDQ, ShardQSystem::new);
         r.register(

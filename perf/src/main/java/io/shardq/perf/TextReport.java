@@ -67,7 +67,7 @@ final class TextReport {
                     Numbers.decimal(r.walBytesPerMessage(), 0),
                     Numbers.decimal(r.sqlReadsPerMessage(), 3),
                     Numbers.decimal(r.jvmCpuSeconds(), 1),
-                    Numbers.decimal(r.pgCpuSeconds(), 1),
+                    pgSeconds(r),
                     Numbers.megabytes(r.tableBytes()),
                     Numbers.count(r.deadTuples()),
                     Numbers.count(r.errors()));
@@ -76,7 +76,10 @@ final class TextReport {
                 .append(speed.render())
                 .append('\n')
                 .append("Cost in the window, and the tables at the end\n")
-                .append(cost.render());
+                .append(cost.render())
+                .append('\n')
+                .append("Per message against the ceilings: deliveries end to end (a queue) or inserts (a ceiling)\n")
+                .append(perMessage(run).render());
         TextTable inner = new TextTable("threads", "<system", "<step", "count", "p50 ms", "p90 ms", "p99 ms", "max ms");
         boolean anyInner = false;
         for (StepResult r : run.results()) {
@@ -116,6 +119,57 @@ final class TextReport {
         return sb.toString();
     }
 
+    /**
+     * Issue 25's table: each system's messages per second against both ceilings, and what a
+     * message costs in commits and CPU.
+     */
+    static TextTable perMessage(Comparison run) {
+        TextTable t = new TextTable(
+                "threads",
+                "<system",
+                "msg/s",
+                "/ceiling2",
+                "/ceiling",
+                "commits/msg",
+                "JVM us/msg",
+                "PG us/msg",
+                "p50 ms",
+                "p99 ms");
+        for (StepResult r : run.results()) {
+            LatencyStats l = r.latency();
+            t.row(
+                    Integer.toString(r.threads()),
+                    r.system(),
+                    Numbers.rate(r.messageRate()),
+                    Numbers.ratio(run.messagesVsCeiling2(r)),
+                    Numbers.ratio(run.messagesVsCeiling(r)),
+                    Numbers.decimal(r.commitsPerMessage(), 3),
+                    Numbers.decimal(r.jvmCpuMicrosPerMessage(), 1),
+                    pgMicros(r),
+                    Numbers.millis(l.millis(l.p50())),
+                    Numbers.millis(l.millis(l.p99())));
+        }
+        return t;
+    }
+
+    /**
+     * The PostgreSQL CPU per message; "n/a" for a step that ran while the server's processes could
+     * not be read (a server on another machine), "-" for one that did not run.
+     */
+    static String pgMicros(StepResult r) {
+        return serverNotLocal(r) ? Numbers.NOT_LOCAL : Numbers.decimal(r.pgCpuMicrosPerMessage(), 1);
+    }
+
+    /** The PostgreSQL CPU seconds of a step, "n/a" as {@link #pgMicros}. */
+    static String pgSeconds(StepResult r) {
+        return serverNotLocal(r) ? Numbers.NOT_LOCAL : Numbers.decimal(r.pgCpuSeconds(), 1);
+    }
+
+    /** The step ran, and the server's processes could not be read. */
+    private static boolean serverNotLocal(StepResult r) {
+        return Double.isNaN(r.pgCpuSeconds()) && r.seconds() > 0;
+    }
+
     /** The speed table's headers; async/sync only when the run measured the asynchronous ShardQ. */
     private static String[] speedHeaders(boolean async) {
         List<String> h = new java.util.ArrayList<>(
@@ -143,6 +197,15 @@ final class TextReport {
             WAL B/msg    WAL of the whole server in the window / messages enqueued (dequeues included)
             reads/msg    statements reading queue rows / messages dequeued, empty polls included
             cpu s        CPU seconds in the window: the JVM (harness included), the PostgreSQL processes
+                         (this database's backends of the harness's and ShardQ's pools, and the server's
+                         background processes; n/a when the server is not on this machine)
+            msg/s        deliveries per second end to end for a queue, inserts per second for a ceiling
+            /ceiling2    msg/s / ceiling2's inserts/s at the same threads (each producer on its own
+                         connection: multi-row INSERT, then COMMIT, per batch: two round trips)
+            /ceiling     msg/s / ceiling's inserts/s at the same threads (one autocommit INSERT per batch)
+            commits/msg  transactions committed in the database in the window (pg_stat_database
+                         xact_commit, every client's, read-only ones included) / msg
+            us/msg       CPU microseconds in the window / msg: this JVM's, the PostgreSQL processes'
             backlog      rows left after the workers stopped (ceiling: every row it inserted)
             send commit       ShardQ: a producer session's commit until its messages are visible
             visible to taken  ShardQ: visible in the instance until a consumer session takes it

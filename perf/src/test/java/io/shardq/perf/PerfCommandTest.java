@@ -82,13 +82,15 @@ class PerfCommandTest {
                 .contains("--threads", "--payload", "--batch", "--shards", "--warmup", "--duration")
                 .contains("--non-persistent", "--unsafe", "--out", "--systems")
                 .contains("default: 4", "default: 512", "default: 10", "default: 8", "default: 5", "default: 20")
-                .contains("default: shardq,ceiling,naive");
+                .contains("default: shardq,ceiling,naive")
+                .contains("ceiling2 (each producer on its own connection: multi-row INSERT,then COMMIT,per batch:"
+                        + " two round trips");
     }
 
     @Test
     void queue_rejectsAnUnknownSystem_namingTheKnownOnes() {
         assertThat(run("queue", "--systems", "ceiling,rabbit")).isEqualTo(2);
-        assertThat(err.toString()).contains("--systems rabbit is unknown").contains("ceiling, naive, shardq");
+        assertThat(err.toString()).contains("--systems rabbit is unknown").contains("ceiling, ceiling2, naive, shardq");
     }
 
     @Test

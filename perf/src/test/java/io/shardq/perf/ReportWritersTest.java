@@ -34,9 +34,19 @@ class ReportWritersTest {
         Map<String, String> ceiling1 = row(header, rows.get(1));
         assertThat(ceiling1.get("dequeue_per_s")).as("not applicable: empty").isEmpty();
         assertThat(ceiling1.get("p50_ms")).isEmpty();
+        assertThat(Double.parseDouble(ceiling1.get("msg_per_s"))).isEqualTo(20_000);
+        assertThat(Double.parseDouble(ceiling1.get("commits_per_msg"))).isCloseTo(0.1, within(1e-9));
+        assertThat(Double.parseDouble(ceiling1.get("jvm_cpu_us_per_msg"))).isCloseTo(25.0, within(1e-9));
+        assertThat(Double.parseDouble(ceiling1.get("pg_cpu_us_per_msg"))).isCloseTo(30.0, within(1e-9));
+        assertThat(Double.parseDouble(naive1.get("msg_per_s"))).as("deliveries").isEqualTo(1_000);
+        assertThat(Double.parseDouble(naive1.get("msg_vs_ceiling"))).isCloseTo(0.05, within(1e-9));
+        assertThat(naive1.get("msg_vs_ceiling2")).as("no ceiling2 in this run").isEmpty();
+        assertThat(Double.parseDouble(naive1.get("commits_per_msg"))).isCloseTo(0.3, within(1e-9));
+        assertThat(naive1.get("pg_cpu_us_per_msg")).isEmpty();
         Map<String, String> odd = row(header, rows.get(3));
         assertThat(odd.get("first_error")).isEqualTo("boom, \"quoted\"\nsecond line <b>&</b>");
         assertThat(odd.get("backlog")).isEmpty();
+        assertThat(odd.get("commits")).isEmpty();
     }
 
     @Test
@@ -100,6 +110,11 @@ class ReportWritersTest {
                 .findFirst()
                 .orElseThrow();
         assertThat(naive2).contains("0.27x").contains("1.00x");
+        String perMessage = text.substring(text.indexOf("Per message against the ceilings"));
+        assertThat(perMessage.lines().filter(l -> l.matches("\\s+2\\s+naive\\s+6,000\\s.*")))
+                .singleElement()
+                .satisfies(
+                        l -> assertThat(l).contains("0.20x").contains("0.300").contains("n/a"));
         assertThat(text).contains("odd x1: 1 failed calls; first: boom");
     }
 

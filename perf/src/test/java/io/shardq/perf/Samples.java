@@ -51,6 +51,7 @@ final class Samples {
                 0,
                 2.5,
                 3.0,
+                (long) (rate * 5 / 10),
                 0,
                 null,
                 List.of());
@@ -78,6 +79,7 @@ final class Samples {
                 345,
                 1.5,
                 Double.NaN,
+                (long) (dequeue * 5 * 0.3),
                 0,
                 null,
                 List.of());

@@ -30,6 +30,7 @@ class TopicReportTest {
                 0,
                 1.0,
                 2.0,
+                -1,
                 0,
                 null,
                 List.of());

@@ -58,6 +58,17 @@ const fmt = {
   onOff: (b) => (b ? "on" : h("span", { class: "off" }, "off")),
 };
 
+/** A queue's switches, in one cell: "enqueue on, dequeue off". */
+function switches(q) {
+  return h("span", {}, "enqueue ", fmt.onOff(q.enqueueEnabled), ", dequeue ", fmt.onOff(q.dequeueEnabled));
+}
+
+/** "3 (app-a 2, app-b 1)": a count and who holds it. */
+function consumersText(total, by) {
+  if (!total) return "0";
+  return fmt.count(total) + " (" + by.map((c) => (c.subscription ? c.subscription + " on " : "") + c.instanceName + " " + c.consumers).join(", ") + ")";
+}
+
 function link(view, name) {
   return h("a", { href: "#/" + view + "/" + encodeURIComponent(name) }, name);
 }
@@ -125,14 +136,14 @@ function navigate() {
   route = { view, name, live: h("div", { id: "live" }), charts: {} };
   main.dataset.view = view;
   main.append(route.live);
+  if (view === "topic") main.append(h("section", {}, sendForm("topics", name)));
   if (view === "queue") {
     main.append(queueTools(name));
     const params = new URLSearchParams(search || "");
-    if (params.has("selector")) {
-      const form = document.getElementById("browse");
-      form.selector.value = params.get("selector");
-      form.requestSubmit();
-    }
+    // the first messages are shown at once; #/queue/NAME?selector=EXPR shows those matching
+    const form = document.getElementById("browse");
+    if (params.has("selector")) form.selector.value = params.get("selector");
+    form.requestSubmit();
   }
   if (overview) renderLive();
 }
@@ -160,33 +171,39 @@ function destinations() {
     h("tr", { "data-queue": q.name },
       h("td", {}, link("queue", q.name)),
       cell("shards", q.shardCount, true),
+      cell("consumers", fmt.count(q.consumers), true),
       cell("backlog", fmt.count(q.backlog), true),
+      cell("tableBytes", fmt.bytes(q.tableBytes), true),
       cell("enqueueRate", q.rates ? fmt.rate(q.rates.enqueuePerSecond) : "-", true),
       cell("dequeueRate", q.rates ? fmt.rate(q.rates.dequeuePerSecond) : "-", true),
       cell("oldest", fmt.age(q.oldestMessageAgeMillis), true),
       cell("enqueued", fmt.count(q.enqueued), true),
-      cell("enqueue", fmt.onOff(q.enqueueEnabled)),
-      cell("dequeue", fmt.onOff(q.dequeueEnabled))));
+      cell("purged", fmt.count(q.purged), true),
+      cell("switches", switches(q))));
   const topicRows = topics.map((t) =>
     h("tr", { "data-topic": t.name },
       h("td", {}, link("topic", t.name)),
       cell("shards", t.shardCount, true),
-      cell("published", fmt.count(t.published), true),
-      cell("publishRate", t.rates ? fmt.rate(t.rates.publishPerSecond) : "-", true),
-      cell("retained", fmt.count(t.retained), true),
-      cell("oldest", fmt.age(t.oldestRetainedAgeMillis), true),
       cell("subscriptions", t.subscriptions.length, true),
+      cell("consumers", fmt.count(t.consumers), true),
+      cell("retained", fmt.count(t.retained), true),
+      cell("tableBytes", fmt.bytes(t.tableBytes), true),
+      cell("publishRate", t.rates ? fmt.rate(t.rates.publishPerSecond) : "-", true),
+      cell("oldest", fmt.age(t.oldestRetainedAgeMillis), true),
+      cell("published", fmt.count(t.published), true),
       cell("retirementHeldBy", t.retirementHeldBy.length === 0 ? "nobody" : h("span", { class: "held" }, t.retirementHeldBy.map((s) => s.name).join(", ")))));
   return [
     h("h1", {}, "Destinations"),
     charts(null),
     h("h2", {}, "Queues"),
     queues.length === 0 ? h("p", { class: "muted" }, "No queues yet.") :
-      table(["Queue", "Shards", "Backlog", "Enqueue/s", "Dequeue/s", "Oldest waiting", "Enqueued", "Enqueue", "Dequeue"], queueRows),
+      table(["Queue", "Shards", "Consumers", "Waiting", "Disk", "Enqueue/s", "Dequeue/s", "Oldest waiting", "Enqueued in all", "Purged in all", "Switches"], queueRows),
     h("h2", {}, "Topics"),
     topics.length === 0 ? h("p", { class: "muted" }, "No topics yet.") :
-      table(["Topic", "Shards", "Published", "Publish", "Retained", "Oldest retained", "Subscriptions", "Retirement held by"], topicRows),
-    h("p", { class: "note" }, "Rates are the difference of the console's last two stats rounds; backlog counts messages due and not yet consumed (delayed ones are not in it)."),
+      table(["Topic", "Shards", "Subscriptions", "Consumers", "Retained", "Disk", "Publish/s", "Oldest retained", "Published in all", "Retirement held by"], topicRows),
+    h("p", { class: "note" }, "Rates are the difference of the console's last two stats rounds; a purge counts as purged, not as dequeued. " +
+      "Waiting counts messages due and not yet consumed (delayed ones are not in it). Consumers are open consumers on the live instances, " +
+      "as the database counts them (a queue's within a heartbeat of a change). Disk is the size of the destination's tables and indexes."),
   ];
 }
 
@@ -200,15 +217,17 @@ function queue(name) {
   return [
     h("h1", {}, "Queue ", h("span", { class: "mono" }, q.name)),
     h("dl", { class: "settings", "data-queue": q.name },
-      h("dt", {}, "backlog"), h("dd", { "data-field": "backlog" }, fmt.count(q.backlog)),
-      h("dt", {}, "enqueue / dequeue rate"), h("dd", {}, q.rates ? fmt.rate(q.rates.enqueuePerSecond) + " / " + fmt.rate(q.rates.dequeuePerSecond) : "-"),
+      h("dt", {}, "waiting"), h("dd", { "data-field": "backlog" }, fmt.count(q.backlog)),
+      h("dt", {}, "consumers"), h("dd", { "data-field": "consumers" }, consumersText(q.consumers, q.consumersByInstance)),
+      h("dt", {}, "enqueue / dequeue / purge rate"), h("dd", { "data-field": "rates" }, q.rates ? fmt.rate(q.rates.enqueuePerSecond) + " / " + fmt.rate(q.rates.dequeuePerSecond) + " / " + fmt.rate(q.rates.purgedPerSecond) : "-"),
+      h("dt", {}, "purged"), h("dd", { "data-field": "purged" }, q.purges ? fmt.count(q.purged) + " messages in " + fmt.count(q.purges) + " purge" + (q.purges === 1 ? "" : "s") + ", the last at " + fmt.time(q.lastPurgeAt) : "never"),
       h("dt", {}, "oldest waiting"), h("dd", {}, fmt.age(q.oldestMessageAgeMillis)),
       h("dt", {}, "delayed (not due)"), h("dd", {}, fmt.count(q.scheduled)),
       h("dt", {}, "enqueued since creation"), h("dd", {}, fmt.count(q.enqueued)),
-      h("dt", {}, "enqueue / dequeue"), h("dd", { "data-field": "switches" }, "enqueue ", fmt.onOff(q.enqueueEnabled), ", dequeue ", fmt.onOff(q.dequeueEnabled)),
+      h("dt", {}, "switches"), h("dd", { "data-field": "switches" }, switches(q)),
       h("dt", {}, "settings"), h("dd", {}, q.shardCount + " shards, slices of " + q.sliceSize + ", " + q.maxAttempts + " delivery attempts, dead letters to " + q.deadLetterQueue),
       h("dt", {}, "slices"), h("dd", {}, q.slicesInUse + " in use, " + q.slicesFree + " free"),
-      h("dt", {}, "table size"), h("dd", {}, fmt.bytes(q.tableBytes) + ", " + fmt.count(q.deadTuples) + " dead tuples")),
+      h("dt", {}, "disk"), h("dd", { "data-field": "tableBytes" }, fmt.bytes(q.tableBytes) + " (tables and indexes), " + fmt.count(q.deadTuples) + " dead tuples")),
     charts(name),
     h("h2", {}, "Shards"),
     table(["Shard", "Next seq", "Cursor", "Waiting", "Lease holder"], shardRows),
@@ -234,6 +253,7 @@ function queueTools(name) {
     button("Start both", "Start sending to and receiving from " + name + "?", "/start?which=both", false),
     button("Requeue dead letters", "Move the dead letters of " + name + " back to it?", "/requeue", false));
   const rows = h("tbody", {});
+  const viewer = h("section", { id: "message-view", hidden: true });
   const summary = h("p", { class: "muted", id: "browse-summary" });
   const form = h("form", { class: "browse", id: "browse" },
     h("input", { name: "selector", placeholder: "JMS selector, e.g. JMSPriority > 4 AND region = 'eu'" }),
@@ -244,34 +264,166 @@ function queueTools(name) {
     const params = new URLSearchParams({ selector: form.selector.value, limit: form.limit.value });
     try {
       const messages = await api(base + "/messages?" + params);
+      const open = viewer.dataset.message;
       rows.replaceChildren(...messages.map((m) =>
         h("tr", { "data-message": m.message.messageId },
           cell("shard", m.shard, true), cell("seq", m.seq, true), cell("enqueuedAt", fmt.time(m.enqueuedAt)),
-          cell("messageId", m.message.messageId), cell("body", preview(m.message)), cell("properties", properties(m.message.properties)))));
+          h("td", { "data-field": "messageId" }, h("a", { href: "#", "data-open": m.message.messageId,
+            onclick: (ev) => { ev.preventDefault(); showMessage(viewer, m); } }, m.message.messageId)),
+          cell("body", preview(m.message)), cell("properties", properties(m.message.properties)))));
+      // the message shown stays shown while it waits; one consumed or purged meanwhile goes
+      const still = messages.find((m) => m.message.messageId === open);
+      if (still) showMessage(viewer, still);
+      else { viewer.hidden = true; viewer.replaceChildren(); delete viewer.dataset.message; }
       summary.className = "muted";
       summary.textContent = messages.length + " shown, oldest first" + (form.selector.value ? ", matching the selector" : "");
     } catch (e) {
       rows.replaceChildren();
+      viewer.hidden = true;
       summary.className = "result error";
       summary.textContent = e.message;
     }
   });
   return h("section", {},
     h("h2", {}, "Admin actions"),
-    ADMIN ? null : h("p", { class: "note" }, "Off: start the console with --admin to purge, stop, start or requeue dead letters."),
+    ADMIN ? null : h("p", { class: "note" }, "Off: start the console with --admin to purge, stop, start or requeue dead letters (and to send)."),
     actions, result,
     h("h2", {}, "Messages"),
-    h("p", { class: "note" }, "Waiting messages, without consuming them (shardq queue browse). A selector looks at up to 10,000 waiting messages."),
+    h("p", { class: "note" }, "Waiting messages, without consuming them (shardq queue browse). A selector looks at up to 10,000 waiting messages. Open a message by its id. The list is read again after each admin action and each send."),
     form, summary,
     h("table", { id: "messages" },
       h("thead", {}, h("tr", {}, ["Shard", "Seq", "Enqueued", "Message id", "Body", "Properties"].map((x) => h("th", {}, x)))),
-      rows));
+      rows),
+    viewer,
+    sendForm("queues", name, () => { if (summary.textContent) form.requestSubmit(); }));
+}
+
+/** Bytes of a body as MessageJson has it: UTF-8 of a text, else the base64's decoded length. */
+function bodySize(m) {
+  if (m.bodyBytes !== undefined) return m.bodyBytes;
+  if (m.bodyType === "TEXT" && m.body !== undefined) return m.body === null ? 0 : new TextEncoder().encode(m.body).length;
+  const b64 = m.body !== undefined ? m.body : m.bodyBase64;
+  if (!b64) return 0;
+  return Math.floor(b64.length * 3 / 4) - (b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0);
+}
+
+/** The hex dump of the start of a base64 body: 16 bytes a line. */
+function hexDump(b64) {
+  const bin = atob(b64 || "");
+  const lines = [];
+  for (let i = 0; i < bin.length; i += 16) {
+    const chunk = bin.substring(i, i + 16);
+    const hex = Array.from(chunk, (c) => c.charCodeAt(0).toString(16).padStart(2, "0")).join(" ");
+    const ascii = Array.from(chunk, (c) => (c.charCodeAt(0) >= 32 && c.charCodeAt(0) < 127 ? c : ".")).join("");
+    lines.push(i.toString(16).padStart(8, "0") + "  " + hex.padEnd(48) + "  " + ascii);
+  }
+  return lines.join("\n");
+}
+
+/** One message: its headers, its properties with their types, its body up to the console's limit. */
+function showMessage(viewer, b) {
+  const m = b.message;
+  const limit = overview ? overview.console.bodyViewLimit : 65536;
+  const size = bodySize(m);
+  const kv = (k, v, field) => [h("dt", {}, k), h("dd", { "data-field": field }, v === null || v === undefined || v === "" ? "-" : String(v))];
+  const headers = h("dl", { class: "settings", id: "message-headers" },
+    kv("JMSMessageID", m.messageId, "messageId"),
+    kv("JMSTimestamp", m.timestamp ? fmt.time(m.timestamp) : "-", "timestamp"),
+    kv("JMSCorrelationID", m.correlationId, "correlationId"),
+    kv("JMSType", m.type, "type"),
+    kv("JMSReplyTo", m.replyTo, "replyTo"),
+    kv("JMSPriority", m.priority, "priority"),
+    kv("JMSDeliveryMode", m.persistent ? "persistent" : "non-persistent", "persistent"),
+    kv("JMSExpiration", m.expiration ? fmt.time(m.expiration) : "never", "expiration"),
+    kv("JMSDeliveryTime", m.deliverAt ? fmt.time(m.deliverAt) : "at once", "deliverAt"),
+    kv("shard / seq", b.shard + " / " + b.seq, "position"),
+    kv("enqueued", fmt.time(b.enqueuedAt), "enqueuedAt"));
+  const props = Object.entries(m.properties || {});
+  const propTable = props.length === 0 ? h("p", { class: "muted" }, "No properties.") :
+    table(["Property", "Type", "Value"], props.map(([k, v]) =>
+      h("tr", { "data-property": k }, cell("name", k), cell("type", v.type), cell("value", String(v.value)))));
+  let body;
+  let sizeNote;
+  if (m.bodyStreamed !== undefined) {
+    sizeNote = m.bodyType.toLowerCase() + " body, streamed, " + fmt.bytes(m.bodyStreamed) + ": not shown (the console shows bodies up to " + fmt.bytes(limit) + " that are stored inline)";
+    body = null;
+  } else {
+    const cut = m.bodyTruncated === true;
+    sizeNote = m.bodyType.toLowerCase() + " body, " + fmt.count(size) + " bytes; " +
+      (cut ? "the first " + fmt.bytes(limit) + " shown (the console's limit)" : "shown whole (the console shows up to " + fmt.bytes(limit) + ")");
+    const text = m.bodyType === "TEXT" && m.body !== undefined;
+    body = h("pre", { class: "body", id: "message-body" }, text ? (m.body === null ? "(null text)" : m.body) : hexDump(m.body !== undefined ? m.body : m.bodyBase64));
+  }
+  viewer.dataset.message = m.messageId;
+  viewer.hidden = false;
+  viewer.replaceChildren(
+    h("h2", {}, "Message ", h("span", { class: "mono" }, m.messageId),
+      h("button", { type: "button", class: "close", onclick: () => { viewer.hidden = true; delete viewer.dataset.message; } }, "Close")),
+    h("h3", {}, "Headers"), headers,
+    h("h3", {}, "Properties"), propTable,
+    h("h3", {}, "Body"), h("p", { class: "note", id: "body-size" }, sizeNote), body);
+  viewer.scrollIntoView({ block: "nearest" });
+}
+
+/**
+ * The send form (admin mode): a text message with JMS headers and properties, posted as one line
+ * of queue load's format. Properties are a JSON object; each value keeps a JSON type (string,
+ * whole number: int or long, other number: double, true/false: boolean).
+ */
+function sendForm(kind, name, after) {
+  const result = h("div", { class: "result", id: "send-result", hidden: true });
+  const form = h("form", { class: "send", id: "send" },
+    h("label", {}, "Body (text)", h("textarea", { name: "body", rows: "4", disabled: !ADMIN })),
+    h("label", {}, "Properties (JSON object)", h("textarea", { name: "properties", rows: "2", placeholder: '{"region": "eu", "n": 5}', disabled: !ADMIN })),
+    h("div", { class: "row" },
+      h("label", {}, "JMSCorrelationID ", h("input", { name: "correlationId", disabled: !ADMIN })),
+      h("label", {}, "JMSType ", h("input", { name: "type", disabled: !ADMIN })),
+      h("label", {}, "JMSPriority ", h("input", { name: "priority", type: "number", min: "0", max: "9", value: "4", disabled: !ADMIN })),
+      h("label", {}, h("input", { name: "persistent", type: "checkbox", checked: true, disabled: !ADMIN }), " persistent")),
+    h("button", { type: "submit", disabled: !ADMIN }, "Send"));
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    let props = {};
+    try {
+      const text = form.properties.value.trim();
+      const parsed = text ? JSON.parse(text) : {};
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("expected a JSON object");
+      for (const [k, v] of Object.entries(parsed)) {
+        if (typeof v === "string") props[k] = { type: "string", value: v };
+        else if (typeof v === "boolean") props[k] = { type: "boolean", value: v };
+        else if (typeof v === "number" && Number.isInteger(v)) props[k] = { type: Math.abs(v) <= 2147483647 ? "int" : "long", value: v };
+        else if (typeof v === "number") props[k] = { type: "double", value: v };
+        else throw new Error("property " + k + " is " + JSON.stringify(v) + ": expected a string, number or true/false");
+      }
+    } catch (e) {
+      show(result, "Properties: " + e.message, true);
+      return;
+    }
+    const message = { bodyType: "TEXT", body: form.body.value, properties: props,
+      priority: Number(form.priority.value), persistent: form.persistent.checked };
+    if (form.correlationId.value) message.correlationId = form.correlationId.value;
+    if (form.type.value) message.type = form.type.value;
+    try {
+      const r = await api("/api/" + kind + "/" + encodeURIComponent(name) + "/send",
+        { method: "POST", headers: { "X-ShardQ-Token": TOKEN, "Content-Type": "application/json" }, body: JSON.stringify(message) });
+      show(result, r.message, false);
+    } catch (e) {
+      show(result, e.message, true);
+    }
+    await refresh();
+    if (after) after();
+  });
+  return h("div", {},
+    h("h2", {}, "Send a message"),
+    ADMIN ? h("p", { class: "note" }, "A text message, committed at once. Properties keep their JSON type (whole numbers are int or long, others double), so selectors compare them as numbers. Larger or other messages: shardq queue load.")
+      : h("p", { class: "note" }, "Off: start the console with --admin to send messages."),
+    form, result);
 }
 
 function preview(m) {
   if (m.bodyStreamed !== undefined) return m.bodyType.toLowerCase() + ", streamed";
   if (m.bodyType === "TEXT") return m.body === null ? "null" : '"' + (m.body.length > 80 ? m.body.substring(0, 79) + "…" : m.body) + '"';
-  return m.bodyType.toLowerCase() + (m.body ? ", " + Math.floor(m.body.length * 3 / 4) + " bytes" : "");
+  return m.bodyType.toLowerCase() + ", " + fmt.count(bodySize(m)) + " bytes";
 }
 
 function properties(p) {
@@ -298,12 +450,13 @@ function topic(name) {
     h("h1", {}, "Topic ", h("span", { class: "mono" }, t.name)),
     h("dl", { class: "settings" },
       h("dt", {}, "published"), h("dd", {}, fmt.count(t.published) + " since creation"),
+      h("dt", {}, "consumers"), h("dd", { "data-field": "consumers" }, consumersText(t.consumers, t.consumersByInstance)),
       h("dt", {}, "publish rate"), h("dd", {}, t.rates ? fmt.rate(t.rates.publishPerSecond) : "-"),
       h("dt", {}, "retained"), h("dd", {}, fmt.count(t.retained) + " not yet passed by every subscription"),
       h("dt", {}, "retirement"), h("dd", {}, t.retirementHeldBy.length === 0 ? "not held" :
         h("span", { class: "held" }, "held by " + t.retirementHeldBy.map((s) => s.name + " (lag " + fmt.count(s.lag) + ")").join(", "))),
       h("dt", {}, "expiry policy"), h("dd", {}, (t.maxLag === null ? "no max lag" : "max lag " + fmt.count(t.maxLag)) + ", " + (t.maxAgeSeconds === null ? "no max age" : "max age " + t.maxAgeSeconds + " s")),
-      h("dt", {}, "table size"), h("dd", {}, fmt.bytes(t.tableBytes))),
+      h("dt", {}, "disk"), h("dd", { "data-field": "tableBytes" }, fmt.bytes(t.tableBytes) + " (tables and indexes)")),
     charts(name, true),
     h("h2", {}, "Subscriptions"),
     table(["Subscription", "Client id", "Kind", "Selector", "Consumers", "Lag", "Oldest", "Retirement", "Expired"], subRows),
@@ -318,12 +471,14 @@ function instances() {
     h("tr", { "data-instance": i.id },
       cell("id", i.id, true), cell("name", i.name), cell("started", fmt.time(i.startedAt)),
       cell("heartbeat", fmt.age(i.heartbeatAgeMillis) + " ago", true), cell("shardsOwned", i.shardsOwned, true),
+      cell("consumers", fmt.count(i.consumers), true),
       cell("leasesHeld", i.leasesHeld, true),
       cell("leases", i.leases.length === 0 ? "-" : i.leases.map((l) => l.destination + (l.subscription ? " / " + l.subscription : "") + " #" + l.shard).join(", "))));
   return [
     h("h1", {}, "Instances"),
     h("p", { class: "note" }, "Applications, CLI commands and this console register an instance and heartbeat every second; shown here are those heard from in the last 30 s. Shards owned are for enqueue; leases are the dequeue leases each holds on a shard's cursor."),
-    table(["Id", "Name", "Started", "Last heartbeat", "Shards owned", "Leases held", "Leases (destination / subscription #shard)"], rows),
+    table(["Id", "Name", "Started", "Last heartbeat", "Shards owned", "Consumers", "Leases held", "Leases (destination / subscription #shard)"], rows),
+    h("p", { class: "note" }, "Names: shardq.instance.name, or else the application's name (spring.application.name in Spring Boot) or main class, with its process id and host."),
   ];
 }
 

@@ -74,6 +74,15 @@ public final class MessageCache {
         cache.invalidate(new Key(destination, shard, seq));
     }
 
+    /**
+     * Drops every cached message of a shard that was retired (a shrink, V015): a shard of the same
+     * number made by a later grow numbers its messages from 1 again. A scan of the cache, run once
+     * per retired shard.
+     */
+    public void removeShard(int destination, int shard) {
+        cache.asMap().keySet().removeIf(k -> k.destination() == destination && k.shard() == shard);
+    }
+
     /** Bodies up to this many bytes are cached; larger ones are read when delivered. */
     public int largePayloadBytes() {
         return largePayloadBytes;

@@ -16,6 +16,10 @@ package io.shardq.broker.catalog;
  * @param groupMap where groups go (V014): a group hashed to {@code i} over the map's size goes to
  *     shard {@code groupMap.get(i)}; empty: the identity over {@code shardCount} (no grow since
  *     groups were turned on)
+ * @param drainingFrom while the destination shrinks (V015): shards from this one up are draining,
+ *     taking no new messages until the maintenance leader retires them (null: no shrink under way)
+ * @param fences while it shrinks: by active shard, the sequence number from which its consumers
+ *     wait for the draining shards to be empty (null entries, or an empty list: no fence)
  */
 public record DestinationInfo(
         int id,
@@ -33,7 +37,19 @@ public record DestinationInfo(
         Integer redeliveryDelayMs,
         Double redeliveryMultiplier,
         boolean messageGroups,
-        java.util.List<Integer> groupMap) {
+        java.util.List<Integer> groupMap,
+        Integer drainingFrom,
+        java.util.List<Long> fences) {
+
+    /** The shards that take new messages: all of them, or those below the draining ones. */
+    public int activeShards() {
+        return drainingFrom == null ? shardCount : Math.min(drainingFrom, shardCount);
+    }
+
+    /** True while the destination shrinks: some of its shards are draining. */
+    public boolean shrinking() {
+        return drainingFrom != null && drainingFrom < shardCount;
+    }
 
     public boolean isTopic() {
         return kind.equals("topic");
@@ -50,7 +66,7 @@ public record DestinationInfo(
      */
     public int groupShard(String group) {
         if (groupMap.isEmpty()) {
-            return Math.floorMod(group.hashCode(), shardCount);
+            return Math.floorMod(group.hashCode(), activeShards());
         }
         return groupMap.get(Math.floorMod(group.hashCode(), groupMap.size()));
     }

@@ -80,6 +80,16 @@ public abstract class FlatCombiner<R extends FlatCombiner.Request> {
         }
     }
 
+    /** True while a group runs (for tests that line requests up behind one). */
+    public final boolean running() {
+        return running.isLocked();
+    }
+
+    /** Requests handed over and not yet taken into a group (for tests). */
+    public final int waiting() {
+        return queue.size();
+    }
+
     /** True when {@code next} may join {@code group} (never asked for the first request). */
     protected boolean fits(List<R> group, R next) {
         return true;

@@ -74,6 +74,21 @@ public final class Queries {
                 .replace("/* TEMPLATE: rows */", String.join(", ", java.util.Collections.nCopies(rows, ROW))));
     }
 
+    /**
+     * Part {@code k} of a several-shard enqueue statement: the CTEs {@code r_k} (the reservation)
+     * and {@code i_k} (the rows) of {@code message_insert_reserving_part}, for that leaf and row count.
+     */
+    public static String insertReservingPart(int k, int destinationId, int shardNo, int slot, int rows) {
+        return RESERVING_PART
+                .computeIfAbsent(destinationId + "/" + shardNo + "/" + slot + "/" + rows, key -> withLeaf(
+                                "message_insert_reserving_part", destinationId, shardNo, slot)
+                        .replace("/* TEMPLATE: rows */", String.join(", ", java.util.Collections.nCopies(rows, ROW))))
+                .replace("_N", "_" + k);
+    }
+
+    private static final java.util.concurrent.ConcurrentHashMap<String, String> RESERVING_PART =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     private static Map<String, String> load() {
         try (InputStream in = Queries.class.getResourceAsStream("/io/shardq/broker/sql/queries.sql")) {
             if (in == null) {

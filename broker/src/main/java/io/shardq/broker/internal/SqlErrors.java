@@ -44,6 +44,12 @@ public final class SqlErrors {
             kind = ErrorKind.UNKNOWN_DESTINATION;
             detail = "the destination no longer exists (it was dropped, or it was a temporary destination"
                     + " whose connection closed or deleted it)";
+        } else if (state.equals("23514") && detail.contains("shard_draining_frozen")) {
+            // V015: the transaction wrote a shard that began to drain (its destination shrinks)
+            // after the instance chose it; nothing of the transaction was kept
+            kind = ErrorKind.ROLLED_BACK;
+            detail = "a shard it wrote to is draining (the destination is shrinking); nothing was written,"
+                    + " send again (the next transaction goes to an active shard)";
         } else if (state.equals("42501")) {
             kind = ErrorKind.SECURITY; // shardq.require_administer / require_owner, or PostgreSQL's own refusal
         } else if (state.equals("42710")) {

@@ -82,7 +82,7 @@ public final class KvCaches {
     /** A view of cache {@code name}; {@code UNKNOWN_CACHE} naming it when it does not exist. */
     public <K, V> KvCache<K, V> open(String name, Codec<K> keys, Codec<V> values) {
         definition(Names.checkCache(name));
-        return new KvCache<>(this, name, keys, values, KvCache.Binding.AUTOCOMMIT, defaultBatch);
+        return new KvCache<>(this, name, keys, values, KvBinding.AUTOCOMMIT, defaultBatch);
     }
 
     /** Sets the near caches (the broker wires their NOTIFY handler to its LISTEN connection). */
@@ -141,8 +141,7 @@ public final class KvCaches {
         return writeBehind.computeIfAbsent(
                 d.id(),
                 id -> new WriteBehindQueue(
-                        new KvCache<>(
-                                this, d.name(), Codec.bytes(), Codec.bytes(), KvCache.Binding.AUTOCOMMIT, defaultBatch),
+                        new KvCache<>(this, d.name(), Codec.bytes(), Codec.bytes(), KvBinding.AUTOCOMMIT, defaultBatch),
                         writeBehindMaxPending,
                         writeBehindBlockMs,
                         () -> writeBehindFull.run()));
@@ -233,9 +232,14 @@ public final class KvCaches {
      * Makes sure bucket {@code b} of cache {@code d} has a partition before an entry is written to
      * it: known to this instance, nothing to do; else {@code shardq.kv_need_bucket} on a pooled
      * connection of its own (a short DDL transaction, never the caller's), once per bucket and
-     * instance. Bucket 0, the forever partition, always exists.
+     * instance. Bucket 0, the forever partition, always exists. {@code liveAtMs} is a moment, by
+     * this instance's clock, at which an entry of the bucket was live: when it was stamped, or
+     * just before it expired if the clock has passed that since (a put group's or write-behind's
+     * row written after its bucket ended still needs the partition: it replaces the key's old
+     * value). The database refuses a bucket that ended before that moment or begins beyond the
+     * max TTL after it.
      */
-    void needBucket(KvDefinition d, long b) {
+    void needBucket(KvDefinition d, long b, long liveAtMs) {
         if (b == 0) {
             return;
         }
@@ -247,7 +251,7 @@ public final class KvCaches {
                 PreparedStatement ps = c.prepareStatement(Queries.get("kv_need_bucket"))) {
             ps.setInt(1, d.id());
             ps.setLong(2, b);
-            ps.setLong(3, clock.millis());
+            ps.setLong(3, liveAtMs);
             ps.executeQuery().close();
         } catch (SQLException e) {
             if ("42704".equals(e.getSQLState())) {
@@ -336,7 +340,7 @@ public final class KvCaches {
                 for (int from = 0; from < all.size(); from += 1000) {
                     List<ByteKey> chunk = all.subList(from, Math.min(all.size(), from + 1000));
                     ps.setLong(1, now);
-                    ps.setArray(2, c.createArrayOf("bytea", KvCache.bytes(chunk)));
+                    ps.setArray(2, c.createArrayOf("bytea", KvRows.bytes(chunk)));
                     ps.setLong(3, now - touchIntervalMs);
                     updated += ps.executeUpdate();
                 }
@@ -356,7 +360,7 @@ public final class KvCaches {
                 PreparedStatement ps = c.prepareStatement(Queries.get("kv_cache_select_all"));
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                out.add(read(rs));
+                out.add(KvDefinition.read(rs));
             }
         }
         return out;
@@ -367,24 +371,10 @@ public final class KvCaches {
                 PreparedStatement ps = c.prepareStatement(Queries.get("kv_cache_select_by_name"))) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(read(rs)) : Optional.empty();
+                return rs.next() ? Optional.of(KvDefinition.read(rs)) : Optional.empty();
             }
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "reading cache " + name);
         }
-    }
-
-    private static KvDefinition read(ResultSet rs) throws SQLException {
-        return new KvDefinition(
-                rs.getInt(1),
-                rs.getString(2),
-                rs.getBoolean(3),
-                (Long) rs.getObject(4),
-                rs.getLong(5),
-                (Long) rs.getObject(6),
-                (Long) rs.getObject(7),
-                rs.getLong(8),
-                rs.getInt(9),
-                rs.getInt(10));
     }
 }

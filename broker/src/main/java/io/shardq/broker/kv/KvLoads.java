@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The read-through loads of one cache in flight in this instance: the first caller of a missing
- * key runs the load (the leader: across instances, see {@code KvCache.loadAcross}), the others wait
+ * key runs the load (the leader: across instances, see {@code KvLoader.loadAcross}), the others wait
  * on its future rather than on the database. The future is removed before it completes, so a
  * caller arriving after the end, success or failure, starts a load of its own; every caller that
  * joined gets the leader's value or the leader's exception. Not API.

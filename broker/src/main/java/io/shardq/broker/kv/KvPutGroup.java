@@ -42,10 +42,10 @@ final class KvPutGroup extends FlatCombiner<KvPutGroup.Request> {
     static final class Request extends FlatCombiner.Request {
         final KvCache<?, ?> view;
         final KvDefinition definition;
-        final List<KvCache.Row> rows;
+        final List<KvRows.Row> rows;
         final int batch;
 
-        Request(KvCache<?, ?> view, KvDefinition definition, List<KvCache.Row> rows, int batch) {
+        Request(KvCache<?, ?> view, KvDefinition definition, List<KvRows.Row> rows, int batch) {
             this.view = view;
             this.definition = definition;
             this.rows = rows;
@@ -54,7 +54,7 @@ final class KvPutGroup extends FlatCombiner<KvPutGroup.Request> {
     }
 
     /** Writes {@code rows} (sorted, distinct keys) with whatever other puts are waiting; throws what failed. */
-    void put(KvCache<?, ?> view, KvDefinition d, List<KvCache.Row> rows, int batch) {
+    void put(KvCache<?, ?> view, KvDefinition d, List<KvRows.Row> rows, int batch) {
         submit(new Request(view, d, rows, batch));
     }
 
@@ -77,16 +77,16 @@ final class KvPutGroup extends FlatCombiner<KvPutGroup.Request> {
             finish(r, r.rows, r.batch);
             return;
         }
-        Map<ByteKey, KvCache.Row> merged = new LinkedHashMap<>();
+        Map<ByteKey, KvRows.Row> merged = new LinkedHashMap<>();
         int batch = chunk;
         for (Request r : group) {
-            for (KvCache.Row row : r.rows) {
+            for (KvRows.Row row : r.rows) {
                 merged.put(row.key(), row);
             }
             batch = Math.max(batch, r.batch);
         }
-        List<KvCache.Row> rows = new ArrayList<>(merged.values());
-        rows.sort(KvCache.BY_HASH);
+        List<KvRows.Row> rows = new ArrayList<>(merged.values());
+        rows.sort(KvRows.BY_HASH);
         Request first = group.get(0);
         try {
             first.view.putRows(first.definition, rows, batch);
@@ -101,7 +101,7 @@ final class KvPutGroup extends FlatCombiner<KvPutGroup.Request> {
         }
     }
 
-    private static void finish(Request r, List<KvCache.Row> rows, int batch) {
+    private static void finish(Request r, List<KvRows.Row> rows, int batch) {
         try {
             r.view.putRows(r.definition, rows, batch);
             r.finish(null);

@@ -202,18 +202,18 @@ final class WriteBehindQueue {
     private void write(Map<ByteKey, Pending> batch) {
         KvDefinition d = writer.definition();
         long now = writer.now();
-        List<KvCache.Row> puts = new ArrayList<>();
+        List<KvRows.Row> puts = new ArrayList<>();
         List<ByteKey> removals = new ArrayList<>();
         for (Map.Entry<ByteKey, Pending> e : batch.entrySet()) {
             Pending p = e.getValue();
             if (p.value() == null || (p.expires() != null && p.expires() <= now)) {
                 removals.add(e.getKey()); // an expired put: the key has no live value, as if removed
             } else {
-                puts.add(new KvCache.Row(e.getKey(), p.value(), p.expires(), p.bucket()));
+                puts.add(new KvRows.Row(e.getKey(), p.value(), p.expires(), p.bucket()));
             }
         }
         if (!puts.isEmpty()) {
-            puts.sort(KvCache.BY_HASH);
+            puts.sort(KvRows.BY_HASH);
             writer.putRows(d, puts, writer.maxBatchSize());
         }
         if (!removals.isEmpty()) {

@@ -59,6 +59,8 @@ final class Claim {
     boolean logToClear;
     /** This claim's commit is the shard's cursor mover in flight. */
     boolean mover;
+    /** The database number of the lease the plan was made under (-1: gone); see {@link ShardState.Move#leaseSeq}. */
+    long leaseSeq = -1;
 
     Claim(Subscription sub, ShardState shard, boolean exclusive) {
         this.rt = sub.destination;
@@ -75,6 +77,7 @@ final class Claim {
     /** The commit's plan for this claim: where its cursor moves and what is logged beyond it. */
     void plan() {
         ShardState.Move move = shard.plannedMove(taken, outOfOrder);
+        leaseSeq = move.epoch() == epoch ? move.leaseSeq() : -1; // a newer lease: its number is not ours
         startPosition = move.start();
         newPosition = move.end();
         logToClear = move.logToClear();

@@ -20,7 +20,7 @@ import java.util.List;
  *
  * <ul>
  *   <li>{@link Route#GROUPED_SEND}: nothing but one batch of sends, outside a transaction: through
- *       the shard's {@link ShardWriter}, combined with other sessions' batches for that shard;
+ *       the instance's {@link SendCommitter}, combined with other sessions' batches (to any shard);
  *   <li>{@link Route#GROUPED_CURSOR_MOVE}: nothing but a topic subscription's plain cursor move:
  *       through the topic's {@link CursorWriter}, one statement with other sessions' moves;
  *   <li>{@link Route#ONE_STATEMENT}: nothing but one claim's move or log: one autocommit statement;
@@ -187,6 +187,12 @@ final class CommitPlan {
             AfterCommit after,
             boolean transacted,
             TopicView.Origin origin) {
+        for (Claim cl : moving) {
+            Runnable hook = cl.shard.afterPlan;
+            if (hook != null) {
+                hook.run();
+            }
+        }
         switch (route) {
             case NONE -> {}
             case GROUPED_SEND -> groupedSend(engine, after, transacted, origin);
@@ -199,7 +205,7 @@ final class CommitPlan {
     private void groupedSend(Engine engine, AfterCommit after, boolean transacted, TopicView.Origin origin) {
         SendBuffer.Batch b = toWrite.get(0);
         try {
-            b.firstSeq = b.rt.writer(b.shard).write(b.messages, origin, transacted);
+            b.firstSeq = b.rt.writer(b.shard).write(b.rt, b.shard, b.messages, origin, transacted);
             b.published = true;
         } catch (RuntimeException e) {
             boolean inDoubt = e instanceof ShardQException se && se.kind() == ErrorKind.IN_DOUBT;
@@ -320,6 +326,7 @@ final class CommitPlan {
             ps.setLong(3, cl.sub.id());
             ps.setInt(4, cl.shard.shardNo);
             ps.setLong(5, me);
+            ps.setLong(6, cl.leaseSeq);
             if (ps.executeUpdate() != runs.size()) {
                 after.guardFailed();
                 throw cl.leaseLost("lease not held when logging");

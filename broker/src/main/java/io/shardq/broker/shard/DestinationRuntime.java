@@ -16,7 +16,7 @@ public final class DestinationRuntime {
     final Engine engine;
     volatile DestinationInfo info;
     private volatile ShardHead[] heads;
-    private volatile ShardWriter[] writers;
+    private volatile SendCommitter[] writers;
     final SliceMap slices;
     /** The queue's one subscription; null for a topic. */
     private volatile Subscription queue;
@@ -187,8 +187,12 @@ public final class DestinationRuntime {
         return heads[shardNo].get();
     }
 
-    ShardWriter writer(int shardNo) {
-        return writers[shardNo];
+    /**
+     * Where a batch of sends to {@code shardNo} is committed: the instance's shared committer, or
+     * the shard's own with {@code shardq.commit.shared-sends=false} ({@link SendCommitter}).
+     */
+    SendCommitter writer(int shardNo) {
+        return engine.settings().sharedSends() ? engine.sendCommitter() : writers[shardNo];
     }
 
     /** Group commit of this topic's plain consumer commits (see {@link CursorWriter}). */
@@ -198,21 +202,87 @@ public final class DestinationRuntime {
         return cursorWriter;
     }
 
-    /** Takes a fresh catalog snapshot (flags, max attempts, more shards). */
+    /**
+     * Takes a fresh catalog snapshot (flags, max attempts, more shards, fewer once drained shards
+     * are retired). A shrink's fences are set on the heads before the snapshot is published, since
+     * producers read the active shard count from it: no local producer leaves a draining shard
+     * before the local consumers respect the fences.
+     */
     public synchronized void refresh(DestinationInfo fresh) {
         if (fresh.shardCount() != heads.length) {
+            for (int retired = fresh.shardCount(); retired < heads.length; retired++) {
+                // a shrink retired it: a later grow makes a shard of that number from sequence 1 again
+                slices.forgetShard(retired);
+                engine.cache().removeShard(info.id(), retired);
+            }
             writers = newWriters(fresh.shardCount(), writers);
             heads = newHeads(fresh.shardCount(), heads);
             for (Subscription sub : subscriptions()) {
                 sub.resize(heads);
             }
         }
+        applyFences(fresh);
         info = fresh;
         for (Subscription sub : subscriptions()) {
             sub.waiters.wakeAll();
         }
         // more shards: producers of this instance take their share of the new ones at once
         // (EnqueueOwnership recomputes when the shard count it was computed for is not the current one)
+    }
+
+    /**
+     * Sets the fences {@code fresh} names (V015); lifts those it does not name only when the
+     * database has none left for the destination now (a snapshot read before the shrink began must
+     * not lift a fence that an enqueue statement reported since).
+     */
+    private void applyFences(DestinationInfo fresh) {
+        ShardHead[] hs = heads;
+        boolean stale = false;
+        for (int i = 0; i < hs.length; i++) {
+            Long f = i < fresh.fences().size() ? fresh.fences().get(i) : null;
+            if (f != null) {
+                hs[i].fence(f);
+            } else if (hs[i].fenced()) {
+                stale = true;
+            }
+        }
+        if (!stale || fencedInDatabase()) {
+            return;
+        }
+        for (int i = 0; i < hs.length; i++) {
+            Long f = i < fresh.fences().size() ? fresh.fences().get(i) : null;
+            if (f == null && hs[i].fenced()) {
+                long added = hs[i].lift();
+                if (added > 0) {
+                    for (Subscription sub : subscriptions()) {
+                        sub.messagesArrived(added);
+                    }
+                }
+            }
+        }
+    }
+
+    /** True when a shard of the destination still has a fence (or the database cannot tell). */
+    private boolean fencedInDatabase() {
+        try (Connection c = engine.dataSource().getConnection();
+                java.sql.PreparedStatement ps =
+                        c.prepareStatement(io.shardq.broker.internal.Queries.get("shard_select_fenced"))) {
+            ps.setInt(1, info.id());
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        } catch (SQLException | RuntimeException e) {
+            return true; // lifted at the next refresh
+        }
+    }
+
+    /** An enqueue statement on {@code shard} returned its fence: set before the commit raises the head. */
+    void fence(int shard, long fence) {
+        ShardHead[] hs = heads;
+        if (shard < hs.length) {
+            hs[shard].fence(fence);
+        }
     }
 
     private static ShardHead[] newHeads(int n, ShardHead[] old) {
@@ -223,10 +293,10 @@ public final class DestinationRuntime {
         return h;
     }
 
-    private ShardWriter[] newWriters(int n, ShardWriter[] old) {
-        ShardWriter[] w = new ShardWriter[n];
+    private SendCommitter[] newWriters(int n, SendCommitter[] old) {
+        SendCommitter[] w = new SendCommitter[n];
         for (int i = 0; i < n; i++) {
-            w[i] = old != null && i < old.length ? old[i] : new ShardWriter(engine, this, i);
+            w[i] = old != null && i < old.length ? old[i] : new SendCommitter(engine);
         }
         return w;
     }
@@ -251,6 +321,11 @@ public final class DestinationRuntime {
     /** The destination's shard count as this instance knows it. */
     int shardCount() {
         return heads.length;
+    }
+
+    /** The shards that take new messages (all but the draining ones of a shrink), at most {@link #shardCount}. */
+    int activeShards() {
+        return Math.min(info.activeShards(), heads.length);
     }
 
     /**

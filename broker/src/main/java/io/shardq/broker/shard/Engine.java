@@ -85,6 +85,9 @@ public interface Engine {
 
     Settings settings();
 
+    /** The instance's group commit of send batches to any shard ({@link SendCommitter}). */
+    SendCommitter sendCommitter();
+
     /**
      * A consumer's commit moved the cursor of {@code shard} from {@code from} to {@code to}.
      * Cheap (no I/O): when that crossed the end of a slice, the maintenance leader is told that
@@ -106,6 +109,7 @@ public interface Engine {
      * @param flowMaxUntaken producer flow control's threshold for queues (0: off), see {@code
      *     Subscription#throttle}
      * @param flowTopicMaxUntaken the same for topics, on by default (0: off)
+     * @param sharedSends one group commit of send batches for the whole instance, not one per shard
      */
     record Settings(
             int readAhead,
@@ -123,7 +127,8 @@ public interface Engine {
             long redeliveryDelayMillis,
             double redeliveryMultiplier,
             long redeliveryMaxDelayMillis,
-            int priorityWindow) {
+            int priorityWindow,
+            boolean sharedSends) {
         /**
          * How long a message waits before its next delivery after its {@code attempts}-th failed
          * one (0: at once): delay x multiplier^(attempts-1), capped at the max delay; a

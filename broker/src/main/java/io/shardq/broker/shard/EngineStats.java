@@ -21,8 +21,14 @@ public final class EngineStats {
     final LongAdder notifiesSent = new LongAdder();
     final LongAdder notifiesFailed = new LongAdder();
     final LongAdder wakeupsReceived = new LongAdder();
-    /** Batches that rode along in another session's group commit ({@link ShardWriter}). */
+    /** Batches that rode along in another session's group commit ({@link SendCommitter}). */
     final LongAdder combinedWrites = new LongAdder();
+    /** Send groups that spanned several shards and committed (or tried to) as one transaction. */
+    final LongAdder sharedSendCommits = new LongAdder();
+    /** Shared send transactions the database refused, whose shards were then written one by one. */
+    final LongAdder sharedSendRetries = new LongAdder();
+    /** Shards of a shared send that its statement could not write (a wrong head, a new slice): written alone. */
+    final LongAdder sharedSendAlone = new LongAdder();
 
     final java.util.concurrent.atomic.AtomicLong nonPersistentBytes = new java.util.concurrent.atomic.AtomicLong();
     final LongAdder nonPersistentRejected = new LongAdder();
@@ -59,6 +65,18 @@ public final class EngineStats {
 
     public long combinedWrites() {
         return combinedWrites.sum();
+    }
+
+    public long sharedSendCommits() {
+        return sharedSendCommits.sum();
+    }
+
+    public long sharedSendRetries() {
+        return sharedSendRetries.sum();
+    }
+
+    public long sharedSendAlone() {
+        return sharedSendAlone.sum();
     }
 
     /** Counts {@code size} bytes of non-persistent messages in, unless that passes {@code max}. */

@@ -105,46 +105,192 @@ final class Enqueue {
         if (slice == null || expected + n - 1 > slice.last() || n > FAST_MAX_ROWS) {
             return -1;
         }
-        long now = System.currentTimeMillis();
         long notified;
         try (PreparedStatement ps = c.prepareStatement(Queries.insertReserving(d.id(), shard, slice.slot(), n))) {
-            int i = 1;
-            ps.setInt(i++, n);
-            ps.setInt(i++, d.id());
-            ps.setInt(i++, shard);
-            ps.setLong(i++, expected);
-            ps.setLong(i++, view.version);
-            ps.setInt(i++, shard);
-            ps.setInt(i++, slice.slot());
-            long seq = expected;
-            for (Part p : parts) {
-                for (BrokerMessage m : p.stored) {
-                    ps.setLong(i++, seq++);
-                    ps.setLong(i++, now);
-                    ps.setLong(i++, m.deliverAt());
-                    ps.setLong(i++, m.expiration());
-                    ps.setShort(i++, (short) m.priority());
-                    ps.setBytes(i++, view.topic ? m.subscribersBytes() : null);
-                    ps.setBytes(i++, HeaderCodec.encode(m));
-                    ps.setBytes(i++, m.body());
-                }
-            }
+            bindReserving(ps, 1, d, shard, slice, n, expected, view, parts, System.currentTimeMillis());
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return -1;
                 }
                 notified = rs.getLong(1);
+                fenced(rt, shard, rs, 2);
             }
         }
         // in autocommit (the group-commit writer) the batch has committed: a NOTIFY that fails now must
         // not report it as refused, or the sender would send it again; the waiter finds it by its poll
         // (pollHeads) instead. In a session's transaction the failure fails the transaction, as it should
-        try {
+        if (c.getAutoCommit()) {
+            wakeAfterCommit(engine, c, d, shard, notified);
+        } else {
             notifyIfWaited(engine, c, d, shard, notified, deferredWakes);
-        } catch (SQLException e) {
-            if (!c.getAutoCommit()) {
-                throw e;
+        }
+        number(parts, expected);
+        return expected;
+    }
+
+    /**
+     * Binds one shard's reservation and rows ({@code message_insert_reserving}, or one part of
+     * {@code message_insert_reserving_part}) from parameter {@code i}; returns the next index.
+     */
+    private static int bindReserving(
+            PreparedStatement ps,
+            int i,
+            DestinationInfo d,
+            int shard,
+            SliceMap.Slice slice,
+            int n,
+            long expected,
+            TopicView view,
+            List<Part> parts,
+            long now)
+            throws SQLException {
+        ps.setInt(i++, n);
+        ps.setInt(i++, d.id());
+        ps.setInt(i++, shard);
+        ps.setLong(i++, expected);
+        ps.setLong(i++, view.version);
+        ps.setInt(i++, shard);
+        ps.setInt(i++, slice.slot());
+        long seq = expected;
+        for (Part p : parts) {
+            for (BrokerMessage m : p.stored) {
+                ps.setLong(i++, seq++);
+                ps.setLong(i++, now);
+                ps.setLong(i++, m.deliverAt());
+                ps.setLong(i++, m.expiration());
+                ps.setShort(i++, (short) m.priority());
+                ps.setBytes(i++, view.topic ? m.subscribersBytes() : null);
+                ps.setBytes(i++, HeaderCodec.encode(m));
+                ps.setBytes(i++, m.body());
             }
+        }
+        return i;
+    }
+
+    /** One shard's batches for {@link #insertReservingTogether}: {@code first} is set when written. */
+    static class Target {
+        final DestinationRuntime rt;
+        final int shard;
+        final List<Part> parts;
+        long first = -1;
+
+        Target(DestinationRuntime rt, int shard, List<Part> parts) {
+            this.rt = rt;
+            this.shard = shard;
+            this.parts = parts;
+        }
+    }
+
+    /**
+     * The fast path for several shards in <em>one</em> autocommit statement (one round trip, one
+     * commit): one pair of data-modifying CTEs per shard ({@code message_insert_reserving_part}),
+     * each reserving only from the expected next_seq. Sets {@link Target#first} of the targets it
+     * wrote (or that had nothing to store); the others changed nothing (a wrong guess, a batch that
+     * leaves its slice, a temporary destination's empty batch, a topic's changed subscriptions) and
+     * are left to the caller's one-shard paths. The targets come in (destination, shard) order.
+     */
+    static void insertReservingTogether(Engine engine, Connection c, List<? extends Target> targets)
+            throws SQLException {
+        List<Target> parts = new java.util.ArrayList<>();
+        List<TopicView> views = new java.util.ArrayList<>();
+        List<SliceMap.Slice> slices = new java.util.ArrayList<>();
+        List<long[]> sizes = new java.util.ArrayList<>(); // n, expected
+        for (Target t : targets) {
+            DestinationInfo d = t.rt.info();
+            TopicView view = t.rt.topicView(c);
+            int n = stamp(t.parts, view);
+            long expected = t.rt.head(t.shard) + 1;
+            if (n == 0) {
+                if (!d.name().startsWith(io.shardq.broker.catalog.TemporaryDestinations.PREFIX)) {
+                    number(t.parts, expected); // nothing to store (see insertReserving)
+                    t.first = expected;
+                }
+                continue;
+            }
+            SliceMap.Slice slice = t.rt.slices.find(t.shard, expected);
+            if (slice == null || expected + n - 1 > slice.last() || n > FAST_MAX_ROWS) {
+                continue;
+            }
+            parts.add(t);
+            views.add(view);
+            slices.add(slice);
+            sizes.add(new long[] {n, expected});
+        }
+        if (parts.isEmpty()) {
+            return;
+        }
+        StringBuilder sql = new StringBuilder("WITH ");
+        StringBuilder select = new StringBuilder();
+        for (int k = 0; k < parts.size(); k++) {
+            Target t = parts.get(k);
+            if (k > 0) {
+                sql.append(",\n");
+                select.append("\nUNION ALL ");
+            }
+            sql.append(Queries.insertReservingPart(
+                    k, t.rt.info().id(), t.shard, slices.get(k).slot(), (int) sizes.get(k)[0]));
+            select.append("SELECT ")
+                    .append(k)
+                    .append(", (SELECT count(*) FROM r_")
+                    .append(k)
+                    .append("), (SELECT notified FROM r_")
+                    .append(k)
+                    .append("), (SELECT fence FROM r_")
+                    .append(k)
+                    .append(')');
+        }
+        sql.append('\n').append(select);
+        long now = System.currentTimeMillis();
+        long[] notified = new long[parts.size()];
+        boolean[] written = new boolean[parts.size()];
+        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+            int i = 1;
+            for (int k = 0; k < parts.size(); k++) {
+                Target t = parts.get(k);
+                i = bindReserving(
+                        ps,
+                        i,
+                        t.rt.info(),
+                        t.shard,
+                        slices.get(k),
+                        (int) sizes.get(k)[0],
+                        sizes.get(k)[1],
+                        views.get(k),
+                        t.parts,
+                        now);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    int k = rs.getInt(1);
+                    if (rs.getLong(2) > 0) {
+                        written[k] = true;
+                        notified[k] = rs.getLong(3);
+                        fenced(parts.get(k).rt, parts.get(k).shard, rs, 4);
+                    }
+                }
+            }
+        }
+        // committed (autocommit): a wake-up that fails now is left to the waiter's poll, as on the one-shard path
+        for (int k = 0; k < parts.size(); k++) {
+            if (!written[k]) {
+                continue;
+            }
+            Target t = parts.get(k);
+            number(t.parts, sizes.get(k)[1]);
+            t.first = sizes.get(k)[1];
+            wakeAfterCommit(engine, c, t.rt.info(), t.shard, notified[k]);
+        }
+    }
+
+    /**
+     * The wake-up after an autocommit batch committed: a NOTIFY that fails now is counted and
+     * logged, never reported as the batch's failure (its sender would send it again); the waiting
+     * consumer finds the messages by its poll.
+     */
+    private static void wakeAfterCommit(Engine engine, Connection c, DestinationInfo d, int shard, long waiter) {
+        try {
+            notifyIfWaited(engine, c, d, shard, waiter, null);
+        } catch (SQLException e) {
             engine.stats().notifiesFailed.increment();
             LOG.warn(
                     "{} - the wake-up NOTIFY for {} shard {} failed after its batch committed ({}); the waiting"
@@ -154,8 +300,6 @@ final class Enqueue {
                     shard,
                     e.getMessage());
         }
-        number(parts, expected);
-        return expected;
     }
 
     /**
@@ -232,6 +376,7 @@ final class Enqueue {
                 }
                 first = rs.getLong(1);
                 waiter = rs.getLong(2);
+                fenced(rt, shard, rs, 3);
             }
         }
         long now = System.currentTimeMillis();
@@ -268,6 +413,18 @@ final class Enqueue {
         notifyIfWaited(engine, c, d, shard, waiter, deferredWakes);
         number(parts, first);
         return first;
+    }
+
+    /**
+     * The shard's fence, returned by the statement that reserved (V015: its destination shrinks):
+     * set on this instance's head before the commit can raise it, so its consumers never see
+     * messages beyond a fence that the catalog has not told them about yet.
+     */
+    private static void fenced(DestinationRuntime rt, int shard, ResultSet rs, int column) throws SQLException {
+        long fence = rs.getLong(column);
+        if (!rs.wasNull()) {
+            rt.fence(shard, fence);
+        }
     }
 
     private static SliceMap.Slice sliceFor(

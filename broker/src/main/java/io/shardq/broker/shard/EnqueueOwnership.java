@@ -40,6 +40,14 @@ import org.slf4j.LoggerFactory;
  * new shard, before its earlier ones. It waits for that at most {@link #LEAVE_WAIT_MS}; if the
  * consumers are further behind it stays on the old shard and tries again ten heartbeats later.
  *
+ * <p><b>Shrink.</b> Only the active shards ({@link DestinationRuntime#activeShards}) are owned and
+ * written: a session on a draining shard moves at its next transaction boundary without waiting
+ * for the consumers (the draining shard takes no more messages). Its order is kept by the fences
+ * instead: what it writes on an active shard lies at or beyond that shard's fence, which
+ * consumers do not see until every draining shard is empty (see "Resharding" in
+ * docs/architecture.md). A transaction that buffered for a shard that began to drain before it
+ * committed fails at its commit (the shard_draining_frozen CHECK) and is rolled back.
+ *
  * <p>Threading: {@link #owned} is an immutable array behind a volatile reference; recomputation
  * (SQL) is serialised by the object's monitor and runs on the heartbeat thread, or on the first
  * producer's thread when nothing was computed yet.
@@ -77,7 +85,7 @@ final class EnqueueOwnership {
     /** The shards this instance owns for enqueue, ascending (computed on first use). */
     int[] owned() {
         int[] o = owned;
-        if (o == null || ownedFor != rt.shardCount()) {
+        if (o == null || ownedFor != rt.activeShards()) {
             recompute();
             o = owned;
         }
@@ -100,7 +108,7 @@ final class EnqueueOwnership {
         synchronized (this) {
             due = ++beats >= RECHECK_BEATS
                     || fleetVersion != engine.fleetVersion()
-                    || ownedFor != rt.shardCount()
+                    || ownedFor != rt.activeShards()
                     || o.length != fairShare();
         }
         if (due) {
@@ -110,12 +118,12 @@ final class EnqueueOwnership {
 
     private int fairShare() {
         int producers = 1 + engine.otherProducers(rt.info().id());
-        return (int) Math.ceil((double) rt.shardCount() / producers);
+        return (int) Math.ceil((double) rt.activeShards() / producers);
     }
 
     synchronized void recompute() {
         long me = engine.instanceId();
-        int shards = rt.shardCount();
+        int shards = rt.activeShards();
         int fair = fairShare();
         long version = engine.fleetVersion();
         int[] before = owned == null ? new int[0] : owned;
@@ -252,11 +260,11 @@ final class EnqueueOwnership {
      */
     int producerShard(Integer current, boolean spread) {
         lastUseNanos = System.nanoTime();
-        int shards = rt.shardCount();
+        int shards = rt.activeShards();
         if (spread) {
             return Math.floorMod(counter.getAndIncrement(), shards);
         }
-        int[] own = owned();
+        int[] own = below(owned(), shards);
         Integer thread = threadShard.get();
         Integer mine = current != null ? current : thread;
         if (mine != null && mine < shards) {
@@ -393,6 +401,16 @@ final class EnqueueOwnership {
                                     2L * RECHECK_BEATS * engine.settings().heartbeatMillis()));
         }
         return false;
+    }
+
+    /** The shards of {@code a} below {@code n} (a shrink's draining shards left out); {@code a} itself when all are. */
+    private static int[] below(int[] a, int n) {
+        for (int x : a) {
+            if (x >= n) {
+                return Arrays.stream(a).filter(v -> v < n).toArray();
+            }
+        }
+        return a;
     }
 
     private static boolean contains(int[] a, int v) {

@@ -179,25 +179,75 @@ public final class Heartbeat extends BackgroundService {
                 }
             }
             long heldReadNanos = System.nanoTime(); // leases taken after this are not in the read
+            List<long[]> held = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_select_held"))) {
                 ps.setLong(1, me);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         renewed.computeIfAbsent(rs.getLong(1), k -> new HashSet<>())
                                 .add(rs.getInt(2));
+                        held.add(new long[] {rs.getLong(1), rs.getInt(2), rs.getLong(3)});
                     }
                 }
             }
+            Map<Long, Subscription> byId = new HashMap<>();
             for (DestinationRuntime rt : runtimes) {
                 for (Subscription subscription : rt.subscriptions()) {
                     subscription.keepOnlyLeases(renewed.getOrDefault(subscription.id, Set.of()), heldReadNanos);
+                    byId.put(subscription.id, subscription);
                 }
             }
+            releaseOrphans(c, held, byId);
         }
         LeaseBalancer b = balancer;
         if (b != null) {
             b.askers(askers);
         }
+    }
+
+    /** Rows held in the database but not here at the last beat: (subscription, shard, lease_seq). */
+    private Set<List<Long>> orphansSeen = Set.of();
+
+    /**
+     * Gives back the leases the database says are ours and this instance does not hold: seen so at
+     * two beats in a row with the same {@code lease_seq}, and no acquisition of the subscription in
+     * flight (one that committed but has not recorded the lease here yet). Without this the renewal
+     * above would keep such a row, and the backlog behind it, for ever (see docs/architecture.md,
+     * "Dequeue affinity and leases").
+     */
+    private void releaseOrphans(Connection c, List<long[]> held, Map<Long, Subscription> byId) throws SQLException {
+        Set<List<Long>> seen = new HashSet<>();
+        for (long[] row : held) {
+            Subscription sub = byId.get(row[0]);
+            int shard = (int) row[1];
+            if (sub != null) {
+                ShardState[] all = sub.shards();
+                if ((shard < all.length && all[shard].leased) || sub.acquiring.get() > 0) {
+                    continue;
+                }
+            }
+            seen.add(List.of(row[0], row[1], row[2]));
+        }
+        for (List<Long> orphan : seen) {
+            if (!orphansSeen.contains(orphan)) {
+                continue; // the first sighting: an acquisition may not have recorded it here yet
+            }
+            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_release_orphan"))) {
+                ps.setLong(1, orphan.get(0));
+                ps.setInt(2, orphan.get(1).intValue());
+                ps.setLong(3, engine.instanceId());
+                ps.setLong(4, orphan.get(2));
+                if (ps.executeUpdate() > 0) {
+                    LOG.info(
+                            "{} - gave back the lease of shard {} of subscription {}: held in the database but not"
+                                    + " here (a release that was skipped or failed)",
+                            engine.instanceId(),
+                            orphan.get(1),
+                            orphan.get(0));
+                }
+            }
+        }
+        orphansSeen = seen;
     }
 
     /** Gives back every lease and marks the instance stopped. */

@@ -8,11 +8,20 @@ package io.shardq.broker.shard;
  * <p>It also remembers when its last {@link #RING} raises happened, so that the time a message
  * waited between becoming visible here and being taken by a consumer can be measured ({@link
  * StepTimes.Step#VISIBLE_TO_TAKEN}).
+ *
+ * <p>While its destination shrinks it may carry a <b>fence</b> (V015, see "Resharding" in
+ * docs/architecture.md): consumers then see the head no higher than {@code fence - 1}, whatever
+ * this instance learns, until the fence is lifted; what it learned meanwhile is kept and shown at
+ * the lift. Without a fence {@link #get} is one volatile read, as before.
  */
 final class ShardHead {
     static final int RING = 64;
 
     private volatile long value;
+    /** The highest committed sequence number learned, fence or not (guarded by the monitor). */
+    private long learned;
+    /** Consumers see nothing beyond this (Long.MAX_VALUE: no fence; written under the monitor). */
+    private volatile long cap = Long.MAX_VALUE;
     /** Raise i made (raisedFrom[i], raisedTo[i]] visible at raisedAt[i] (nanoTime). */
     private final long[] raisedFrom = new long[RING];
 
@@ -31,6 +40,30 @@ final class ShardHead {
 
     /** Raises the head; returns how many new messages became visible (0 when it did not move). */
     synchronized long raise(long head) {
+        learned = Math.max(learned, head);
+        return show(Math.min(head, cap));
+    }
+
+    /**
+     * Consumers see nothing at or beyond {@code fence} until {@link #lift}. Set before a message
+     * at or beyond it can be learned here (the catalog refresh, and the enqueue statement that
+     * returns the fence, come first); a lower fence than one already set is kept.
+     */
+    synchronized void fence(long fence) {
+        cap = Math.min(cap, fence - 1);
+    }
+
+    /** The fence is gone: shows what was learned beyond it; returns how many became visible. */
+    synchronized long lift() {
+        cap = Long.MAX_VALUE;
+        return show(learned);
+    }
+
+    boolean fenced() {
+        return cap != Long.MAX_VALUE;
+    }
+
+    private long show(long head) {
         long before = value;
         if (head > before) {
             value = head;

@@ -70,6 +70,12 @@ final class ShardState {
     volatile long leasedNanos;
     /** Incremented each time the lease is taken: claims from an older lease are void. */
     volatile int leaseEpoch;
+    /**
+     * The database's number of the acquisition this lease came from ({@code shardq.cursor.lease_seq},
+     * V017): what a claim logs beyond the cursor names it, so that a commit planned before this
+     * instance forgot the shard and took it again logs nothing (guarded by the monitor).
+     */
+    private long leaseSeq;
     /** Committed cursor position (valid while leased). */
     volatile long position;
     /** Highest sequence number handed to a session by {@link #take}. */
@@ -116,6 +122,12 @@ final class ShardState {
     private volatile int topNoted = -1;
     /** One session at a time learns this shard's priorities; the others do not wait for it. */
     private final java.util.concurrent.atomic.AtomicBoolean learning = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Test hook: runs on a consumer commit's thread after the commit was planned with a claim of
+     * this shard and before its statements run (null: none).
+     */
+    volatile Runnable afterPlan;
 
     ShardState(int shardNo, ShardHead head) {
         this.shardNo = shardNo;
@@ -215,12 +227,14 @@ final class ShardState {
      * changes nothing but the head, when the lease was already held here (a second acquisition
      * racing the first must not void the claims taken since).
      */
-    synchronized boolean leased(long cursor, long dbHead, Collection<Long> loggedAhead, long expiresNanos) {
+    synchronized boolean leased(
+            long cursor, long dbHead, Collection<Long> loggedAhead, long expiresNanos, long leaseSeq) {
         head.raise(dbHead);
         if (leased) {
             return false;
         }
         leaseEpoch++;
+        this.leaseSeq = leaseSeq;
         position = cursor;
         dispatched = cursor;
         returned.clear();
@@ -521,7 +535,7 @@ final class ShardState {
      * Where a commit moves the cursor: from {@code start} to {@code end}, read together. {@code
      * mover}: this commit is the shard's one cursor mover in flight (see {@link #plannedMove}).
      */
-    record Move(long start, long end, boolean logToClear, boolean mover, int epoch) {}
+    record Move(long start, long end, boolean logToClear, boolean mover, int epoch, long leaseSeq) {}
 
     /** A commit moving the cursor is in flight (between its plan and its outcome). */
     private boolean moverActive;
@@ -563,7 +577,12 @@ final class ShardState {
             moverActive = true;
         }
         return new Move(
-                position, p, mover && !consumedAhead.isEmpty() && consumedAhead.first() <= p, mover, leaseEpoch);
+                position,
+                p,
+                mover && !consumedAhead.isEmpty() && consumedAhead.first() <= p,
+                mover,
+                leaseEpoch,
+                leaseSeq);
     }
 
     /**
@@ -586,7 +605,18 @@ final class ShardState {
             p++;
         }
         moverActive = true;
-        return new Move(position, p, true, true, leaseEpoch);
+        return new Move(position, p, true, true, leaseEpoch, leaseSeq);
+    }
+
+    /**
+     * A racing acquisition of this instance took the lease again in the database after another
+     * had leased it here: commits now name the newer number (one planned in between fails its guard
+     * and is rolled back, as after a lost lease).
+     */
+    synchronized void renumbered(long leaseSeq) {
+        if (leased && leaseSeq > this.leaseSeq) {
+            this.leaseSeq = leaseSeq;
+        }
     }
 
     /** A planned cursor move did not happen (the commit failed). */

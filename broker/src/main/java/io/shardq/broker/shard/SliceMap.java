@@ -96,6 +96,11 @@ public final class SliceMap {
         }
     }
 
+    /** Forgets every slice of a shard that was retired (a shrink): a later grow makes it anew. */
+    public void forgetShard(int shard) {
+        byShard.remove(shard);
+    }
+
     public void reload(Connection c) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_select_assigned"))) {
             ps.setInt(1, destinationId);

@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: no lock of the subscription sits on the receive or commit path. Each {@link
  * ShardState} guards itself; waiting consumers are parked in {@link Waiters} and woken as many as
  * there is work for; the lease and poll schedule (touched only by consumers that found nothing)
- * is guarded by {@link #schedule}. SQL never runs under a monitor.
+ * is guarded by {@link #schedule}. SQL never runs under a monitor. Producer flow control, which
+ * waits on consumers' progress, is {@link FlowControl}.
  */
 public final class Subscription {
     private static final Logger LOG = LoggerFactory.getLogger(Subscription.class);
@@ -70,12 +71,8 @@ public final class Subscription {
     private volatile boolean pollRequested;
     private long waiterRegisteredNanos;
     private volatile long lastConsumerNanos = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
-    /** nanoTime of the last range a consumer took (flow control: are consumers at work?). */
-    private volatile long lastTakeNanos = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
-    /** Producers held back by flow control wait on this; their number, so takers signal only then. */
-    private final Object flow = new Object();
-
-    private volatile int flowWaiting;
+    /** Producer flow control for this subscription's consumers here. */
+    private final FlowControl flowControl = new FlowControl(this);
     /** Open consumers of this subscription in the instance (flow control's bound grows with them). */
     final AtomicInteger openConsumers = new AtomicInteger();
 
@@ -94,6 +91,11 @@ public final class Subscription {
     /** The name of the destination this subscription belongs to. */
     public String destinationName() {
         return destination.info().name();
+    }
+
+    /** Open consumers of this subscription in this instance now (the console's consumer counts). */
+    public int openConsumers() {
+        return openConsumers.get();
     }
 
     /** The subscription was deleted: this instance no longer serves it. */
@@ -227,14 +229,9 @@ public final class Subscription {
         }
     }
 
-    /** A consumer took a range: flow control's producers may go on. */
+    /** A consumer took a range: flow control's producers may go on (see {@link FlowControl}). */
     void rangeTaken() {
-        lastTakeNanos = System.nanoTime();
-        if (flowWaiting > 0) {
-            synchronized (flow) {
-                flow.notifyAll();
-            }
-        }
+        flowControl.rangeTaken();
     }
 
     long untaken() {
@@ -245,59 +242,9 @@ public final class Subscription {
         return n;
     }
 
-    /**
-     * Flow control's condition: every local consumer is at work and more wait untaken than the
-     * bound, which is the setting but never less than two prefetch ranges per open consumer (what
-     * keeps each consumer's next range ready; a smaller bound would starve consumers, not help them).
-     */
-    private boolean consumersBehind(long max) {
-        long active = TimeUnit.MILLISECONDS.toNanos(engine.settings().flowConsumerActiveMillis());
-        long bound = Math.max(max, 2L * engine.settings().prefetch() * openConsumers.get());
-        return waiters.size() == 0 && System.nanoTime() - lastTakeNanos < active && untaken() > bound;
-    }
-
-    /**
-     * Producer flow control, after a producer's commit (its messages are durable and visible
-     * already): while this instance's consumers of the destination are all at work (none waiting,
-     * one took a range within {@code shardq.flow.consumer-active-ms}) and more than {@code
-     * shardq.flow.max-untaken} committed
-     * messages wait untaken in its shards, the producer waits for the consumers, at most {@code
-     * shardq.flow.max-wait-ms}. So when consumers cannot keep up, producers are slowed to their
-     * pace instead of growing a backlog that every later message waits behind (the end-to-end
-     * tail of a saturated instance). A queue without active local consumers buffers as before;
-     * a consumer that waits (nothing it can take, a selector matching nothing) stops the control.
-     */
+    /** Producer flow control after a producer's commit: see {@link FlowControl#throttle}. */
     void throttle() {
-        long max = engine.settings().flowMaxUntaken(destination.info().isQueue());
-        if (max <= 0) {
-            return;
-        }
-        if (!consumersBehind(max)) {
-            return;
-        }
-        long start = System.nanoTime();
-        long deadline = start + TimeUnit.MILLISECONDS.toNanos(engine.settings().flowMaxWaitMillis());
-        engine.stats().flowHeld.incrementAndGet();
-        synchronized (flow) {
-            flowWaiting++;
-            try {
-                while (consumersBehind(max)) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        break;
-                    }
-                    // re-checked every 10 ms as well: consumers may stop without taking anything
-                    TimeUnit.NANOSECONDS.timedWait(flow, Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                flowWaiting--;
-            }
-        }
-        engine.stats().flowHeld.decrementAndGet();
-        engine.stats().flowWaits.increment();
-        engine.stats().flowWaitNanos.add(System.nanoTime() - start);
+        flowControl.throttle();
     }
 
     /** A session gave back or released part of a shard: someone else may take it. */
@@ -503,6 +450,25 @@ public final class Subscription {
      * deliver.
      */
     boolean takeLeases(Connection c, List<Integer> wanted) throws SQLException {
+        if (wanted.isEmpty()) {
+            return false;
+        }
+        acquiring.incrementAndGet();
+        try {
+            return takeLeasesCounted(c, wanted);
+        } finally {
+            acquiring.decrementAndGet();
+        }
+    }
+
+    /**
+     * Acquisitions of this subscription's leases in flight (between the statement and the local
+     * {@link ShardState#leased}): the heartbeat does not give back a row held in the database but not
+     * yet here while one runs ({@link Heartbeat}, orphaned leases).
+     */
+    final AtomicInteger acquiring = new AtomicInteger();
+
+    private boolean takeLeasesCounted(Connection c, List<Integer> wanted) throws SQLException {
         DestinationInfo d = destination.info();
         long me = engine.instanceId();
         ShardState[] all = shards;
@@ -530,12 +496,14 @@ public final class Subscription {
                 long position = row[1];
                 long head = row[2] - 1;
                 found |= head > position;
+                long leaseSeq = row[3];
                 if (all[shard].leased) {
                     all[shard].raiseHead(head); // a racing acquisition got it first
+                    all[shard].renumbered(leaseSeq); // this statement numbered the lease anew
                     continue;
                 }
                 List<Long> ahead = loadAttempts(c, shard, position);
-                all[shard].leased(position, head, ahead, acquireStart + ttlNanos);
+                all[shard].leased(position, head, ahead, acquireStart + ttlNanos, leaseSeq);
                 LOG.debug("{} - leased {} of {} at position {}", me, shard, d.name(), position);
             }
             if (found) {
@@ -580,7 +548,7 @@ public final class Subscription {
         long now = System.nanoTime();
         return openConsumers.get() > 0
                 || now - lastConsumerNanos < idleNanos
-                || now - lastTakeNanos < idleNanos
+                || now - flowControl.lastTakeNanos() < idleNanos
                 || waiters.size() > 0;
     }
 
@@ -590,7 +558,7 @@ public final class Subscription {
     /**
      * Runs {@code query} ({@code cursor_lease_acquire} or its skip-locked variant) in a transaction
      * of its own, under {@link #ACQUIRE_LOCK_TIMEOUT_MS} when {@code bounded}; returns (shard,
-     * position, next_seq) of each row taken.
+     * position, next_seq, lease_seq) of each row taken.
      */
     private List<long[]> acquire(Connection c, List<Integer> wanted, long me, String query, boolean bounded)
             throws SQLException {
@@ -612,7 +580,7 @@ public final class Subscription {
                 ps.setLong(6, me);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        rows.add(new long[] {rs.getInt(1), rs.getLong(2), rs.getLong(3)});
+                        rows.add(new long[] {rs.getInt(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)});
                     }
                 }
             }

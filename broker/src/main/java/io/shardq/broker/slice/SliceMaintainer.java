@@ -58,6 +58,8 @@ public final class SliceMaintainer extends BackgroundService {
     private final long upkeepNanos;
 
     private long nextUpkeepNanos;
+    /** A shrink was under way at the last step: step again after the interval, not the upkeep's. */
+    private boolean shrinking = true;
     /** Instances without a heartbeat for this long are dead (the lease TTL, whole seconds). */
     private volatile int aliveSeconds = 30;
 
@@ -144,6 +146,10 @@ public final class SliceMaintainer extends BackgroundService {
         if (now - nextUpkeepNanos >= 0) {
             nextUpkeepNanos = now + upkeepNanos;
             topicUpkeep();
+            shrinking = true; // a shrink begun since is found at the upkeep's pace
+        }
+        if (shrinking) {
+            shrinking = shrinkSteps();
         }
         List<Integer> ids = new ArrayList<>();
         boolean scan = scanAll || now - nextScanNanos >= 0;
@@ -165,6 +171,9 @@ public final class SliceMaintainer extends BackgroundService {
             maintain(id);
         }
         if (!dirty.isEmpty()) {
+            return intervalMillis;
+        }
+        if (shrinking) {
             return intervalMillis;
         }
         long next = Math.min(nextScanNanos, nextUpkeepNanos);
@@ -204,6 +213,52 @@ public final class SliceMaintainer extends BackgroundService {
                 }
             }
         }
+    }
+
+    /**
+     * On the leader, while a destination shrinks (V015): {@code shardq.shrink_step} lifts its
+     * fences once its draining shards are empty and retires the drained ones (their storage
+     * dropped, under the maintenance lock timeout: a shard whose lock was not granted is tried
+     * again at the next step). Returns true while some shrink is still under way.
+     */
+    private boolean shrinkSteps() throws SQLException {
+        boolean any = false;
+        try (Connection c = dataSource.getConnection()) {
+            List<Integer> ids = new ArrayList<>();
+            List<String> names = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(Queries.get("shrink_select_draining"));
+                    java.sql.ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getInt(1));
+                    names.add(rs.getString(2));
+                }
+            }
+            for (int i = 0; i < ids.size() && !isStopping() && leader.getAsBoolean(); i++) {
+                any = true;
+                try (PreparedStatement ps = c.prepareStatement(Queries.get("shrink_step"))) {
+                    ps.setInt(1, ids.get(i));
+                    ps.setInt(2, (int) Math.min(Integer.MAX_VALUE, retirer.lockTimeoutMillis()));
+                    try (java.sql.ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            String event = rs.getString(1);
+                            if (event.equals("lifted")) {
+                                LOG.info(
+                                        "{}: the draining shards are empty, the fences of its active shards are lifted",
+                                        names.get(i));
+                            } else if (event.equals("retired")) {
+                                LOG.info(
+                                        "{}: drained shard {} retired (its storage dropped)",
+                                        names.get(i),
+                                        rs.getInt(2));
+                            } else {
+                                LOG.debug("{}: retiring shard {} waits for its lock", names.get(i), rs.getInt(2));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return any;
     }
 
     private void maintain(int destinationId) throws SQLException {

@@ -70,6 +70,11 @@ public final class SliceRetirer {
         this.lockTimeoutMillis = lockTimeoutMillis;
     }
 
+    /** How long TRUNCATE, slot DDL and a shrink's DROP wait for their lock. */
+    public long lockTimeoutMillis() {
+        return lockTimeoutMillis;
+    }
+
     /** One round over one destination. */
     public Round run(DestinationInfo d) throws SQLException {
         listener.round(d);

@@ -129,11 +129,53 @@ public final class EmbeddedServer {
         if (port > 0) {
             builder.setPort(port);
         }
+        // zonky unpacks its binaries once into java.io.tmpdir/embedded-pg/PG-<hash> and marks the
+        // directory with '.exists' when done; an unpacking cut short (a JVM killed or out of memory)
+        // leaves a directory without the mark that every later start fails on
+        // (FileAlreadyExistsException), and zonky prepares the binaries only once per JVM. So a
+        // leftover is removed before the start, if no JVM is unpacking there.
+        if (removeUnfinishedUnpacking(Path.of(System.getProperty("java.io.tmpdir"), "embedded-pg"))) {
+            LOG.warn("removed an unfinished unpacking of the embedded PostgreSQL's binaries");
+        }
         EmbeddedPostgres pg = builder.start();
         LOG.info("started the embedded PostgreSQL on port {} (data {}, durable={})", pg.getPort(), dir, durable);
         Connection presence = tryConnect(pg.getPort())
                 .orElseThrow(() -> new IllegalStateException("embedded PostgreSQL started but refuses connections"));
         return new EmbeddedServer(dir, pg.getPort(), pg, presence);
+    }
+
+    /**
+     * Empties every {@code PG-*} directory under {@code root} (zonky's {@code embedded-pg}) that lacks zonky's {@code .exists} mark and
+     * whose {@code epg-lock} no process holds. Returns whether a file was deleted.
+     */
+    static boolean removeUnfinishedUnpacking(Path root) throws IOException {
+        if (!Files.isDirectory(root)) {
+            return false;
+        }
+        boolean removed = false;
+        try (var dirs = Files.newDirectoryStream(root, "PG-*")) {
+            for (Path d : dirs) {
+                if (Files.exists(d.resolve(".exists")) || !Files.isDirectory(d)) {
+                    continue;
+                }
+                try (FileChannel ch = FileChannel.open(
+                                d.resolve("epg-lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                        FileLock lock = ch.tryLock()) {
+                    if (lock == null || Files.exists(d.resolve(".exists"))) {
+                        continue; // another JVM is unpacking, or has just finished
+                    }
+                    try (var walk = Files.walk(d)) {
+                        for (Path f :
+                                walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                            if (!f.equals(d) && !f.getFileName().toString().equals("epg-lock")) {
+                                removed |= Files.deleteIfExists(f);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return removed;
     }
 
     /**

@@ -53,7 +53,10 @@ SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead
        d.enqueue_enabled, d.dequeue_enabled,
        (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription,
        d.sub_version, d.expiry_name, d.redelivery_delay_ms, d.redelivery_multiplier, d.message_groups,
-       d.group_map
+       d.group_map, d.draining_from,
+       CASE WHEN d.draining_from IS NOT NULL THEN
+           (SELECT array_agg(s.fence ORDER BY s.shard_no) FROM shardq.shard s
+             WHERE s.destination_id = d.id AND s.shard_no < d.draining_from) END AS fences
   FROM shardq.destination d WHERE d.name = ?
 
 -- name: destination_select_all
@@ -61,7 +64,10 @@ SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead
        d.enqueue_enabled, d.dequeue_enabled,
        (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription,
        d.sub_version, d.expiry_name, d.redelivery_delay_ms, d.redelivery_multiplier, d.message_groups,
-       d.group_map
+       d.group_map, d.draining_from,
+       CASE WHEN d.draining_from IS NOT NULL THEN
+           (SELECT array_agg(s.fence ORDER BY s.shard_no) FROM shardq.shard s
+             WHERE s.destination_id = d.id AND s.shard_no < d.draining_from) END AS fences
   FROM shardq.destination d ORDER BY d.name
 
 -- name: shard_reserve
@@ -71,7 +77,7 @@ SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead
 UPDATE shardq.shard
    SET next_seq = next_seq + ?, waiter = NULL, notified = waiter
  WHERE destination_id = ? AND shard_no = ?
-RETURNING next_seq - ?, notified
+RETURNING next_seq - ?, notified, fence
 
 -- name: shard_claim_owner
 -- Enqueue affinity: takes up to ? shards of the destination that no live instance owns
@@ -84,8 +90,10 @@ UPDATE shardq.shard s SET owner_instance = ?
        SELECT x.shard_no FROM shardq.shard x
         WHERE x.destination_id = ?
           AND (x.owner_instance IS NULL OR x.owner_instance NOT IN (SELECT shardq.live_instances(?)))
+          AND x.drain_head IS NULL
         ORDER BY x.shard_no LIMIT ?)
    AND (s.owner_instance IS NULL OR s.owner_instance NOT IN (SELECT shardq.live_instances(?)))
+   AND s.drain_head IS NULL
 RETURNING s.shard_no
 
 -- name: shard_select_owners
@@ -112,12 +120,14 @@ UPDATE shardq.shard SET owner_instance = NULL
        SELECT destination_id, shard_no FROM shardq.shard WHERE owner_instance = ? FOR UPDATE SKIP LOCKED)
 
 -- name: shard_select_heads
-SELECT shard_no, next_seq FROM shardq.shard WHERE destination_id = ?
+-- What consumers see of a shard's next_seq: never beyond its fence while its destination shrinks
+-- (V015; least ignores a null fence), here and in every other read of a head for consumers.
+SELECT shard_no, least(next_seq, fence) FROM shardq.shard WHERE destination_id = ?
 
 -- name: shard_set_waiter
 UPDATE shardq.shard SET waiter = ?
  WHERE destination_id = ? AND shard_no = ANY(?) AND waiter IS DISTINCT FROM ?
-RETURNING shard_no, next_seq
+RETURNING shard_no, least(next_seq, fence)
 
 -- name: slice_select_assigned
 SELECT shard_no, slot, first_seq, last_seq FROM shardq.slice
@@ -163,7 +173,8 @@ SELECT a.pid, extract(epoch FROM now() - coalesce(a.xact_start, a.backend_start)
  WHERE l.relation = ?::regclass AND l.granted AND a.pid <> pg_backend_pid()
 
 -- name: cursor_lease_acquire
--- Takes free or expired leases (or renews ours). FOR UPDATE first: it waits for in-flight commits
+-- Takes free or expired leases (or renews ours), each acquisition numbered anew (lease_seq, V017:
+-- see dequeue_range_insert). FOR UPDATE first: it waits for in-flight commits
 -- of the previous holder that logged consumption under FOR KEY SHARE (a plain UPDATE would not
 -- wait for them), so the dequeue log read after this statement is complete. It runs under a short
 -- lock_timeout: a row held longer is held by a prepared transaction (XA, issue 13), which keeps its
@@ -176,12 +187,12 @@ WITH locked AS (
      ORDER BY c.shard_no
        FOR UPDATE OF c)
 UPDATE shardq.cursor c
-   SET lease_instance = ?, lease_until = now() + make_interval(secs => ?)
+   SET lease_instance = ?, lease_until = now() + make_interval(secs => ?), lease_seq = c.lease_seq + 1
   FROM locked l, shardq.shard s
  WHERE c.subscription_id = l.subscription_id AND c.shard_no = l.shard_no
    AND s.destination_id = c.destination_id AND s.shard_no = c.shard_no
    AND (c.lease_instance IS NULL OR c.lease_instance = ? OR c.lease_until < now())
-RETURNING c.shard_no, c.position, s.next_seq
+RETURNING c.shard_no, c.position, least(s.next_seq, s.fence), c.lease_seq
 
 -- name: cursor_lease_acquire_skip_locked
 -- cursor_lease_acquire, skipping locked rows: a cursor row a prepared transaction holds is not taken
@@ -194,12 +205,12 @@ WITH locked AS (
      ORDER BY c.shard_no
        FOR UPDATE OF c SKIP LOCKED)
 UPDATE shardq.cursor c
-   SET lease_instance = ?, lease_until = now() + make_interval(secs => ?)
+   SET lease_instance = ?, lease_until = now() + make_interval(secs => ?), lease_seq = c.lease_seq + 1
   FROM locked l, shardq.shard s
  WHERE c.subscription_id = l.subscription_id AND c.shard_no = l.shard_no
    AND s.destination_id = c.destination_id AND s.shard_no = c.shard_no
    AND (c.lease_instance IS NULL OR c.lease_instance = ? OR c.lease_until < now())
-RETURNING c.shard_no, c.position, s.next_seq
+RETURNING c.shard_no, c.position, least(s.next_seq, s.fence), c.lease_seq
 
 -- name: cursor_lease_renew
 -- SKIP LOCKED: a row locked by one of our own consumer commits is skipped (its lease is renewed
@@ -222,7 +233,17 @@ SELECT c.subscription_id, c.shard_no, c.position, s.next_seq,
  WHERE c.subscription_id = ANY(?)
 
 -- name: cursor_select_held
-SELECT subscription_id, shard_no FROM shardq.cursor WHERE lease_instance = ?
+SELECT subscription_id, shard_no, lease_seq FROM shardq.cursor WHERE lease_instance = ?
+
+-- name: cursor_lease_release_orphan
+-- A lease the database says is ours but this instance does not hold (a release that was skipped
+-- or failed after the local state dropped it): given back, unless a newer acquisition numbered it
+-- since (lease_seq). SKIP LOCKED as cursor_lease_release: a locked row is tried at the next beat.
+UPDATE shardq.cursor SET lease_instance = NULL, lease_until = NULL
+ WHERE (subscription_id, shard_no) IN (
+       SELECT subscription_id, shard_no FROM shardq.cursor
+        WHERE subscription_id = ? AND shard_no = ? AND lease_instance = ? AND lease_seq = ?
+          FOR UPDATE SKIP LOCKED)
 
 -- name: cursor_lease_release
 -- SKIP LOCKED: a row that a prepared transaction (XA, issue 13) holds is left to expire instead of
@@ -241,7 +262,7 @@ UPDATE shardq.cursor SET lease_instance = NULL, lease_until = NULL
 
 -- name: cursor_select_candidates
 -- shards with backlog whose lease is free, expired or ours
-SELECT c.shard_no, c.position, s.next_seq
+SELECT c.shard_no, c.position, least(s.next_seq, s.fence)
   FROM shardq.cursor c JOIN shardq.shard s ON s.destination_id = c.destination_id AND s.shard_no = c.shard_no
  WHERE c.subscription_id = ?
    AND (c.lease_instance IS NULL OR c.lease_instance = ? OR c.lease_until < now())
@@ -265,11 +286,13 @@ SELECT seq, attempts FROM shardq.delivery_attempt WHERE subscription_id = ? AND 
 -- row fences the lease: another instance takes it with FOR UPDATE first (cursor_lease_acquire),
 -- which waits for this transaction, and nothing is logged once the lease is gone (0 rows). KEY
 -- SHARE does not conflict with this instance's own cursor moves (non-key UPDATEs), so loggers and
--- the mover of a shard do not wait for each other.
+-- the mover of a shard do not wait for each other. lease_seq (V017) is the acquisition the commit
+-- was planned under: after this instance took the lease again (and re-read the log), a commit
+-- planned before logs nothing.
 INSERT INTO shardq.dequeue_range (subscription_id, shard_no, first_seq, last_seq)
 SELECT c.subscription_id, c.shard_no, r.first_seq, r.last_seq
   FROM shardq.cursor c, unnest(?::bigint[], ?::bigint[]) AS r (first_seq, last_seq)
- WHERE c.subscription_id = ? AND c.shard_no = ? AND c.lease_instance = ?
+ WHERE c.subscription_id = ? AND c.shard_no = ? AND c.lease_instance = ? AND c.lease_seq = ?
    FOR KEY SHARE OF c
 
 -- name: cursor_commit_move
@@ -343,12 +366,32 @@ WITH r AS (
     UPDATE shardq.shard
        SET next_seq = next_seq + ?, waiter = NULL, notified = waiter
      WHERE destination_id = ? AND shard_no = ? AND next_seq = ? AND sub_version = ?
-    RETURNING notified)
+    RETURNING notified, fence)
 INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body)
 SELECT ?, ?, v.seq, v.enq, v.dlv, v.exp, v.prio, v.subs, v.header, v.body
   FROM (VALUES /* TEMPLATE: rows */) AS v (seq, enq, dlv, exp, prio, subs, header, body)
  WHERE EXISTS (SELECT 1 FROM r)
-RETURNING (SELECT notified FROM r)
+RETURNING (SELECT notified FROM r), (SELECT fence FROM r)
+
+-- name: message_insert_reserving_part
+-- One shard's part of a several-shard enqueue (SendCommitter with shardq.commit.shared-sends): the
+-- two statements of message_insert_reserving as data-modifying CTEs r_N and i_N (N: the part's
+-- number), joined with the other shards' parts into one statement, one round trip and one commit.
+-- A part whose guess was wrong (r_N updates nothing) inserts nothing and the others still commit.
+-- The statement ends with one row per part: SELECT N, (SELECT count(*) FROM r_N), (SELECT notified
+-- FROM r_N), (SELECT fence FROM r_N), joined by UNION ALL (Enqueue.insertReservingTogether; a
+-- data-modifying CTE runs to completion whether or not the final SELECT reads it).
+r_N AS (
+    UPDATE shardq.shard
+       SET next_seq = next_seq + ?, waiter = NULL, notified = waiter
+     WHERE destination_id = ? AND shard_no = ? AND next_seq = ? AND sub_version = ?
+    RETURNING notified, fence),
+i_N AS (
+    INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body)
+    SELECT ?, ?, v.seq, v.enq, v.dlv, v.exp, v.prio, v.subs, v.header, v.body
+      FROM (VALUES /* TEMPLATE: rows */) AS v (seq, enq, dlv, exp, prio, subs, header, body)
+     WHERE EXISTS (SELECT 1 FROM r_N)
+    RETURNING 1)
 
 -- name: message_select_range
 -- Read-ahead on a cache miss: rows first..last of one slot, a body only when it is at most ?
@@ -401,7 +444,10 @@ SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead
        d.enqueue_enabled, d.dequeue_enabled,
        (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription,
        d.sub_version, d.expiry_name, d.redelivery_delay_ms, d.redelivery_multiplier, d.message_groups,
-       d.group_map
+       d.group_map, d.draining_from,
+       CASE WHEN d.draining_from IS NOT NULL THEN
+           (SELECT array_agg(s.fence ORDER BY s.shard_no) FROM shardq.shard s
+             WHERE s.destination_id = d.id AND s.shard_no < d.draining_from) END AS fences
   FROM shardq.destination d WHERE d.id = ?
 
 -- name: message_select_browse_page
@@ -479,6 +525,19 @@ SELECT sub_id, sub_bit FROM shardq.subscribe(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 
 -- name: subscription_consumer_closed
 SELECT shardq.consumer_closed(?, ?, ?)
+
+-- name: queue_consumers_upsert
+-- This instance's open consumers of a queue (QueueConsumerCounts); nothing when the queue's
+-- subscription is gone (dropped meanwhile).
+INSERT INTO shardq.subscription_consumer AS c (subscription_id, instance_id, consumers)
+SELECT s.id, ?, ? FROM shardq.subscription s WHERE s.id = ?
+    ON CONFLICT (subscription_id, instance_id) DO UPDATE SET consumers = EXCLUDED.consumers
+
+-- name: queue_consumers_delete
+DELETE FROM shardq.subscription_consumer WHERE subscription_id = ? AND instance_id = ?
+
+-- name: queue_consumers_delete_all
+DELETE FROM shardq.subscription_consumer WHERE instance_id = ? AND subscription_id = ANY (?)
 
 -- name: subscription_unsubscribe
 SELECT shardq.unsubscribe(?, ?, ?)
@@ -760,3 +819,14 @@ SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND starts
 -- name: prepared_xact_max
 -- 0: the server refuses PREPARE TRANSACTION (two-phase commit is off).
 SELECT current_setting('max_prepared_transactions')::integer
+
+-- name: shrink_select_draining
+-- Destinations with a shrink under way (V015), for the maintenance leader's shrink steps.
+SELECT id, name FROM shardq.destination WHERE draining_from IS NOT NULL ORDER BY id
+
+-- name: shrink_step
+SELECT event, shard_no FROM shardq.shrink_step(?, ?)
+
+-- name: shard_select_fenced
+-- Does a shard of the destination still have a shrink's fence (V015)?
+SELECT EXISTS (SELECT 1 FROM shardq.shard WHERE destination_id = ? AND fence IS NOT NULL)

@@ -160,6 +160,28 @@ class KvExpiryTest {
         assertThat(c.get("long")).isEqualTo("l");
     }
 
+    /**
+     * A put group's row is written after the writer stamped it; the clock may pass its bucket's end
+     * in between (the leader may even have dropped that partition). The row still replaces the
+     * key's old value and reads as expired. Before, the partition was refused as "outside the
+     * cache's TTL range" and the writer's put failed ({@link
+     * #writersAndReclamation_runTogether_withoutErrors} on a loaded machine).
+     */
+    @Test
+    void aGroupedRowWrittenAfterItsBucketEnded_stillReplacesTheOldValue_andReadsAsExpired() {
+        broker.admin().createCache("late", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(16)));
+        KvCache<String, String> c = broker.cache("late", Codec.utf8(), Codec.utf8());
+        c.put("k", "old");
+        KvDefinition d = c.definition();
+        long expires = clock.millis() + 1_000; // stamped now, with a TTL of one second
+        KvRows.Row row = new KvRows.Row(c.key(d, "k"), c.value(d, "new"), expires, d.bucket(expires));
+        clock.advance(Duration.ofMinutes(3)); // buckets are 60 s: its bucket ended before the write
+        c.putRows(d, List.of(row), 100);
+        assertThat(c.get("k")).isNull();
+        assertThat(c.containsKey("k")).isFalse();
+        broker.admin().dropCache("late"); // its ended partition is not the other tests' business
+    }
+
     @Test
     void writersAndReclamation_runTogether_withoutErrors() throws Exception {
         broker.admin().createCache("busy", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(16)));

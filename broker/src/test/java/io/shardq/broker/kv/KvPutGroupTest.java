@@ -93,9 +93,9 @@ class KvPutGroupTest {
         long now = clock.millis();
         // an expiry beyond the cache's max TTL (a row no put would make): no partition is made for it
         long far = now + Duration.ofDays(30).toMillis();
-        KvCache.Row bad = row("late", "x", far, d.bucket(far));
-        KvCache.Row good1 = row("a", "1", null, 0);
-        KvCache.Row good2 = row("b", "2", null, 0);
+        KvRows.Row bad = row("late", "x", far, d.bucket(far));
+        KvRows.Row good1 = row("a", "1", null, 0);
+        KvRows.Row good2 = row("b", "2", null, 0);
         KvPutGroup group = new KvPutGroup(500);
         KvPutGroup.Request r1 = new KvPutGroup.Request(cache, d, List.of(good1), 7);
         KvPutGroup.Request r2 = new KvPutGroup.Request(cache, d, List.of(bad), 7);
@@ -117,8 +117,8 @@ class KvPutGroupTest {
         assertThat(cache.containsKey("late")).isFalse();
     }
 
-    private static KvCache.Row row(String k, String v, Long expires, long bucket) {
-        return new KvCache.Row(
+    private static KvRows.Row row(String k, String v, Long expires, long bucket) {
+        return new KvRows.Row(
                 ByteKey.of(k.getBytes(StandardCharsets.UTF_8)), v.getBytes(StandardCharsets.UTF_8), expires, bucket);
     }
 }

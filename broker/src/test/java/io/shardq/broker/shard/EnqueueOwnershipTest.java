@@ -5,13 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.ErrorKind;
 import io.shardq.broker.QueueOptions;
+import io.shardq.broker.ShardQException;
 import io.shardq.broker.testing.Messages;
 import io.shardq.broker.testing.PgTest;
 import io.shardq.broker.testing.TestDatabase;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -43,7 +42,9 @@ class EnqueueOwnershipTest {
             Consumer consumer = new Consumer(a, "own.q");
             Producers pa = new Producers(a, "own.q", "A", 2);
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> consumer.count() >= 200);
-            assertThat(owners(db, "own.q")).as("owners while alone").containsOnly(a.instanceId());
+            assertThat(ShardColumn.OWNER_INSTANCE.values(db, "own.q"))
+                    .as("owners while alone")
+                    .containsOnly(a.instanceId());
             try (Broker b = Broker.start(config(db))) {
                 long started = System.nanoTime();
                 Producers pb = new Producers(b, "own.q", "B", 2);
@@ -51,7 +52,7 @@ class EnqueueOwnershipTest {
                         .atMost(Duration.ofSeconds(30))
                         .pollInterval(Duration.ofMillis(20))
                         .until(() -> {
-                            List<Long> o = owners(db, "own.q");
+                            List<Long> o = ShardColumn.OWNER_INSTANCE.values(db, "own.q");
                             return count(o, a.instanceId()) == 2 && count(o, b.instanceId()) == 2;
                         });
                 System.out.println("OWNERSHIP: the second instance owned its share "
@@ -62,7 +63,8 @@ class EnqueueOwnershipTest {
                 Awaitility.await()
                         .atMost(Duration.ofSeconds(60))
                         .pollInterval(Duration.ofMillis(100))
-                        .until(() -> consumer.latestOnOwnShards(owners(db, "own.q"), instanceOf, 20));
+                        .until(() -> consumer.latestOnOwnShards(
+                                ShardColumn.OWNER_INSTANCE.values(db, "own.q"), instanceOf, 20));
                 pa.stop();
                 pb.stop();
                 consumer.drain(a, "own.q");
@@ -80,17 +82,17 @@ class EnqueueOwnershipTest {
             Producers pa = new Producers(a, "grow.q", "A", 4);
             Producers pb = new Producers(b, "grow.q", "B", 4);
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
-                List<Long> o = owners(db, "grow.q");
+                List<Long> o = ShardColumn.OWNER_INSTANCE.values(db, "grow.q");
                 return count(o, a.instanceId()) == 2 && count(o, b.instanceId()) == 2;
             });
-            long[] before = heads(db, "grow.q");
+            long[] before = ShardColumn.NEXT_SEQ.longs(db, "grow.q");
             a.admin().alterQueue("grow.q", 8, null, null, null);
             long grown = System.nanoTime();
             Awaitility.await()
                     .atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofMillis(20))
                     .until(() -> {
-                        long[] h = heads(db, "grow.q");
+                        long[] h = ShardColumn.NEXT_SEQ.longs(db, "grow.q");
                         for (int s = 4; s < 8; s++) {
                             if (h.length < 8 || h[s] <= 1) {
                                 return false;
@@ -106,7 +108,7 @@ class EnqueueOwnershipTest {
             pb.stop();
             consumer.drain(a, "grow.q");
             consumer.assertExactlyOnceInOrder(pa, pb);
-            List<Long> o = owners(db, "grow.q");
+            List<Long> o = ShardColumn.OWNER_INSTANCE.values(db, "grow.q");
             assertThat(count(o, a.instanceId())).isEqualTo(4);
             assertThat(count(o, b.instanceId())).isEqualTo(4);
         }
@@ -123,53 +125,38 @@ class EnqueueOwnershipTest {
         return (int) owners.stream().filter(o -> o != null && o == instance).count();
     }
 
-    static List<Long> owners(TestDatabase db, String queue) throws Exception {
-        try (Connection c = db.connect();
-                PreparedStatement ps = c.prepareStatement(
-                        "SELECT s.owner_instance FROM shardq.shard s"
-                                + " JOIN shardq.destination d ON d.id = s.destination_id WHERE d.name = ? ORDER BY s.shard_no")) {
-            ps.setString(1, queue);
-            List<Long> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    long o = rs.getLong(1);
-                    out.add(rs.wasNull() ? null : o);
-                }
-            }
-            return out;
-        }
-    }
-
-    static long[] heads(TestDatabase db, String queue) throws Exception {
-        try (Connection c = db.connect();
-                PreparedStatement ps = c.prepareStatement(
-                        "SELECT s.next_seq FROM shardq.shard s"
-                                + " JOIN shardq.destination d ON d.id = s.destination_id WHERE d.name = ? ORDER BY s.shard_no")) {
-            ps.setString(1, queue);
-            List<Long> out = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(rs.getLong(1));
-                }
-            }
-            return out.stream().mapToLong(Long::longValue).toArray();
-        }
-    }
-
     /** Producer threads sending "<name>-<thread>-<i>" in transactions of 10 (see the constructor for sessions). */
-    static final class Producers {
+    static class Producers {
         final String name;
         final int threads;
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicInteger[] sent;
         final List<Thread> running = new ArrayList<>();
+        /** Transactions rolled back because their shard began to drain (sent again; only with retry). */
+        final AtomicInteger rolledBack = new AtomicInteger();
 
-        Producers(Broker broker, String queue, String name, int threads) {
+        /** No threads yet. */
+        Producers(String name, int threads) {
             this.name = name;
             this.threads = threads;
             this.sent = new AtomicInteger[threads];
             for (int t = 0; t < threads; t++) {
                 sent[t] = new AtomicInteger();
+            }
+        }
+
+        Producers(Broker broker, String queue, String name, int threads) {
+            this(broker, queue, name, threads, false);
+        }
+
+        /**
+         * @param retryRolledBack whether a transaction rolled back with ROLLED_BACK (its shard began to
+         *     drain before it committed: nothing of it was written) is sent again, as {@code ShrinkTest}
+         *     needs; otherwise it fails the thread
+         */
+        Producers(Broker broker, String queue, String name, int threads, boolean retryRolledBack) {
+            this(name, threads);
+            for (int t = 0; t < threads; t++) {
                 int thread = t;
                 // even threads keep one session for life (JMS's per-session order); odd ones open a new
                 // session for every transaction, as Spring's JmsTemplate does (the per-thread order)
@@ -183,10 +170,20 @@ class EnqueueOwnershipTest {
                                 s.close();
                                 s = broker.openSession(BrokerSession.Mode.TRANSACTED);
                             }
-                            for (int k = 0; k < 10; k++) {
-                                s.send(queue, Messages.text(name + "-" + thread + "-" + (i + k)));
+                            try {
+                                for (int k = 0; k < 10; k++) {
+                                    s.send(queue, Messages.text(name + "-" + thread + "-" + (i + k)));
+                                }
+                                s.commit();
+                            } catch (ShardQException e) {
+                                if (!retryRolledBack || e.kind() != ErrorKind.ROLLED_BACK) {
+                                    throw e;
+                                }
+                                rolledBack.incrementAndGet();
+                                s.close();
+                                s = broker.openSession(BrokerSession.Mode.TRANSACTED);
+                                continue;
                             }
-                            s.commit();
                             i += 10;
                             sent[thread].set(i);
                             try {
@@ -205,6 +202,14 @@ class EnqueueOwnershipTest {
             }
         }
 
+        int total() {
+            int n = 0;
+            for (AtomicInteger x : sent) {
+                n += x.get();
+            }
+            return n;
+        }
+
         void stop() throws InterruptedException {
             stop.set(true);
             for (Thread t : running) {
@@ -214,10 +219,13 @@ class EnqueueOwnershipTest {
     }
 
     /** One consumer session on its own thread: the order of arrival is one sequence. */
-    static final class Consumer {
+    static class Consumer {
         final List<String> bodies = new ArrayList<>();
         final List<Integer> shardsOf = new ArrayList<>();
         final AtomicBoolean stop = new AtomicBoolean();
+        /** While set, the consumer takes nothing (a backlog builds up). */
+        final AtomicBoolean paused = new AtomicBoolean();
+
         final Thread thread;
         private final Map<String, Integer> lastShard = new ConcurrentHashMap<>();
 
@@ -225,6 +233,10 @@ class EnqueueOwnershipTest {
             thread = new Thread(() -> {
                 try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                     while (!stop.get()) {
+                        if (paused.get()) {
+                            java.util.concurrent.locks.LockSupport.parkNanos(20_000_000);
+                            continue;
+                        }
                         List<Delivery> batch = new ArrayList<>();
                         Delivery d = s.receive(queue, 100, false);
                         while (d != null) {

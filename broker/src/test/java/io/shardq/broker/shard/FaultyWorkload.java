@@ -109,7 +109,15 @@ final class FaultyWorkload {
         }
         pool.shutdown();
         assertThat(unexpected).isEmpty();
-        assertThat(consumed.values()).allMatch(n -> n == 1, "consumed exactly once");
+        List<String> twice = new ArrayList<>();
+        consumed.forEach((id, n) -> {
+            if (n != 1) {
+                twice.add(id + " x" + n + (inDoubtSends.contains(id) ? " (send in doubt)" : "")
+                        + (inDoubtConsumed.contains(id) ? " (a consumer commit of it in doubt)" : ""));
+            }
+        });
+        Collections.sort(twice);
+        assertThat(twice).as("consumed more than once; " + summary()).isEmpty();
         for (String id : consumed.keySet()) {
             assertThat(committedSends.contains(id) || inDoubtSends.contains(id))
                     .as("%s was consumed but never sent", id)

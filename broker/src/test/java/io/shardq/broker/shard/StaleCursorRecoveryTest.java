@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardq.broker.Broker;
+import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.ShardQException;
@@ -72,6 +73,71 @@ class StaleCursorRecoveryTest {
                             "m20");
             assertThat(broker.admin().backlog("stale.q")).isZero();
             assertThat(broker.stats().deadLettered()).isZero();
+        }
+    }
+
+    /**
+     * A consumer commit planned under one lease of this instance, then held up before it reached
+     * PostgreSQL (as when it waits for a pool connection while PostgreSQL restarts), while the
+     * instance forgot the shard (as after another session's commit in doubt) and took the lease
+     * again: the re-read hands the held-up commit's messages out again, so that commit must not log
+     * them when it finally runs (V017's lease_seq). Before, it found lease_instance still this
+     * instance's, logged them, and they were consumed twice (seen once in PostgresRestartTest under
+     * load).
+     */
+    @Test
+    void aCommitPlannedBeforeTheInstanceTookTheShardAgain_logsNothing_andNothingIsConsumedTwice(TestDatabase db)
+            throws Exception {
+        try (Broker broker =
+                Broker.start(db.brokerConfig().set(BrokerProperty.PREFETCH, 1).build())) {
+            broker.admin().createQueue("relet.q", QueueOptions.DEFAULTS.withShards(1));
+            try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                for (int i = 1; i <= 6; i++) {
+                    p.send("relet.q", Messages.text("m" + i));
+                }
+                p.commit();
+            }
+            BrokerSession a = broker.openSession(BrokerSession.Mode.TRANSACTED);
+            BrokerSession b = broker.openSession(BrokerSession.Mode.TRANSACTED);
+            BrokerSession c = broker.openSession(BrokerSession.Mode.TRANSACTED);
+            assertThat(Messages.body(a.receive("relet.q", 5000, false).message()))
+                    .isEqualTo("m1");
+            List<String> bGot = List.of(
+                    Messages.body(b.receive("relet.q", 5000, false).message()),
+                    Messages.body(b.receive("relet.q", 5000, false).message()));
+            assertThat(bGot).containsExactly("m2", "m3"); // b does not hold m1: its commit logs, not moves
+
+            Subscription sub = broker.engine().runtime("relet.q", false).queue();
+            ShardState shard = sub.shards()[0];
+            List<String> cGot = new ArrayList<>();
+            shard.afterPlan = () -> {
+                shard.afterPlan = null;
+                shard.forget(shard.leaseEpoch); // what another session's commit in doubt does
+                try (Connection sql = broker.engine().dataSource().getConnection()) {
+                    assertThat(sub.takeLeases(sql, List.of(0))).isTrue(); // the next acquisition
+                } catch (java.sql.SQLException e) {
+                    throw new AssertionError(e);
+                }
+                for (int i = 0; i < 6; i++) { // the re-read hands every message out again
+                    Delivery d = c.receive("relet.q", 5000, false);
+                    assertThat(d).as("message %d after the re-lease", i).isNotNull();
+                    cGot.add(Messages.body(d.message()));
+                }
+            };
+            assertThatThrownBy(b::commit)
+                    .isInstanceOf(ShardQException.class)
+                    .extracting(e -> ((ShardQException) e).kind())
+                    .isEqualTo(ErrorKind.ROLLED_BACK);
+            assertThat(cGot).containsExactlyInAnyOrder("m1", "m2", "m3", "m4", "m5", "m6");
+            c.commit();
+            assertThatThrownBy(a::commit).isInstanceOf(ShardQException.class); // its claim is from the old lease
+            a.close();
+            b.close();
+            c.close();
+            assertThat(broker.admin().backlog("relet.q")).isZero();
+            try (BrokerSession after = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                assertThat(after.receive("relet.q", 200, false)).isNull();
+            }
         }
     }
 }

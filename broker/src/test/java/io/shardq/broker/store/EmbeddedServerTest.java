@@ -73,4 +73,55 @@ class EmbeddedServerTest {
                 .as("last one out stops the server")
                 .doesNotExist();
     }
+
+    /**
+     * An unpacking of zonky's binaries cut short (the CLI's keeper once ran out of memory there on a
+     * fresh machine) left a directory without zonky's '.exists' mark, on which every later start
+     * failed. It is emptied; a finished one, and one whose lock another process holds, are kept.
+     */
+    @Test
+    void unfinishedUnpacking_isRemoved_finishedAndLockedOnesAreKept() throws Exception {
+        Path root = home.resolve("embedded-pg");
+        Path cut = Files.createDirectories(root.resolve("PG-cut").resolve("lib"));
+        Files.writeString(cut.resolve("libicudata.so"), "x");
+        Path done = Files.createDirectories(root.resolve("PG-done").resolve("lib"));
+        Files.writeString(done.getParent().resolve(".exists"), "");
+        Path busy = Files.createDirectories(root.resolve("PG-busy").resolve("lib"));
+
+        Process holder = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        LockHolder.class.getName(),
+                        busy.getParent().resolve("epg-lock").toString())
+                .redirectErrorStream(true)
+                .start();
+        try {
+            assertThat(new String(holder.getInputStream().readNBytes(6), StandardCharsets.US_ASCII))
+                    .isEqualTo("locked");
+            assertThat(EmbeddedServer.removeUnfinishedUnpacking(root)).isTrue();
+            assertThat(cut).doesNotExist();
+            assertThat(cut.getParent()).exists();
+            assertThat(done).exists();
+            assertThat(busy).exists();
+            assertThat(EmbeddedServer.removeUnfinishedUnpacking(root)).isFalse();
+        } finally {
+            holder.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Holds a file lock, as zonky does while it unpacks, until killed. */
+    public static final class LockHolder {
+        public static void main(String[] args) throws Exception {
+            try (var ch = java.nio.channels.FileChannel.open(
+                            Path.of(args[0]),
+                            java.nio.file.StandardOpenOption.CREATE,
+                            java.nio.file.StandardOpenOption.WRITE);
+                    var lock = ch.lock()) {
+                System.out.print("locked");
+                System.out.flush();
+                Thread.sleep(Long.MAX_VALUE);
+            }
+        }
+    }
 }

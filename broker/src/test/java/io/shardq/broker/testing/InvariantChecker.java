@@ -18,8 +18,8 @@ import java.util.Map;
  * Checks the invariants of a ShardQ database that no single test asserts but every test must
  * leave true: cursors at or below their shard's head, no lease held by a stopped instance, no
  * dequeue-log run at or below its cursor, no message a cursor still needs retired, no passed
- * slice left once the fleet is gone, no draining shard owned for enqueue (a placeholder until
- * draining exists). Modelled on Caffeine's {@code CacheValidationInterceptor}: {@link
+ * slice left once the fleet is gone, no draining shard owned or written for enqueue, shard rows
+ * that match the shard count. Modelled on Caffeine's {@code CacheValidationInterceptor}: {@link
  * PgExtension} runs it after every {@code @PgTest} class, before the class's database is
  * dropped, and fails the class with what it found.
  *

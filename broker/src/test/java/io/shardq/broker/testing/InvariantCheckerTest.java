@@ -90,7 +90,7 @@ class InvariantCheckerTest {
     }
 
     @Test
-    void cleanDatabase_holdsEveryInvariant_andSkipsDrainingUntilItExists() throws SQLException {
+    void cleanDatabase_holdsEveryInvariant() throws SQLException {
         InvariantChecker.Report report = InvariantChecker.check(db);
 
         assertThat(report.violations()).isEmpty();
@@ -103,9 +103,11 @@ class InvariantCheckerTest {
                         "dequeue_range_at_or_below_cursor",
                         "needed_slice_retired",
                         "slices_overlap",
-                        "passed_slice_retained");
-        assertThat(report.skipped()).containsExactly("draining_shard_enqueue_owner");
-        assertThat(InvariantChecker.invariants()).hasSize(8);
+                        "passed_slice_retained",
+                        "draining_shard_receiving_enqueues",
+                        "shards_match_count");
+        assertThat(report.skipped()).isEmpty();
+        assertThat(InvariantChecker.invariants()).hasSize(9);
     }
 
     @Test
@@ -290,18 +292,42 @@ class InvariantCheckerTest {
     }
 
     @Test
-    void drainingCheck_runsOnceTheSchemaHasADrainingColumn() throws SQLException {
+    void drainingShard_ownedOrWrittenAfterItBeganToDrain_isReported() throws SQLException {
         long owner = newInstance("stopped_at = NULL");
-        exec("ALTER TABLE shardq.shard ADD COLUMN draining boolean NOT NULL DEFAULT false"); // rolled back
-        exec("UPDATE shardq.shard SET draining = true, owner_instance = " + owner + " WHERE destination_id = "
+        exec("UPDATE shardq.shard SET drain_head = next_seq - 1, owner_instance = " + owner + " WHERE destination_id = "
                 + destination + " AND shard_no = " + shard);
 
         InvariantChecker.Report report = InvariantChecker.check(c);
 
-        assertThat(report.checked()).contains("draining_shard_enqueue_owner");
-        assertThat(report.violation("draining_shard_enqueue_owner").rows())
-                .containsExactly(
-                        Map.of("destination", QUEUE, "shard", shard, "owner_instance", owner, "head", (long) SENT));
+        assertThat(report.violation("draining_shard_receiving_enqueues").rows())
+                .containsExactly(Map.of(
+                        "destination", QUEUE,
+                        "shard", shard,
+                        "owner_instance", owner,
+                        "drain_head", (long) SENT,
+                        "head", (long) SENT));
+        // and a draining shard that the catalog does not say drains (no draining_from)
+        assertThat(report.violation("shards_match_count")).isNotNull();
+
+        // a write past the drain head, as if the CHECK that refuses it were gone (rolled back with the rest)
+        exec("ALTER TABLE shardq.shard DROP CONSTRAINT shard_draining_frozen");
+        exec("UPDATE shardq.shard SET owner_instance = NULL, drain_head = next_seq - 2 WHERE destination_id = "
+                + destination + " AND shard_no = " + shard);
+        report = InvariantChecker.check(c);
+        assertThat(report.violation("draining_shard_receiving_enqueues").rows())
+                .singleElement()
+                .satisfies(r -> assertThat(r).containsEntry("drain_head", (long) SENT - 1));
+    }
+
+    @Test
+    void shardRows_notMatchingTheCount_areReported() throws SQLException {
+        exec("UPDATE shardq.destination SET shard_count = shard_count + 1 WHERE id = " + destination);
+
+        InvariantChecker.Report report = InvariantChecker.check(c);
+
+        assertThat(report.violation("shards_match_count").rows())
+                .singleElement()
+                .satisfies(r -> assertThat(r).containsEntry("destination", QUEUE));
     }
 
     /** An instance row (stopped or alive, as {@code stoppedAt} says), in the test's transaction. */

@@ -4,7 +4,7 @@
 --   "-- invariant: <text>"   what must hold (one or more lines), quoted in the report;
 --   "-- requires: <table>" or "<table>.<column>": the block is skipped when the schema lacks it
 --                            (a test that never started a broker has no shardq schema; the
---                            draining check waits for the column that resharding will add);
+--                            draining checks need V015's columns);
 --                            a block that meets an undefined table or column (a migration test
 --                            stopped at an old version) is skipped as well;
 --   "-- when: no_live_instance": run only when no instance is alive (see the block);
@@ -157,18 +157,35 @@ SELECT d.name AS destination, sl.shard_no AS shard, sl.slot, sl.first_seq, sl.la
  WHERE sl.first_seq IS NOT NULL AND sl.last_seq <= c.lowest
  ORDER BY 1, 2, 4
 
--- name: draining_shard_enqueue_owner
--- invariant: no draining shard receives enqueues: no instance owns a draining shard for enqueue.
--- A placeholder until online shrinking (issue 23, item 4) lands: shardq.shard has no draining
--- state yet, so this block is skipped. Whoever adds it: name the column here (requires), and
--- make the condition the one your design keeps (e.g. also no message enqueued after the shard
--- started draining, if the state records when).
--- requires: shardq.shard.draining
-SELECT d.name AS destination, s.shard_no AS shard, s.owner_instance, s.next_seq - 1 AS head
+-- name: draining_shard_receiving_enqueues
+-- invariant: no draining shard receives enqueues (V015: a shrink): no instance owns a draining
+-- invariant: shard for enqueue, and nothing was enqueued on it after it began to drain (its head
+-- invariant: is still its drain head; the shard_draining_frozen CHECK refuses such an enqueue).
+-- requires: shardq.shard.drain_head
+SELECT d.name AS destination, s.shard_no AS shard, s.owner_instance, s.drain_head, s.next_seq - 1 AS head
   FROM shardq.shard s
   JOIN shardq.destination d ON d.id = s.destination_id
- WHERE s.draining AND s.owner_instance IS NOT NULL
+ WHERE s.drain_head IS NOT NULL AND (s.owner_instance IS NOT NULL OR s.next_seq - 1 <> s.drain_head)
  ORDER BY 1, 2
+
+-- name: shards_match_count
+-- invariant: a destination's shards are numbered 0 to shard_count - 1 (a shrink retires from the
+-- invariant: highest down), the draining ones are exactly those from draining_from up, and a fence
+-- invariant: stands only on an active shard of a destination that still has draining shards.
+-- requires: shardq.destination.draining_from
+SELECT d.name AS destination, d.shard_count, d.draining_from,
+       count(s.shard_no) AS shard_rows, max(s.shard_no) AS highest,
+       count(*) FILTER (WHERE s.drain_head IS NOT NULL) AS draining,
+       count(*) FILTER (WHERE s.fence IS NOT NULL) AS fenced
+  FROM shardq.destination d
+  LEFT JOIN shardq.shard s ON s.destination_id = d.id
+ GROUP BY d.id, d.name, d.shard_count, d.draining_from
+HAVING count(s.shard_no) <> d.shard_count
+    OR coalesce(max(s.shard_no), -1) <> d.shard_count - 1
+    OR count(*) FILTER (WHERE s.drain_head IS NOT NULL)
+       <> count(*) FILTER (WHERE s.shard_no >= coalesce(d.draining_from, d.shard_count))
+    OR count(*) FILTER (WHERE s.fence IS NOT NULL AND (d.draining_from IS NULL OR s.shard_no >= d.draining_from)) > 0
+ ORDER BY 1
 
 -- name: no_live_instance
 -- (not an invariant: the condition of "-- when: no_live_instance")

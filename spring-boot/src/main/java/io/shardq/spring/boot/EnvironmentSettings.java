@@ -17,6 +17,9 @@ import org.springframework.core.env.Environment;
  * property, the environment variable and the default. When sessions join the application's
  * DataSource and {@code shardq.jdbc.url} is set nowhere, ShardQ's own pool (the engine's
  * background work: leases, heartbeat, wake-ups, maintenance) connects to the DataSource's database.
+ * Without {@code shardq.instance.name}, an application with {@code spring.application.name} is
+ * named after it, with its process id and host ({@code "order-service (pid 6488 on vm)"}), in
+ * {@code shardq status} and the console.
  */
 final class EnvironmentSettings {
     private EnvironmentSettings() {}
@@ -29,6 +32,11 @@ final class EnvironmentSettings {
                 b.set(p, v);
             }
         }
+        String named = env.getProperty(BrokerProperty.INSTANCE_NAME.key());
+        String application = env.getProperty("spring.application.name");
+        if ((named == null || named.isBlank()) && application != null && !application.isBlank()) {
+            b.set(BrokerProperty.INSTANCE_NAME, instanceName(application.strip(), runtimeName()));
+        }
         if (joined != null && b.build().embedded()) {
             Target t = target(joined, env);
             b.set(BrokerProperty.JDBC_URL, t.url()).set(BrokerProperty.JDBC_USER, t.user());
@@ -37,6 +45,20 @@ final class EnvironmentSettings {
             }
         }
         return b.build();
+    }
+
+    /**
+     * The instance's name after the application's: {@code "order-service (pid 6488 on vm)"}.
+     *
+     * @param pidAtHost the runtime's name, {@code pid@host}
+     */
+    static String instanceName(String application, String pidAtHost) {
+        String[] ph = pidAtHost.split("@", 2);
+        return application + " (pid " + ph[0] + (ph.length > 1 ? " on " + ph[1] : "") + ")";
+    }
+
+    private static String runtimeName() {
+        return java.lang.management.ManagementFactory.getRuntimeMXBean().getName();
     }
 
     /** Where the application's DataSource connects. */

@@ -249,6 +249,113 @@ BEGIN
     DELETE FROM shardq.destination WHERE id = v_id;
 END $$;
 
+-- Shrinking (V015). Shards p_shards and above of destination p_id become draining: under their
+-- row locks (which waits for the enqueues in flight there to commit) each records its head as its
+-- drain head, which the shard_draining_frozen CHECK then keeps, and gives up its enqueue owner;
+-- every active shard records its next sequence number as its fence (consumers see nothing at or
+-- beyond it until the draining shards are empty: shrink_lift). Message groups of draining shards
+-- move to active shards (group_map); their messages beyond the fences wait for the same lift, so
+-- a group's order and its one consumer at a time hold. The shard count stays until the
+-- maintenance leader retires the drained shards (shrink_step).
+CREATE OR REPLACE FUNCTION shardq.begin_shrink(p_id integer, p_shards integer)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    v_old integer;
+BEGIN
+    SELECT shard_count INTO v_old FROM shardq.destination WHERE id = p_id;
+    PERFORM 1 FROM shardq.shard s WHERE s.destination_id = p_id ORDER BY s.shard_no FOR UPDATE;
+    UPDATE shardq.shard s SET drain_head = s.next_seq - 1, owner_instance = NULL
+     WHERE s.destination_id = p_id AND s.shard_no >= p_shards;
+    UPDATE shardq.shard s SET fence = s.next_seq
+     WHERE s.destination_id = p_id AND s.shard_no < p_shards;
+    UPDATE shardq.destination d
+       SET draining_from = p_shards,
+           group_map = CASE WHEN d.message_groups OR d.group_map IS NOT NULL THEN
+               ARRAY(SELECT (CASE WHEN g < p_shards THEN g ELSE g % p_shards END)::smallint
+                       FROM unnest(coalesce(d.group_map, ARRAY(SELECT generate_series(0, v_old - 1))::smallint[]))
+                            WITH ORDINALITY AS m (g, i) ORDER BY i) END
+     WHERE d.id = p_id;
+    PERFORM shardq.shrink_lift(p_id);
+END $$;
+
+-- True when every subscription's cursor of every draining shard of p_id passed the shard's drain
+-- head (nothing waits there, nothing is in flight: a cursor moves only by a commit).
+-- (plpgsql: its body is checked when it runs, so this file also applies to an older schema.)
+CREATE OR REPLACE FUNCTION shardq.shrink_drained(p_id integer, p_from integer DEFAULT 0)
+RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    RETURN NOT EXISTS (
+        SELECT 1 FROM shardq.shard s JOIN shardq.cursor c
+            ON c.destination_id = s.destination_id AND c.shard_no = s.shard_no
+         WHERE s.destination_id = p_id AND s.drain_head IS NOT NULL AND s.shard_no >= p_from
+           AND c.position < s.drain_head);
+END $$;
+
+-- Clears the fences of p_id once its draining shards are empty (see begin_shrink); the catalog
+-- NOTIFY (the destination row is touched) tells every instance to show its consumers the heads.
+CREATE OR REPLACE FUNCTION shardq.shrink_lift(p_id integer)
+RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM shardq.shard s WHERE s.destination_id = p_id AND s.fence IS NOT NULL)
+       OR NOT shardq.shrink_drained(p_id) THEN
+        RETURN false;
+    END IF;
+    UPDATE shardq.shard s SET fence = NULL WHERE s.destination_id = p_id AND s.fence IS NOT NULL;
+    UPDATE shardq.destination d SET draining_from = d.draining_from WHERE d.id = p_id;
+    RETURN true;
+END $$;
+
+-- The maintenance leader's step of a shrink of p_id: lifts the fences once the draining shards
+-- are empty, then retires drained shards from the highest down (so the shards stay numbered
+-- 0..count-1): deletes what the catalog holds of the shard and drops its storage. No shard is
+-- retired while a fence stands: a subscription that drained the last draining shards between
+-- the lift's check and the retirement would otherwise end the shrink (draining_from NULL, so no
+-- further step) with its fences left up and the messages behind them never shown. The DROP needs
+-- the destination's table exclusively for a moment; under p_lock_timeout_ms, a shard whose lock
+-- is not granted in time is left for the next step. Returns what it did, one row per event:
+-- 'lifted' (shard null), 'retired', 'busy'.
+CREATE OR REPLACE FUNCTION shardq.shrink_step(p_id integer, p_lock_timeout_ms integer DEFAULT 100)
+RETURNS TABLE (event text, shard_no integer) LANGUAGE plpgsql AS $$
+DECLARE
+    v_count integer;
+    v_from integer;
+BEGIN
+    IF shardq.shrink_lift(p_id) THEN
+        event := 'lifted'; shard_no := NULL; RETURN NEXT;
+    ELSIF EXISTS (SELECT 1 FROM shardq.shard s WHERE s.destination_id = p_id AND s.fence IS NOT NULL) THEN
+        RETURN; -- not drained yet: retire nothing while fences stand (see above)
+    END IF;
+    PERFORM set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
+    LOOP
+        SELECT d.shard_count, d.draining_from INTO v_count, v_from FROM shardq.destination d WHERE d.id = p_id;
+        EXIT WHEN v_from IS NULL OR v_count <= v_from OR NOT shardq.shrink_drained(p_id, v_count - 1);
+        BEGIN
+            PERFORM 1 FROM shardq.destination d WHERE d.id = p_id FOR UPDATE;
+            PERFORM 1 FROM shardq.shard s WHERE s.destination_id = p_id AND s.shard_no = v_count - 1 FOR UPDATE;
+            PERFORM 1 FROM shardq.cursor c WHERE c.destination_id = p_id AND c.shard_no = v_count - 1 FOR UPDATE;
+            EXIT WHEN NOT shardq.shrink_drained(p_id, v_count - 1);
+            DELETE FROM shardq.dequeue_range r USING shardq.subscription sub
+             WHERE sub.destination_id = p_id AND r.subscription_id = sub.id AND r.shard_no = v_count - 1;
+            DELETE FROM shardq.delivery_attempt a USING shardq.subscription sub
+             WHERE sub.destination_id = p_id AND a.subscription_id = sub.id AND a.shard_no = v_count - 1;
+            DELETE FROM shardq.large_body b WHERE b.destination_id = p_id AND b.shard_no = v_count - 1;
+            EXECUTE format('DROP TABLE shardq.%I', 'm_' || p_id || '_' || (v_count - 1));
+            DELETE FROM shardq.shard s WHERE s.destination_id = p_id AND s.shard_no = v_count - 1;
+            UPDATE shardq.destination d
+               SET shard_count = v_count - 1,
+                   draining_from = CASE WHEN v_count - 1 > d.draining_from THEN d.draining_from END
+             WHERE d.id = p_id;
+            event := 'retired'; shard_no := v_count - 1; RETURN NEXT;
+        EXCEPTION WHEN lock_not_available THEN
+            event := 'busy'; shard_no := v_count - 1; RETURN NEXT;
+            EXIT;
+        END;
+    END LOOP;
+    IF v_from IS NOT NULL AND v_count <= v_from THEN
+        UPDATE shardq.destination d SET draining_from = NULL WHERE d.id = p_id;
+    END IF;
+END $$;
+
 CREATE OR REPLACE FUNCTION shardq.alter_queue(
     name text,
     shards integer DEFAULT NULL,
@@ -259,27 +366,32 @@ RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     v_id integer;
     v_shards integer;
+    v_draining integer;
 BEGIN
     PERFORM shardq.check_name(name);
     PERFORM shardq.require_owner('alter', name);
     v_id := shardq.destination_id(name);
-    SELECT shard_count INTO v_shards FROM shardq.destination WHERE id = v_id FOR UPDATE;
-    IF shards IS NOT NULL THEN
-        IF shards < v_shards THEN
-            RAISE EXCEPTION 'cannot reduce the shard count of "%" from % to %: shards hold ordered messages; drain and recreate the queue instead',
-                name, v_shards, shards USING ERRCODE = '22023';
-        ELSIF shards > 256 THEN
+    SELECT d.shard_count, d.draining_from INTO v_shards, v_draining FROM shardq.destination d WHERE d.id = v_id FOR UPDATE;
+    IF shards IS NOT NULL AND shards <> coalesce(v_draining, v_shards) THEN
+        IF shards < 1 OR shards > 256 THEN
             RAISE EXCEPTION 'shard count % is invalid: expected 1 to 256', shards USING ERRCODE = '22023';
+        ELSIF v_draining IS NOT NULL THEN
+            RAISE EXCEPTION '"%" is still shrinking to % shards: shards % to % are draining; change its shard count again once they are retired (shardq.shard_stats shows them)',
+                name, v_draining, v_draining, v_shards - 1 USING ERRCODE = '55000';
         END IF;
-        -- message groups keep their shard: the assignment so far (the identity over the old
-        -- count) is recorded before the new shards come (V014)
-        UPDATE shardq.destination d
-           SET group_map = ARRAY(SELECT generate_series(0, v_shards - 1))::smallint[]
-         WHERE d.id = v_id AND d.message_groups AND d.group_map IS NULL AND shards > v_shards;
-        FOR s IN v_shards..shards - 1 LOOP
-            PERFORM shardq.add_shard(v_id, s);
-        END LOOP;
-        UPDATE shardq.destination SET shard_count = shards WHERE id = v_id;
+        IF shards < v_shards THEN
+            PERFORM shardq.begin_shrink(v_id, shards);
+        ELSE
+            -- message groups keep their shard: the assignment so far (the identity over the old
+            -- count) is recorded before the new shards come (V014)
+            UPDATE shardq.destination d
+               SET group_map = ARRAY(SELECT generate_series(0, v_shards - 1))::smallint[]
+             WHERE d.id = v_id AND d.message_groups AND d.group_map IS NULL;
+            FOR s IN v_shards..shards - 1 LOOP
+                PERFORM shardq.add_shard(v_id, s);
+            END LOOP;
+            UPDATE shardq.destination SET shard_count = shards WHERE id = v_id;
+        END IF;
     END IF;
     IF slice_size IS NOT NULL THEN
         IF slice_size < 16 OR slice_size > 100000000 THEN
@@ -326,15 +438,22 @@ END $$;
 -- Discards every waiting message: cursors jump to the head of each shard (leases are revoked
 -- so instances reload them), then every slice is truncated and the consumed ones freed, and the
 -- streamed bodies of the destination's messages deleted.
--- Returns how many messages were discarded.
+-- Returns how many messages were discarded, and adds them to shardq.purge_count (V016), so that
+-- readers tell a purge from consumption.
 CREATE OR REPLACE FUNCTION shardq.purge_queue(name text) RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     v_id integer := shardq.require_administer(purge_queue.name, 'purge');
-    v_purged bigint := shardq.backlog(purge_queue.name);
+    v_purged bigint;
     v_slice record;
 BEGIN
     PERFORM 1 FROM shardq.shard WHERE destination_id = v_id ORDER BY shard_no FOR UPDATE;
+    -- counted under the shard locks: no send lands between the count and the discard
+    v_purged := shardq.backlog(purge_queue.name);
+    INSERT INTO shardq.purge_count AS p (destination_id, purged, purges, last_purge_at)
+    VALUES (v_id, v_purged, 1, now())
+    ON CONFLICT (destination_id) DO UPDATE
+       SET purged = p.purged + EXCLUDED.purged, purges = p.purges + 1, last_purge_at = EXCLUDED.last_purge_at;
     UPDATE shardq.cursor c
        SET position = s.next_seq - 1, lease_instance = NULL, lease_until = NULL
       FROM shardq.shard s

@@ -13,8 +13,13 @@
 
 -- Per shard of a queue: the next sequence number, the consumer cursor, the messages waiting
 -- (beyond the cursor, less those a selective consumer took out of order: taken_ahead), the
--- instance owning the shard for enqueue and the one holding its dequeue lease (null: none).
-CREATE OR REPLACE FUNCTION shardq.shard_stats(queue text)
+-- instance owning the shard for enqueue and the one holding its dequeue lease (null: none), and
+-- whether the shard is draining (V015: the queue shrinks; it takes no new messages and is
+-- retired once empty). Dropped first: a repeatable migration cannot change the columns in place;
+-- plpgsql, so that the body (V015's column) is checked when it runs, not when an older schema
+-- (a migration test stopped before V015) applies this file.
+DROP FUNCTION IF EXISTS shardq.shard_stats(text);
+CREATE FUNCTION shardq.shard_stats(queue text)
 RETURNS TABLE (
     shard_no        integer,
     next_seq        bigint,
@@ -22,19 +27,24 @@ RETURNS TABLE (
     waiting         bigint,
     taken_ahead     bigint,
     owner_instance  bigint,
-    lease_instance  bigint)
-LANGUAGE sql STABLE AS $$
+    lease_instance  bigint,
+    draining        boolean)
+LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     SELECT s.shard_no, s.next_seq, c.position,
-           s.next_seq - 1 - c.position - coalesce(l.n, 0), coalesce(l.n, 0),
-           s.owner_instance, c.lease_instance
+           (s.next_seq - 1 - c.position - coalesce(l.n, 0))::bigint, coalesce(l.n, 0)::bigint,
+           s.owner_instance, c.lease_instance, s.drain_head IS NOT NULL
       FROM shardq.shard s
       JOIN shardq.subscription sub ON sub.destination_id = s.destination_id AND sub.name = ''
       JOIN shardq.cursor c ON c.subscription_id = sub.id AND c.shard_no = s.shard_no
       LEFT JOIN LATERAL (SELECT coalesce(sum(d.last_seq - greatest(d.first_seq, c.position + 1) + 1), 0) AS n FROM shardq.dequeue_range d
                           WHERE d.subscription_id = sub.id AND d.shard_no = s.shard_no
                             AND d.last_seq > c.position) l ON true
-     WHERE s.destination_id = shardq.destination_id(queue)
-     ORDER BY s.shard_no
+     WHERE s.destination_id = shardq.destination_id(shard_stats.queue)
+     ORDER BY s.shard_no;
+END
 $$;
 
 -- The instances alive: not stopped, heartbeat within the last alive_within_seconds, with the

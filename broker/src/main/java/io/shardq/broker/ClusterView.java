@@ -1,0 +1,99 @@
+package io.shardq.broker;
+
+import io.shardq.broker.catalog.Names;
+import io.shardq.broker.internal.SqlErrors;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The cluster part of {@link Admin}: the instances alive, the temporary destinations and who owns
+ * them, and the dequeue leases of a destination, each read from one {@code shardq.*} SQL function
+ * as one snapshot (read only: it changes nothing). The records it returns are {@link Admin}'s
+ * ({@link Admin.Instance}, {@link Admin.Temporary}, {@link Admin.Lease}), the API callers know.
+ */
+final class ClusterView {
+    private final AdminSql sql;
+
+    ClusterView(AdminSql sql) {
+        this.sql = sql;
+    }
+
+    /** Instances not stopped whose heartbeat is at most {@code aliveWithinSeconds} old, by id. */
+    List<Admin.Instance> instances(int aliveWithinSeconds) {
+        List<Admin.Instance> out = new ArrayList<>();
+        try (Connection c = sql.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement("select id, name, started_at, heartbeat_age_ms, shards_owned,"
+                        + " leases_held from shardq.instances(alive_within_seconds => ?)")) {
+            ps.setInt(1, aliveWithinSeconds);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Admin.Instance(
+                            rs.getLong(1),
+                            rs.getString(2),
+                            rs.getTimestamp(3).getTime(),
+                            rs.getLong(4),
+                            rs.getLong(5),
+                            rs.getLong(6)));
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the instances");
+        }
+        return out;
+    }
+
+    /** Every temporary destination with its owner, by name. */
+    List<Admin.Temporary> temporaryDestinations() {
+        List<Admin.Temporary> out = new ArrayList<>();
+        try (Connection c = sql.dataSource().getConnection();
+                PreparedStatement ps =
+                        c.prepareStatement("select name, kind, instance_id, instance_name, connection_id,"
+                                + " created_at, owner_alive from shardq.temporary_destinations()")) {
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Admin.Temporary(
+                            rs.getString(1),
+                            rs.getString(2),
+                            rs.getLong(3),
+                            rs.getString(4),
+                            rs.getObject(5, java.util.UUID.class),
+                            rs.getTimestamp(6).getTime(),
+                            rs.getBoolean(7)));
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the temporary destinations");
+        }
+        return out;
+    }
+
+    /** The leased cursors of a destination, by subscription and shard. */
+    List<Admin.Lease> leases(String name) {
+        Names.checkDestination(name);
+        List<Admin.Lease> out = new ArrayList<>();
+        try (Connection c = sql.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "select shard_no, subscription, instance_id, instance_name, lease_until, live"
+                                + " from shardq.leases(?)")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Admin.Lease(
+                            rs.getInt(1),
+                            rs.getString(2),
+                            rs.getLong(3),
+                            rs.getString(4),
+                            rs.getTimestamp(5).getTime(),
+                            rs.getBoolean(6)));
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the leases of " + name);
+        }
+        return out;
+    }
+}
