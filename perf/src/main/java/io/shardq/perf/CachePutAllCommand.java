@@ -16,8 +16,11 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code perf cache-putall}: issue 11's write benchmark, seed 003's shape. Each run writes every
- * entry into an empty durable cache with {@code putAll}, and the same entries into a plain table
- * with a hand-written multi-row upsert, so ShardQ's time is a ratio to a reference measured beside it.
+ * entry into an empty durable cache with {@code putAll}, unbound ({@code shardq}: each call its own
+ * transaction, group-committed with other threads') and inside transacted sessions ({@code
+ * shardq-tx}: a session per thread, one session commit per batch), and the same entries into a
+ * plain table with a hand-written multi-row upsert, so ShardQ's times are ratios to a reference
+ * measured beside them.
  *
  * <pre>{@code
  * ./shardq perf cache-putall                                   # 20 threads, 100,000 entries, batches of 20, 3 runs
@@ -29,9 +32,11 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = "T threads write N entries into an empty durable key/value cache with putAll batches"
-                + " (maxBatchSize = the batch), and into a plain table with a multi-row upsert (the reference),"
-                + " in the same run. Prints the settings first, each run, the medians, ShardQ's time over the"
-                + " upsert's and issue 11's target. Exits 1 when a run stored other than the entries requested.")
+                + " (maxBatchSize = the batch), unbound (shardq) and each batch committed by a transacted session"
+                + " (shardq-tx), and into a plain table with a multi-row upsert (the reference), in the same run."
+                + " Prints the settings first, each run, the medians, ShardQ's times over the upsert's, the"
+                + " sessions' over the unbound time, and the targets. Exits 1 when a run stored other than the"
+                + " entries requested.")
 final class CachePutAllCommand implements Callable<Integer> {
 
     @Option(
@@ -117,26 +122,37 @@ final class CachePutAllCommand implements Callable<Integer> {
                 .set(BrokerProperty.POOL_SIZE, scenario.threads() + 4)
                 .build();
         try (Broker broker = Broker.start(config)) {
-            return run(ds, env, scenario, new KvPutAllSystem(broker, scenario.batch()), progress, stdout);
+            return run(
+                    ds,
+                    env,
+                    scenario,
+                    List.of(
+                            new KvPutAllSystem(broker, scenario.batch()),
+                            new KvSessionPutAllSystem(broker, scenario.batch())),
+                    progress,
+                    stdout);
         }
     }
 
-    /** As above with the ShardQ system given (tests wrap it). */
+    /** As above with the ShardQ systems given (tests wrap them); the upsert runs after them. */
     static CachePutAllReport run(
             DataSource ds,
             Environment env,
             CachePutAllScenario scenario,
-            PutAllSystem shardq,
+            List<PutAllSystem> shardq,
             Progress progress,
             PrintWriter stdout)
             throws Exception {
         UpsertPutAllSystem upsert = new UpsertPutAllSystem(ds);
+        List<PutAllSystem> systems = new java.util.ArrayList<>(shardq);
+        systems.add(upsert);
         List<PutAllRun> runs;
         try {
-            runs = new CachePutAllRunner(new ServerProbe(ds), progress).run(scenario, shardq, upsert);
+            runs = new CachePutAllRunner(new ServerProbe(ds), progress).run(scenario, systems);
         } finally {
-            shardq.close();
-            upsert.close();
+            for (PutAllSystem s : systems) {
+                s.close();
+            }
         }
         CachePutAllReport report = new CachePutAllReport(env, scenario, runs);
         stdout.println();

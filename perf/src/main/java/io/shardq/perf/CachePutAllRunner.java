@@ -25,14 +25,17 @@ final class CachePutAllRunner {
         this.progress = progress;
     }
 
-    List<PutAllRun> run(CachePutAllScenario sc, PutAllSystem shardq, PutAllSystem reference) throws Exception {
+    /** Runs each system in turn, in the order given in odd runs and reversed in even ones. */
+    List<PutAllRun> run(CachePutAllScenario sc, List<PutAllSystem> systems) throws Exception {
         List<List<byte[]>[]> batches = batches(sc);
+        List<PutAllSystem> reversed = new ArrayList<>(systems);
+        java.util.Collections.reverse(reversed);
         for (int w = 1; w <= sc.warmupRuns(); w++) {
-            for (PutAllSystem system : List.of(shardq, reference)) {
+            for (PutAllSystem system : systems) {
                 PutAllRun r = write(0, system, sc, batches);
                 progress.note(String.format(
                         java.util.Locale.ROOT,
-                        "warm-up %d %-7s %,10.1f ms (not reported)%s",
+                        "warm-up %d %-9s %,10.1f ms (not reported)%s",
                         w,
                         system.name(),
                         r.millis(),
@@ -41,13 +44,13 @@ final class CachePutAllRunner {
         }
         List<PutAllRun> out = new ArrayList<>();
         for (int run = 1; run <= sc.runs(); run++) {
-            List<PutAllSystem> order = run % 2 == 1 ? List.of(shardq, reference) : List.of(reference, shardq);
+            List<PutAllSystem> order = run % 2 == 1 ? systems : reversed;
             for (PutAllSystem system : order) {
                 PutAllRun r = write(run, system, sc, batches);
                 out.add(r);
                 progress.note(String.format(
                         java.util.Locale.ROOT,
-                        "run %d %-7s %,10.1f ms  %,8.0f entries/s  stored %,d%s  (load %s)",
+                        "run %d %-9s %,10.1f ms  %,8.0f entries/s  stored %,d%s  (load %s)",
                         run,
                         system.name(),
                         r.millis(),

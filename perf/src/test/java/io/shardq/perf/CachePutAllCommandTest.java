@@ -40,19 +40,23 @@ class CachePutAllCommandTest {
 
         assertThat(report.runs())
                 .extracting(PutAllRun::system)
-                .containsExactly("shardq", "upsert", "upsert", "shardq"); // the order alternates
+                .containsExactly(
+                        "shardq", "shardq-tx", "upsert", "upsert", "shardq-tx", "shardq"); // the order alternates
         assertThat(report.runs()).allSatisfy(r -> {
             assertThat(r.stored()).isEqualTo(230);
             assertThat(r.errors()).isZero();
             assertThat(r.millis()).isPositive();
         });
         assertThat(report.ratio()).isPositive();
+        assertThat(report.sessionRatio()).isPositive();
         assertThat(CachePutAllCommand.exitCode(report)).isZero();
         assertThat(out.toString())
                 .startsWith("ShardQ benchmark: cache-putall")
                 .contains("threads             3")
                 .contains("target at most 1,000 ms: ")
                 .contains("ShardQ / plain multi-row upsert, same run (medians): ")
+                .contains("ShardQ in transacted sessions / unbound (medians): ")
+                .contains("issue 25's target at most 1.3x: ")
                 .contains("balance: every run stored exactly the entries requested")
                 .doesNotContain("NOT BALANCED");
 
@@ -65,6 +69,7 @@ class CachePutAllCommandTest {
                 .contains("\"shardq_median_ms\": ")
                 .contains("\"upsert_median_ms\": ")
                 .contains("\"ratio_vs_upsert\": ")
+                .contains("\"sessions_vs_unbound\": ")
                 .contains("\"target_ms\": 1000")
                 .contains("\"target_met\": ")
                 .contains("\"balanced\": true")
@@ -85,7 +90,7 @@ class CachePutAllCommandTest {
                     db.dataSource(),
                     env,
                     new CachePutAllScenario(2, 100, 20, 64, 1, 0, "-"),
-                    lossy,
+                    List.of(lossy),
                     quiet(),
                     new PrintWriter(out, true));
 
