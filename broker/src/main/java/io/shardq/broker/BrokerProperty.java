@@ -143,6 +143,13 @@ public enum BrokerProperty {
             "false",
             "send batches of different sessions to different shards and destinations committed together in one"
                     + " statement (issue 25, measured in docs/performance.md); false: one group commit per shard"),
+    COMMIT_SHARED_CACHE_PUTS(
+            "shardq.commit.shared-cache-puts",
+            "SHARDQ_COMMIT_SHARED_CACHE_PUTS",
+            "true",
+            "a transacted session's plain cache puts are held back to its commit, which, when the transaction"
+                    + " holds nothing else, joins the cache's group commit with other sessions' puts (issue 25);"
+                    + " false: each put is written into the session's transaction at once"),
     HEARTBEAT_MS(
             "shardq.instance.heartbeat-ms",
             "SHARDQ_INSTANCE_HEARTBEAT_MS",

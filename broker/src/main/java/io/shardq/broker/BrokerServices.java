@@ -192,7 +192,9 @@ final class BrokerServices {
                         Math.max(0, config.getInt(BrokerProperty.KV_NEAR_MAX_BYTES)),
                         () -> heartbeat.aliveInstances() > 1)
                 .fillsAfter(3 * beat);
-        kvCaches.near(nearCaches).loadTimeoutMs(config.getInt(BrokerProperty.KV_LOAD_TIMEOUT_MS));
+        kvCaches.near(nearCaches)
+                .loadTimeoutMs(config.getInt(BrokerProperty.KV_LOAD_TIMEOUT_MS))
+                .sharedSessionPuts(config.getBoolean(BrokerProperty.COMMIT_SHARED_CACHE_PUTS));
         this.catalogWatcher =
                 new CatalogWatcher(catalog, catalogChanges, fallback, System::nanoTime, prefix + "-catalog-1");
         this.waker = new Waker(dataSource, this::wake, prefix + "-waker-1")

@@ -486,9 +486,30 @@ public final class KvCache<K, V> {
             counters.puts.add(sorted.size());
             return sorted.size();
         }
+        if (mode == KvRows.MODE_PUT
+                && caches.sharedSessionPuts()
+                && binding instanceof KvBinding.InSession in
+                && !in.session().onApplicationConnection()) {
+            // held back until the session's commit, which may share a transaction with others'
+            SessionPuts.of(caches, in.session()).add(this, d, sorted, maxBatchSize);
+            counters.puts.add(sorted.size());
+            return sorted.size();
+        }
+        int written = writeSorted(d, mode, sorted, now);
+        counters.puts.add(written);
+        return written;
+    }
+
+    /** Writes {@code sorted} (ascending hash, distinct keys) where this view's operations run. */
+    private int writeSorted(KvDefinition d, int mode, List<KvRows.Row> sorted, long now) {
+        long bucket = sorted.get(0).bucket(); // one TTL for the whole call: one bucket
+        List<ByteKey> keys = new ArrayList<>(sorted.size());
+        for (KvRows.Row r : sorted) {
+            keys.add(r.key());
+        }
         // one chunk of puts is atomic by itself (one implicit transaction, see putChunk)
         boolean atomic = mode != KvRows.MODE_PUT || sorted.size() > maxBatchSize;
-        int written = writing(d, "writing", atomic, KvRows.hashes(rows.keySet()), c -> {
+        return writing(d, "writing", atomic, KvRows.hashes(keys), c -> {
             if (!binding.autocommit() && bucket != 0) {
                 // the partition may be newer than this transaction's first use of the cache
                 KvRows.lockPartition(c, d, bucket);
@@ -505,8 +526,30 @@ public final class KvCache<K, V> {
             }
             return n;
         });
-        counters.puts.add(written);
-        return written;
+    }
+
+    /**
+     * Writes a session's held-back puts ({@link SessionPuts}) into its transaction, as {@link #putAll}
+     * would have at once: grouped by bucket (a held-back batch may hold several TTLs' buckets).
+     */
+    void writeHeldBack(KvDefinition d, List<KvRows.Row> sorted) {
+        Map<Long, List<KvRows.Row>> byBucket = new java.util.TreeMap<>();
+        for (KvRows.Row r : sorted) {
+            byBucket.computeIfAbsent(r.bucket(), b -> new ArrayList<>()).add(r);
+        }
+        long now = caches.clock().millis();
+        for (List<KvRows.Row> rows : byBucket.values()) {
+            writeSorted(d, KvRows.MODE_PUT, rows, now);
+        }
+    }
+
+    KvCaches caches() {
+        return caches;
+    }
+
+    /** This cache's view with no binding: what a held-back put's shared commit writes through. */
+    KvCache<K, V> unbound() {
+        return new KvCache<>(caches, name, keys, values, KvBinding.AUTOCOMMIT, maxBatchSize);
     }
 
     /**

@@ -51,6 +51,9 @@ public final class KvCaches {
 
     private volatile NearCaches near = new NearCaches(0, () -> false);
     private volatile long loadTimeoutMs = 30_000;
+    /** A transacted session's plain puts are held back to its commit, which may then share a transaction. */
+    private volatile boolean sharedSessionPuts = true;
+
     private final Map<Integer, KvLoads> loads = new ConcurrentHashMap<>();
     private final Map<Integer, KvPutGroup[]> putGroups = new ConcurrentHashMap<>();
     /** Per cache, the buckets this instance knows have a partition (made ahead, or asked for). */
@@ -93,6 +96,16 @@ public final class KvCaches {
 
     NearCaches near() {
         return near;
+    }
+
+    /** Sets whether a transacted session's plain puts wait for its commit to share it ({@link SessionPuts}). */
+    public KvCaches sharedSessionPuts(boolean on) {
+        this.sharedSessionPuts = on;
+        return this;
+    }
+
+    boolean sharedSessionPuts() {
+        return sharedSessionPuts;
     }
 
     /** Sets how long a read-through load may take and be waited for. */

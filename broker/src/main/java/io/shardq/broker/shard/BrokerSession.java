@@ -466,7 +466,11 @@ public final class BrokerSession implements AutoCloseable {
      */
     public Connection connection() {
         checkOpen();
-        return connection.shared(mode == Mode.TRANSACTED);
+        Connection c = connection.shared(mode == Mode.TRANSACTED);
+        if (synchronizations.hasDeferred()) {
+            synchronizations.writeDeferred(this); // what anyone does on it sees the held-back writes
+        }
+        return c;
     }
 
     /** Commits (or prepares) everything; when that fails, the rollback actions run too. */
@@ -493,6 +497,27 @@ public final class BrokerSession implements AutoCloseable {
      * outcome ({@link #completePrepared}).
      */
     private void commitWork(boolean sending, boolean consumption, String gid) {
+        if (synchronizations.hasDeferred()) {
+            if (gid == null
+                    && sending
+                    && consumption
+                    && !connection.open()
+                    && !connection.external()
+                    && !sends.hasWork()
+                    && !nonPersistent.hasWork()
+                    && !consumers.hasTaken()
+                    && !synchronizations.hasBeforeCommit()
+                    && synchronizations.deferredShareable()) {
+                // the transaction holds nothing but held-back work: it commits in a shared transaction
+                try {
+                    synchronizations.commitDeferredShared();
+                } catch (ShardQException e) {
+                    throw e.kind() == ErrorKind.CONNECTION ? AfterCommit.inDoubt(e) : AfterCommit.rolledBack(e);
+                }
+            } else {
+                synchronizations.writeDeferred(this);
+            }
+        }
         CommitPlan plan = CommitPlan.of(
                 sends,
                 consumers.cursors(),

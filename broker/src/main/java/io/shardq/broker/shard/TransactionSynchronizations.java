@@ -31,6 +31,27 @@ public final class TransactionSynchronizations {
         void run(Connection c) throws SQLException;
     }
 
+    /**
+     * Work a session holds back until its commit, so that the commit may share a transaction with
+     * other sessions' commits (issue 25): the key/value cache's plain puts. When the transaction
+     * holds nothing else at the commit, it commits through {@link #commitShared} (the work's own
+     * group commit, with other sessions' and callers'); otherwise, and as soon as anything else is
+     * about to use the session's connection (a read, another cache operation, the application's
+     * SQL, a commit that writes messages too), it is written into the session's transaction first
+     * ({@link #writeInto}), so nothing on the connection ever sees the session's state without it.
+     */
+    public interface Deferred {
+        /** True when it can commit on its own, through the shared commit. */
+        boolean shareable();
+
+        /** Commits it on its own, sharing the commit with others; throws when it did not commit. */
+        void commitShared();
+
+        /** Writes what it holds into the transaction on the session's connection, emptied first. */
+        void writeInto(BrokerSession session);
+    }
+
+    private final List<Deferred> deferred = new ArrayList<>();
     private final List<BeforeCommit> beforeCommit = new ArrayList<>();
     private final List<Runnable> onCommit = new ArrayList<>();
     private final List<Runnable> onRollback = new ArrayList<>();
@@ -42,6 +63,37 @@ public final class TransactionSynchronizations {
     /** Runs {@code action} once, inside the current transaction, as the last work before COMMIT. */
     public void beforeCommit(BeforeCommit action) {
         beforeCommit.add(action);
+    }
+
+    /** Holds {@code work} back until the commit (see {@link Deferred}); dropped when the transaction rolls back. */
+    public void defer(Deferred work) {
+        deferred.add(work);
+    }
+
+    /** True when work is held back. */
+    boolean hasDeferred() {
+        return !deferred.isEmpty();
+    }
+
+    /** True when the held-back work can commit on its own, through one shared commit. */
+    boolean deferredShareable() {
+        return deferred.size() == 1 && deferred.get(0).shareable();
+    }
+
+    /** Commits the held-back work through its shared commit ({@link #deferredShareable()} said it can). */
+    void commitDeferredShared() {
+        deferred.get(0).commitShared();
+    }
+
+    /**
+     * Writes the held-back work into the session's transaction. Each stays registered (it holds
+     * back what the transaction puts later) and empties itself before it writes, since writing
+     * uses the connection, which asks for this again.
+     */
+    void writeDeferred(BrokerSession session) {
+        for (int i = 0; i < deferred.size(); i++) {
+            deferred.get(i).writeInto(session);
+        }
     }
 
     /** Runs {@code action} once after the current transaction committed. */
@@ -83,6 +135,7 @@ public final class TransactionSynchronizations {
 
     /** Runs and forgets the actions of the transaction that ended. */
     void completed(boolean committed) {
+        deferred.clear();
         beforeCommit.clear();
         resources.clear();
         if (onCommit.isEmpty() && onRollback.isEmpty()) {
@@ -110,6 +163,7 @@ public final class TransactionSynchronizations {
 
     /** Forgets everything without running it (the transaction's outcome is not this session's to see). */
     void forget() {
+        deferred.clear();
         beforeCommit.clear();
         onCommit.clear();
         onRollback.clear();
