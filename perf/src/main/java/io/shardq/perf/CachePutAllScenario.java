@@ -38,7 +38,11 @@ record CachePutAllScenario(
     List<String[]> facts() {
         return List.of(
                 new String[] {"scenario", "cache-putall (seed 003: threads x putAll batches into an empty cache)"},
-                new String[] {"systems", "shardq (KvCache#putAll), upsert (INSERT ... ON CONFLICT from unnest)"},
+                new String[] {
+                    "systems",
+                    "shardq (KvCache#putAll, unbound), shardq-tx (KvCache#putAll in a transacted session, then its"
+                            + " commit), upsert (INSERT ... ON CONFLICT from unnest)"
+                },
                 new String[] {"threads", Integer.toString(threads)},
                 new String[] {
                     "entries", String.format(Locale.ROOT, "%,d per run, split evenly over the threads", entries)
@@ -50,7 +54,7 @@ record CachePutAllScenario(
                 new String[] {"cache", "durable, no TTL, created empty before each run"},
                 new String[] {
                     "runs",
-                    runs + " (order alternates: odd runs shardq first, even runs upsert first), after " + warmupRuns
+                    runs + " (order alternates: odd runs in the order above, even runs reversed), after " + warmupRuns
                             + " unreported warm-up write(s) of each"
                 },
                 new String[] {"shardq", Scenario.shardqSettings() + "; this command's broker: pool of threads + 4"},

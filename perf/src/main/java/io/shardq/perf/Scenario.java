@@ -90,7 +90,15 @@ record Scenario(
         long topicFlow = c.getInt(io.shardq.broker.BrokerProperty.FLOW_TOPIC_MAX_UNTAKEN);
         return "pool " + c.getInt(io.shardq.broker.BrokerProperty.POOL_SIZE) + " connections (shardq.pool.size), "
                 + flowSetting("queues", flow, "shardq.flow.max-untaken") + ", "
-                + flowSetting("topics", topicFlow, "shardq.flow.topic-max-untaken");
+                + flowSetting("topics", topicFlow, "shardq.flow.topic-max-untaken") + ", shared send commits "
+                + onOff(c.getBoolean(io.shardq.broker.BrokerProperty.COMMIT_SHARED_SENDS))
+                + " (shardq.commit.shared-sends), shared session cache puts "
+                + onOff(c.getBoolean(io.shardq.broker.BrokerProperty.COMMIT_SHARED_CACHE_PUTS))
+                + " (shardq.commit.shared-cache-puts)";
+    }
+
+    private static String onOff(boolean on) {
+        return on ? "on" : "off";
     }
 
     private static String flowSetting(String kind, long untaken, String key) {
