@@ -157,7 +157,18 @@ final class CacheReadCommand implements Callable<Integer> {
             systems.add(new SelectReadSystem(ds));
             CacheReadScenario scenario =
                     scenarioFor.apply(systems.stream().map(ReadSystem::name).toList());
-            return run(env, scenario, systems, null, progress, stdout);
+            ServerProbe server = new ServerProbe(ds);
+            return run(
+                    env,
+                    scenario,
+                    systems,
+                    null,
+                    () -> {
+                        server.vacuumAnalyzeAll();
+                        server.checkpoint();
+                    },
+                    progress,
+                    stdout);
         }
     }
 
@@ -170,6 +181,19 @@ final class CacheReadCommand implements Callable<Integer> {
             Progress progress,
             PrintWriter stdout)
             throws Exception {
+        return run(env, scenario, systems, nearCacheNote, () -> {}, progress, stdout);
+    }
+
+    /** As above, with {@code settle} run after each load (see {@link CacheReadRunner}). */
+    static CacheReadReport run(
+            Environment env,
+            CacheReadScenario scenario,
+            List<ReadSystem> systems,
+            String nearCacheNote,
+            Runnable settle,
+            Progress progress,
+            PrintWriter stdout)
+            throws Exception {
         stdout.println(TextReport.header(env, "cache-read", scenario.facts()));
         for (ReadSystem s : systems) {
             stdout.printf("  %-19s %s%n", s.name(), s.describe());
@@ -178,7 +202,7 @@ final class CacheReadCommand implements Callable<Integer> {
             stdout.println("  near-cache hit      " + nearCacheNote);
         }
         stdout.flush();
-        CacheReadRunner runner = new CacheReadRunner(progress);
+        CacheReadRunner runner = new CacheReadRunner(progress, settle);
         List<ReadStep> steps;
         try {
             steps = runner.run(scenario, systems);

@@ -12,7 +12,10 @@ import org.HdrHistogram.Histogram;
 /**
  * Runs {@code perf cache-read}: sets every system up empty, then for each size ascending loads the
  * entries missing into every system (checking the count), and measures the steps due at that size
- * ({@link CacheReadScenario#threadsAt}), one system after the other.
+ * ({@link CacheReadScenario#threadsAt}), one system after the other, in the order given at the
+ * first step and reversed at every second one. After each load the database is vacuumed, analyzed
+ * and checkpointed, so that no step runs while autovacuum or a checkpoint works on another
+ * system's fresh rows (the first system measured used to pay for both loads).
  *
  * <p>A step: T threads read uniformly random keys, each on its own reader, with no pause; after
  * the warm-up the threads record each read's time (nanoTime around the one call; the key is made
@@ -23,10 +26,14 @@ final class CacheReadRunner {
     static final int LOAD_THREADS = 4;
 
     private final Progress progress;
+    /** Run after each load: vacuum, analyze and checkpoint, so no step pays for another's load. */
+    private final Runnable settle;
+
     final List<LoadResult> loads = new ArrayList<>();
 
-    CacheReadRunner(Progress progress) {
+    CacheReadRunner(Progress progress, Runnable settle) {
         this.progress = progress;
+        this.settle = settle;
     }
 
     List<ReadStep> run(CacheReadScenario sc, List<ReadSystem> systems) throws Exception {
@@ -36,6 +43,7 @@ final class CacheReadRunner {
         }
         List<ReadStep> steps = new ArrayList<>();
         long loaded = 0;
+        int round = 0;
         for (int size : sc.loadedSizes()) {
             for (ReadSystem s : systems) {
                 LoadResult l = load(s, data, loaded, size);
@@ -52,8 +60,15 @@ final class CacheReadRunner {
                         l.balanced() ? "" : "  NOT BALANCED"));
             }
             loaded = size;
+            settle.run();
             for (int threads : sc.threadsAt(size)) {
-                for (ReadSystem s : systems) {
+                // the systems' order alternates from one step to the next, so that none is always
+                // the first after a load or always the one measured while the machine warms
+                List<ReadSystem> order = new ArrayList<>(systems);
+                if (round++ % 2 == 1) {
+                    java.util.Collections.reverse(order);
+                }
+                for (ReadSystem s : order) {
                     ReadStep r = step(s, size, threads, sc.warmup(), sc.duration());
                     steps.add(r);
                     progress.note(String.format(

@@ -75,6 +75,21 @@ final class ServerProbe {
     }
 
     /**
+     * {@code VACUUM (ANALYZE)} of the whole database, so that no system's step starts while
+     * autovacuum works on rows another just loaded. Returns false when refused.
+     */
+    boolean vacuumAnalyzeAll() {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
+            c.setAutoCommit(true); // VACUUM cannot run inside a transaction block
+            s.execute("vacuum (analyze)");
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    /**
      * {@code VACUUM} of one table (a validated, schema-qualified name), so a step does not start
      * with another run's dead rows. Needs the table's owner; returns false when refused.
      */

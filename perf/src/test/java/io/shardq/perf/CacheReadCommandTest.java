@@ -60,9 +60,9 @@ class CacheReadCommandTest {
                         "shardq@100x1",
                         "near@100x1",
                         "select@100x1",
-                        "shardq@300x1",
+                        "select@300x1", // the order alternates from one step to the next
                         "near@300x1",
-                        "select@300x1",
+                        "shardq@300x1",
                         "shardq@300x2",
                         "near@300x2",
                         "select@300x2");
