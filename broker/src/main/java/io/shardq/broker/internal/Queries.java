@@ -51,8 +51,14 @@ public final class Queries {
     }
 
     public static String withKv(String name, int cacheId) {
-        return get(name).replace("/* TEMPLATE: kv */", kvTable(cacheId));
+        // cached: a get runs this for every read, and String.replace copies the whole text
+        return KV.computeIfAbsent(name, n -> new java.util.concurrent.ConcurrentHashMap<>())
+                .computeIfAbsent(cacheId, id -> get(name).replace("/* TEMPLATE: kv */", kvTable(id)));
     }
+
+    private static final java.util.concurrent.ConcurrentHashMap<
+                    String, java.util.concurrent.ConcurrentHashMap<Integer, String>>
+            KV = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** {@code name} for the partition of bucket {@code bucket} of cache {@code cacheId} (numbers only). */
     public static String withKvPartition(String name, int cacheId, long bucket) {
