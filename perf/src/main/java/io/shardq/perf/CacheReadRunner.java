@@ -15,7 +15,9 @@ import org.HdrHistogram.Histogram;
  * ({@link CacheReadScenario#threadsAt}), one system after the other, in the order given at the
  * first step and reversed at every second one. After each load the database is vacuumed, analyzed
  * and checkpointed, so that no step runs while autovacuum or a checkpoint works on another
- * system's fresh rows (the first system measured used to pay for both loads).
+ * system's fresh rows (the first system measured used to pay for both loads), and before the
+ * first step every system reads for one warm-up and one more, unreported, so the JIT has compiled
+ * the read paths before anything is measured.
  *
  * <p>A step: T threads read uniformly random keys, each on its own reader, with no pause; after
  * the warm-up the threads record each read's time (nanoTime around the one call; the key is made
@@ -44,6 +46,7 @@ final class CacheReadRunner {
         List<ReadStep> steps = new ArrayList<>();
         long loaded = 0;
         int round = 0;
+        boolean warmed = false;
         for (int size : sc.loadedSizes()) {
             for (ReadSystem s : systems) {
                 LoadResult l = load(s, data, loaded, size);
@@ -59,8 +62,17 @@ final class CacheReadRunner {
                         l.stored(),
                         l.balanced() ? "" : "  NOT BALANCED"));
             }
-            loaded = size;
             settle.run();
+            if (!warmed && !sc.threadsAt(size).isEmpty()) {
+                warmed = true;
+                // one unreported round of every system first: the JIT compiles the paths (pgjdbc's
+                // shared by all) while nobody is measured, not during the first system's step
+                int threads = java.util.Collections.max(sc.threadsAt(size));
+                for (ReadSystem s : systems) {
+                    step(s, size, threads, sc.warmup(), sc.warmup());
+                }
+            }
+            loaded = size;
             for (int threads : sc.threadsAt(size)) {
                 // the systems' order alternates from one step to the next, so that none is always
                 // the first after a load or always the one measured while the machine warms
