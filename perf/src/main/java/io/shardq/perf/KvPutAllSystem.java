@@ -40,11 +40,16 @@ final class KvPutAllSystem implements PutAllSystem {
 
     @Override
     public void putAll(List<byte[]> keys, List<byte[]> values) {
+        cache.putAll(batch(keys, values));
+    }
+
+    /** The batch as the map {@code putAll} takes, in key order. */
+    static Map<byte[], byte[]> batch(List<byte[]> keys, List<byte[]> values) {
         Map<byte[], byte[]> batch = new LinkedHashMap<>(keys.size() * 2);
         for (int i = 0; i < keys.size(); i++) {
             batch.put(keys.get(i), values.get(i));
         }
-        cache.putAll(batch);
+        return batch;
     }
 
     /** The exact count ({@code shardq.cache_stats}, a scan of the cache's entries). */

@@ -5,9 +5,7 @@ import io.shardq.broker.CacheOptions;
 import io.shardq.broker.kv.Codec;
 import io.shardq.broker.kv.KvCache;
 import io.shardq.broker.shard.BrokerSession;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
@@ -59,12 +57,8 @@ final class KvSessionPutAllSystem implements PutAllSystem {
             b = new Bound(s, c.in(s), c);
             bound.set(b);
         }
-        Map<byte[], byte[]> batch = new LinkedHashMap<>(keys.size() * 2);
-        for (int i = 0; i < keys.size(); i++) {
-            batch.put(keys.get(i), values.get(i));
-        }
         try {
-            b.view.putAll(batch);
+            b.view.putAll(KvPutAllSystem.batch(keys, values));
             b.session.commit();
         } catch (RuntimeException e) {
             b.session.rollback();
