@@ -110,9 +110,13 @@ public final class BrokerSession implements AutoCloseable {
         this.origin = new TopicView.Origin(clientId, connectionId);
     }
 
-    /** True while the session has sends or receives that are not committed yet. */
+    /** True while the session has sends, receives or held-back writes that are not committed yet. */
     public boolean hasUncommittedWork() {
-        return after.awaitingOutcome() || sends.hasWork() || nonPersistent.hasWork() || consumers.hasTaken();
+        return after.awaitingOutcome()
+                || sends.hasWork()
+                || nonPersistent.hasWork()
+                || consumers.hasTaken()
+                || synchronizations.hasDeferred(); // (prepare must not vote read-only over held-back puts)
     }
 
     /** The session's cursor of {@code sub}: its consumers of it, and receives by name, share it. */
