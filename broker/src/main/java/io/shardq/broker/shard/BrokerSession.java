@@ -519,7 +519,15 @@ public final class BrokerSession implements AutoCloseable {
                     throw e.kind() == ErrorKind.CONNECTION ? AfterCommit.inDoubt(e) : AfterCommit.rolledBack(e);
                 }
             } else {
-                synchronizations.writeDeferred(this);
+                try {
+                    synchronizations.writeDeferred(this);
+                } catch (RuntimeException e) {
+                    // the commit fails before it began: the whole transaction is rolled back
+                    rollbackWork();
+                    throw e instanceof ShardQException se && se.kind() != ErrorKind.CONNECTION
+                            ? AfterCommit.rolledBack(se)
+                            : e;
+                }
             }
         }
         CommitPlan plan = CommitPlan.of(

@@ -161,6 +161,32 @@ class KvSessionPutsTest {
     }
 
     @Test
+    void aCacheDroppedBeforeACommitWithASend_rollsBackTheSendToo(TestDatabase db) throws Exception {
+        try (Broker broker = start(db, true)) {
+            broker.admin().createCacheOrGet("held.gone2", CacheOptions.DEFAULTS);
+            broker.admin().createOrGet("held.q3", QueueOptions.DEFAULTS.withShards(1));
+            KvCache<String, String> gone = broker.cache("held.gone2", Codec.utf8(), Codec.utf8());
+            try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                gone.in(s).put("k", "v");
+                s.send("held.q3", Messages.text("with the put"));
+                broker.admin().dropCache("held.gone2");
+                assertThatThrownBy(s::commit)
+                        .isInstanceOf(ShardQException.class)
+                        .extracting(e -> ((ShardQException) e).kind())
+                        .isEqualTo(ErrorKind.ROLLED_BACK);
+                assertThat(broker.admin().backlog("held.q3")).isZero();
+                s.send("held.q3", Messages.text("next transaction"));
+                s.commit();
+            }
+            try (BrokerSession r = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+                assertThat(Messages.body(r.receive("held.q3", 5_000, false).message()))
+                        .isEqualTo("next transaction");
+                assertThat(r.receive("held.q3", -1, false)).isNull();
+            }
+        }
+    }
+
+    @Test
     void anXaBranchOfPutsOnly_isPrepared_notVotedReadOnly(TestDatabase db) throws Exception {
         try (Broker broker = start(db, true)) {
             org.junit.jupiter.api.Assumptions.assumeTrue(
