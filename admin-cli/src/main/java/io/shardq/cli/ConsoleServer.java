@@ -563,22 +563,7 @@ final class ConsoleServer implements AutoCloseable {
         io.shardq.broker.message.BrokerMessage m;
         try {
             JsonNode n = Json.MAPPER.readTree(raw);
-            m = MessageJson.fromJson(n);
-            if (!n.has("timestamp")) {
-                m = new io.shardq.broker.message.BrokerMessage(
-                        m.messageId(),
-                        m.bodyType(),
-                        System.currentTimeMillis(),
-                        m.correlationId(),
-                        m.type(),
-                        m.replyTo(),
-                        m.priority(),
-                        m.expiration(),
-                        m.deliverAt(),
-                        m.persistent(),
-                        m.properties(),
-                        m.body());
-            }
+            m = MessageJson.fromJson(n, System.currentTimeMillis());
         } catch (IOException | IllegalArgumentException e) {
             throw new HttpError(
                     400,

@@ -112,6 +112,11 @@ final class MessageJson {
      * persistent, no expiry). Throws {@link IllegalArgumentException} saying which field is wrong.
      */
     static BrokerMessage fromJson(JsonNode n) {
+        return fromJson(n, 0);
+    }
+
+    /** As {@link #fromJson(JsonNode)}, with {@code defaultTimestamp} when the line has no {@code timestamp}. */
+    static BrokerMessage fromJson(JsonNode n, long defaultTimestamp) {
         if (n == null || !n.isObject()) {
             throw new IllegalArgumentException("expected a JSON object");
         }
@@ -134,7 +139,7 @@ final class MessageJson {
         return new BrokerMessage(
                 messageId,
                 bodyType,
-                number(n, "timestamp", 0),
+                number(n, "timestamp", defaultTimestamp),
                 text(n, "correlationId"),
                 text(n, "type"),
                 text(n, "replyTo"),

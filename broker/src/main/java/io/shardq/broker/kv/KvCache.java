@@ -491,7 +491,7 @@ public final class KvCache<K, V> {
                 && binding instanceof KvBinding.InSession in
                 && !in.session().onApplicationConnection()) {
             // held back until the session's commit, which may share a transaction with others'
-            SessionPuts.of(caches, in.session()).add(this, d, sorted, maxBatchSize);
+            SessionPuts.of(in.session()).add(this, d, sorted, maxBatchSize);
             counters.puts.add(sorted.size());
             return sorted.size();
         }

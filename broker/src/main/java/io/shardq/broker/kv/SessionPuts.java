@@ -59,7 +59,7 @@ final class SessionPuts implements TransactionSynchronizations.Deferred {
     }
 
     /** The session's held-back puts of its current transaction, registered with it at the first put. */
-    static SessionPuts of(KvCaches caches, BrokerSession session) {
+    static SessionPuts of(BrokerSession session) {
         TransactionSynchronizations sync = session.synchronizations();
         return sync.resource(SessionPuts.class, () -> {
             SessionPuts p = new SessionPuts(session);
