@@ -213,7 +213,7 @@ final class MessageCodec {
             return encodeText(t.getText());
         }
         if (m instanceof ShardQBytesMessage b) {
-            return b.bodyBytes();
+            return b.bodyForSend();
         }
         if (m instanceof ShardQMapMessage map) {
             return encodeMap(map.items());

@@ -42,7 +42,7 @@ import java.nio.ByteBuffer;
  */
 public class ShardQBytesMessage extends ShardQMessage implements BytesMessage {
     /** Write mode: the bytes written so far. Null in read mode. */
-    private ByteArrayOutputStream written = new ByteArrayOutputStream();
+    private Body written = new Body();
 
     private DataOutputStream out = new DataOutputStream(written);
     /** Read mode: the body, read from {@link #position}. Null in write mode. */
@@ -366,7 +366,7 @@ public class ShardQBytesMessage extends ShardQMessage implements BytesMessage {
         streamed = null;
         opener = null;
         in = null;
-        written = new ByteArrayOutputStream();
+        written = new Body();
         out = new DataOutputStream(written);
     }
 
@@ -379,6 +379,27 @@ public class ShardQBytesMessage extends ShardQMessage implements BytesMessage {
     /** The whole body, in either mode, without moving the read position. */
     byte[] bodyBytes() {
         return bodyReadOnly ? in.array().clone() : written.toByteArray();
+    }
+
+    /**
+     * The body for a send, which only reads it: the array itself where it holds exactly the body
+     * (the usual single {@code writeBytes}, or a received body), else a copy. Never modified after:
+     * a read-mode body is never written, and a write past a full buffer grows into a new array.
+     */
+    byte[] bodyForSend() {
+        return bodyReadOnly ? in.array() : written.exact();
+    }
+
+    /**
+     * The bytes written, handed to a send without a copy when the buffer is exactly full. Its
+     * buffer is never written in place once handed out: writes only append, and appending to a
+     * full buffer copies it into a larger one ({@code reset()} is never called; clearBody makes a
+     * new one).
+     */
+    private static final class Body extends ByteArrayOutputStream {
+        byte[] exact() {
+            return count == buf.length ? buf : toByteArray();
+        }
     }
 
     /** Replaces the body and switches to read mode, as on a received message. */

@@ -140,6 +140,26 @@ class MessageCodecTest {
     }
 
     @Test
+    void bytesSentWithoutACopy_stayAsSent_whenTheMessageIsWrittenAgainOrCleared() throws Exception {
+        ShardQBytesMessage m = new ShardQBytesMessage();
+        m.writeBytes(new byte[] {
+            1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
+            30, 31, 32
+        });
+        byte[] first = MessageCodec.toBroker(m).body();
+        m.writeByte((byte) 99); // the application goes on writing, then sends again
+        byte[] second = MessageCodec.toBroker(m).body();
+        m.clearBody();
+        m.writeBytes(new byte[32]); // and reuses the message for another body
+        byte[] third = MessageCodec.toBroker(m).body();
+
+        assertThat(first).hasSize(32).startsWith(1, 2, 3).endsWith(32);
+        assertThat(second).hasSize(33).startsWith(1, 2, 3).endsWith(32, 99);
+        assertThat(third).hasSize(32).containsOnly(0);
+        assertThat(m.getBody(byte[].class)).isNotSameAs(third); // the application's copy is its own
+    }
+
+    @Test
     void roundTrip_keepsMapItems_withExactTypes_nullAndByteArray() throws Exception {
         ShardQMapMessage sent = withHeadersAndProperties(new ShardQMapMessage());
         sent.setBoolean("bool", false);

@@ -18,9 +18,11 @@ import java.util.TreeMap;
  * (flat combining: the next group forms while one runs, so nobody waits longer than the group in
  * front of it, and nothing waits at all when nothing else is running).
  *
- * <p>Scope ({@code shardq.commit.shared-sends}): one committer per instance (the default), whose
- * group carries batches to any shards and destinations in one transaction, or one per shard,
- * whose group is that shard's batches in one statement. A group of one shard is one autocommit
+ * <p>Scope ({@code shardq.commit.shared-sends}): one committer per shard (the default), whose
+ * group is that shard's batches in one statement, or one per instance ({@code true}), whose group
+ * carries batches to any shards and destinations in one transaction. (Off by default: on two cores
+ * sharing the commit made deliveries slower, see "Issue 25: what stands in the way" in
+ * docs/performance.md.) A group of one shard is one autocommit
  * statement (the fast path) as before; a group of several shards is also one autocommit
  * statement, one pair of data-modifying CTEs per shard in (destination, shard) order ({@link
  * Enqueue#insertReservingTogether}); a shard it could not write there (a wrong guess of the head,

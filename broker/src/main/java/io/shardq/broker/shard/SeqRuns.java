@@ -12,7 +12,17 @@ record SeqRuns(Long[] firsts, Long[] lasts) {
 
     /** The runs of {@code seqs} (any order, no duplicates), ascending. */
     static SeqRuns of(Collection<Long> seqs) {
-        long[] sorted = seqs.stream().mapToLong(Long::longValue).sorted().toArray();
+        long[] sorted = new long[seqs.size()];
+        int k = 0;
+        boolean ascending = true;
+        for (Long seq : seqs) {
+            sorted[k] = seq;
+            ascending &= k == 0 || sorted[k - 1] < seq;
+            k++;
+        }
+        if (!ascending) {
+            Arrays.sort(sorted);
+        }
         Long[] firsts = new Long[sorted.length];
         Long[] lasts = new Long[sorted.length];
         int n = 0;

@@ -22,6 +22,13 @@ class SeqRunsTest {
     }
 
     @Test
+    void ascendingNumbers_withAGap_makeTwoRuns() {
+        SeqRuns runs = SeqRuns.of(List.of(1L, 2L, 3L, 5L, 6L));
+        assertThat(runs.firsts()).containsExactly(1L, 5L);
+        assertThat(runs.lasts()).containsExactly(3L, 6L);
+    }
+
+    @Test
     void nothing_isNoRun() {
         assertThat(SeqRuns.of(List.of()).size()).isZero();
     }
