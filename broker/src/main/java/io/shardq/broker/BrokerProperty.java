@@ -119,7 +119,7 @@ public enum BrokerProperty {
     FLOW_TOPIC_MAX_UNTAKEN(
             "shardq.flow.topic-max-untaken",
             "SHARDQ_FLOW_TOPIC_MAX_UNTAKEN",
-            "1000",
+            "100",
             "producer flow control for topics, on by default (0 turns it off): as shardq.flow.max-untaken, "
                     + "counted on the topic's slowest subscription with a consumer in this instance"),
     FLOW_MAX_WAIT_MS(

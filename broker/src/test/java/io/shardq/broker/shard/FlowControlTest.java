@@ -161,8 +161,9 @@ class FlowControlTest {
                                 io.shardq.broker.SubscriptionSpec.Kind.SHARED_DURABLE, "s", null, null, false, "c"));
                 sendAndCommit(producer, topic, 0, 10);
                 assertThat(c.receive(5000, false)).isNotNull(); // at work
-                // the default bound is 1,000 untaken: this commit leaves 1,109, and waits (100 ms at most)
-                sendAndCommit(producer, topic, 10, 1_100);
+                // the consumer took the first 10 (its prefetch); the default bound is 100 untaken:
+                // this commit leaves 101, and waits (100 ms at most)
+                sendAndCommit(producer, topic, 10, 101);
                 assertThat(broker.stats().flowWaits()).as("bound %d", bound).isEqualTo(bound == 0 ? 0 : 1);
                 consumer.rollback();
             }
