@@ -568,13 +568,44 @@ public final class KvCache<K, V> {
                 caches.needBucket(d, r.bucket(), r.expires() == null ? now : Math.min(now, r.expires() - 1));
             }
         }
-        writing(d, "writing", sorted.size() > batch, KvRows.hashes(keys), c -> {
-            for (int from = 0; from < sorted.size(); from += batch) {
-                KvRows.writeChunk(
-                        c, true, d, KvRows.MODE_PUT, sorted.subList(from, Math.min(sorted.size(), from + batch)), now);
+        try {
+            writing(d, "writing", sorted.size() > batch, KvRows.hashes(keys), c -> {
+                for (int from = 0; from < sorted.size(); from += batch) {
+                    KvRows.writeChunk(
+                            c,
+                            true,
+                            d,
+                            KvRows.MODE_PUT,
+                            sorted.subList(from, Math.min(sorted.size(), from + batch)),
+                            now);
+                }
+                return null;
+            });
+        } catch (ShardQException e) {
+            if (!(e.getCause() instanceof SQLException se && isNoPartition(se)) || !allExpired(sorted)) {
+                throw e;
             }
-            return null;
-        });
+            // dead on arrival: their bucket ended and the leader dropped its partition while they were on
+            // their way (stamped before the clock passed their expiry). What the put owes is what a put
+            // of an expired entry leaves: no older value of these keys (see KvExpiryTest)
+            removeKeys(d, keys);
+        }
+    }
+
+    /** Every row has an expiry and the clock has passed it. */
+    private boolean allExpired(List<KvRows.Row> rows) {
+        long now = caches.clock().millis();
+        for (KvRows.Row r : rows) {
+            if (r.expires() == null || r.expires() > now) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** PostgreSQL found no partition for a row (its bucket's partition is gone). */
+    private static boolean isNoPartition(SQLException e) {
+        return "23514".equals(e.getSQLState()) && String.valueOf(e.getMessage()).contains("no partition");
     }
 
     Long expiresAt(KvDefinition d, Duration ttl, long now) {
@@ -692,7 +723,7 @@ public final class KvCache<K, V> {
             return new ShardQException(
                     ErrorKind.UNKNOWN_CACHE, "cache \"" + name + "\" does not exist (it was dropped)", e);
         }
-        if ("23514".equals(state) && String.valueOf(e.getMessage()).contains("no partition")) {
+        if (isNoPartition(e)) {
             caches.partitionMissing(d.id());
             return new ShardQException(
                     ErrorKind.ILLEGAL_STATE,

@@ -183,6 +183,23 @@ class KvExpiryTest {
     }
 
     @Test
+    void aGroupedRowWhosePartitionWasDroppedOnItsWay_removesTheOldValue_insteadOfFailing() throws Exception {
+        broker.admin().createCache("gone", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(16)));
+        KvCache<String, String> c = broker.cache("gone", Codec.utf8(), Codec.utf8());
+        c.put("k", "old");
+        c.put("other", "x", Duration.ofSeconds(1)); // this instance makes (and knows) the bucket's partition
+        KvDefinition d = c.definition();
+        long expires = clock.millis() + 1_000; // stamped now, in that bucket
+        KvRows.Row row = new KvRows.Row(c.key(d, "k"), c.value(d, "new"), expires, d.bucket(expires));
+        clock.advance(Duration.ofMinutes(3));
+        assertThat(leader.round().expired()).isPositive(); // the leader drops the ended partition
+        c.putRows(d, List.of(row), 100); // then the row arrives (a writer stalled between stamp and write)
+        assertThat(c.get("k")).isNull(); // what a put of an expired entry leaves: no older value
+        assertThat(c.containsKey("k")).isFalse();
+        broker.admin().dropCache("gone");
+    }
+
+    @Test
     void writersAndReclamation_runTogether_withoutErrors() throws Exception {
         broker.admin().createCache("busy", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(16)));
         KvCache<String, String> c = broker.cache("busy", Codec.utf8(), Codec.utf8());
