@@ -69,8 +69,9 @@ class QueueAdminCommandsTest {
     @Test
     void list_marksTemporaryQueues_withTheirOwner() {
         try (Broker owner = Broker.start(db.brokerConfig().build())) {
-            String name =
-                    owner.createTemporary("queue", java.util.UUID.randomUUID()).name();
+            String name = owner.temporaries()
+                    .create("queue", java.util.UUID.randomUUID())
+                    .name();
 
             CliRunner.Run list = cli.run("queue", "list");
             assertThat(list.exit()).as(list.err()).isZero();

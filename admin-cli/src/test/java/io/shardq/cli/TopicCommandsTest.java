@@ -89,8 +89,9 @@ class TopicCommandsTest {
     @Test
     void list_marksTemporaryTopics_withTheirOwner() {
         try (Broker owner = cli.broker("test-owner")) {
-            String name =
-                    owner.createTemporary("topic", java.util.UUID.randomUUID()).name();
+            String name = owner.temporaries()
+                    .create("topic", java.util.UUID.randomUUID())
+                    .name();
 
             CliRunner.Run list = cli.run("topic", "list");
             assertThat(list.exit()).as(list.err()).isZero();

@@ -8,18 +8,19 @@ import org.junit.jupiter.api.Test;
 class InstanceNameTest {
     @Test
     void aMainClass_givesItsSimpleName_thePidAndTheHost() {
-        assertThat(Broker.defaultInstanceName("io.shardq.examples.orders.OrderServiceApplication --x", "6488@vm"))
+        assertThat(InstanceStart.defaultInstanceName(
+                        "io.shardq.examples.orders.OrderServiceApplication --x", "6488@vm"))
                 .isEqualTo("OrderServiceApplication (pid 6488 on vm)");
     }
 
     @Test
     void aJar_givesItsFileName() {
-        assertThat(Broker.defaultInstanceName("examples/order-service/target/order-service.jar", "12@host"))
+        assertThat(InstanceStart.defaultInstanceName("examples/order-service/target/order-service.jar", "12@host"))
                 .isEqualTo("order-service.jar (pid 12 on host)");
     }
 
     @Test
     void nothingKnown_stillNamesTheProcess() {
-        assertThat(Broker.defaultInstanceName("", "12")).isEqualTo("java (pid 12)");
+        assertThat(InstanceStart.defaultInstanceName("", "12")).isEqualTo("java (pid 12)");
     }
 }

@@ -28,7 +28,7 @@ class RoleAccessTest {
             admin.grant("access.q", role, Privilege.SEND);
             AtomicLong now = new AtomicLong();
             RoleAccess access =
-                    new RoleAccess(role, broker.engine().dataSource(), TimeUnit.SECONDS.toNanos(10), now::get);
+                    new RoleAccess(role, Engines.of(broker).dataSource(), TimeUnit.SECONDS.toNanos(10), now::get);
 
             for (int i = 0; i < 1000; i++) { // the hot path: one query, not one per message
                 access.require("access.q", Privilege.SEND);

@@ -48,7 +48,7 @@ final class OwnedTemporaries {
     private DestinationInfo create(String kind) throws JMSException {
         connection.checkOpen();
         try {
-            return connection.broker().createTemporary(kind, connectionId);
+            return connection.broker().temporaries().create(kind, connectionId);
         } catch (RuntimeException e) {
             throw Exceptions.translate(e);
         }
@@ -80,7 +80,7 @@ final class OwnedTemporaries {
         }
         Optional<UUID> owner;
         try {
-            owner = connection.broker().temporaryOwner(name);
+            owner = connection.broker().temporaries().owner(name);
         } catch (RuntimeException e) {
             throw Exceptions.translate(e);
         }
@@ -116,7 +116,7 @@ final class OwnedTemporaries {
                     + consumers + " consumer(s) of this connection are open on it; close them first");
         }
         try {
-            connection.broker().dropTemporary(d.getName(), connectionId);
+            connection.broker().temporaries().drop(d.getName(), connectionId);
         } catch (RuntimeException e) {
             throw Exceptions.translate(e);
         }
@@ -131,7 +131,7 @@ final class OwnedTemporaries {
         }
         for (String name : List.copyOf(owned.keySet())) {
             try {
-                connection.broker().dropTemporary(name, connectionId);
+                connection.broker().temporaries().drop(name, connectionId);
             } catch (RuntimeException e) {
                 // left behind: dropped when this instance closes, or by the leader once it is dead
                 LOG.warn("temporary destination {} not deleted at connection close: {}", name, e.getMessage());

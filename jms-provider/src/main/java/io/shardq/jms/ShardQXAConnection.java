@@ -21,7 +21,7 @@ final class ShardQXAConnection extends ShardQConnection implements XAConnection 
         checkOpen();
         ThreadRules.checkNotInListener(this, "create a session");
         try {
-            return register(new ShardQXASession(this, broker().openXaSession()));
+            return register(new ShardQXASession(this, broker().xa().openSession()));
         } catch (RuntimeException e) {
             throw Exceptions.translate(e);
         }

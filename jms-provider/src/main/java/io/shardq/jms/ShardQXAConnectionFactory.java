@@ -90,7 +90,7 @@ public final class ShardQXAConnectionFactory implements XAConnectionFactory, Aut
     private static void requirePreparedTransactions(Broker broker) throws JMSException {
         int max;
         try {
-            max = broker.maxPreparedTransactions();
+            max = broker.xa().maxPreparedTransactions();
         } catch (ShardQException e) {
             throw Exceptions.translate(e);
         }

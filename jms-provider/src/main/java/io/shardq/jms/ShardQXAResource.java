@@ -164,7 +164,7 @@ final class ShardQXAResource implements XAResource {
                         "branch " + gid + " is not prepared: prepare it first, or commit" + " it in one phase",
                         null);
             }
-            if (!broker().commitPrepared(gid)) {
+            if (!broker().xa().commit(gid)) {
                 throw xa(XAException.XAER_NOTA, "no prepared transaction " + gid + " in this database", null);
             }
         } catch (RuntimeException e) {
@@ -190,7 +190,7 @@ final class ShardQXAResource implements XAResource {
                 }
                 return;
             }
-            if (!broker().rollbackPrepared(gid)) {
+            if (!broker().xa().rollback(gid)) {
                 throw xa(XAException.XAER_NOTA, "no prepared transaction " + gid + " in this database", null);
             }
         } catch (RuntimeException e) {
@@ -214,7 +214,7 @@ final class ShardQXAResource implements XAResource {
         }
         try {
             List<Xid> out = new ArrayList<>();
-            for (String gid : broker().preparedTransactions(XidCodec.PREFIX)) {
+            for (String gid : broker().xa().list(XidCodec.PREFIX)) {
                 Xid x = XidCodec.xid(gid);
                 if (x != null) {
                     out.add(x);

@@ -22,6 +22,8 @@ import javax.sql.DataSource;
  * types: the JMS layer decides who may consume; this class only keeps the catalog.
  */
 public final class TemporaryDestinations {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TemporaryDestinations.class);
+
     /** Generated names start with this; a name with it is never created on first use. */
     public static final String PREFIX = "tmp.";
 
@@ -131,6 +133,28 @@ public final class TemporaryDestinations {
             throw SqlErrors.translate(e, "listing the temporary destinations of instance " + instanceId);
         }
         return out;
+    }
+
+    /**
+     * At an instance's close: drops the temporary destinations of its connections not closed;
+     * what fails is logged and left to the maintenance leader (it drops those of dead instances).
+     */
+    public void dropAllOfThisInstance(int lockTimeoutMillis) {
+        try {
+            for (String name : ofThisInstance()) {
+                try {
+                    drop(name, null, lockTimeoutMillis);
+                } catch (RuntimeException e) {
+                    LOG.warn(
+                            "{} - temporary destination {} left to the maintenance leader: {}",
+                            instanceId,
+                            name,
+                            e.getMessage());
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("{} - temporary destinations left to the maintenance leader: {}", instanceId, e.getMessage());
+        }
     }
 
     /** The refusal for a name that looks temporary but does not exist (deleted, or never created). */

@@ -380,8 +380,8 @@ public final class BrokerSession implements AutoCloseable {
      * (sends, cursor moves, before-commit actions) and ends it with {@code PREPARE TRANSACTION
      * 'gid'} instead of COMMIT. The work is then durable but undecided: its row locks stay held by
      * PostgreSQL (the shard rows of its sends, the cursor rows of its receives), so nothing it did is
-     * seen, delivered again or lost until {@link io.shardq.broker.Broker#commitPrepared} or {@link
-     * io.shardq.broker.Broker#rollbackPrepared} decides it, from this instance or another, before or after a crash.
+     * seen, delivered again or lost until {@link io.shardq.broker.TwoPhaseCommit#commit} or {@link
+     * io.shardq.broker.TwoPhaseCommit#rollback} decides it, from this instance or another, before or after a crash.
      * In memory the messages it received stay claimed by this session and its sends unpublished
      * until the outcome arrives; the session takes no new work meanwhile.
      *

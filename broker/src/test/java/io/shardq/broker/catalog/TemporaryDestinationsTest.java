@@ -29,11 +29,11 @@ class TemporaryDestinationsTest {
     void temporaryQueue_isARealDestination_droppedOnlyByItsOwner(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
             UUID owner = UUID.randomUUID();
-            DestinationInfo d = broker.createTemporary("queue", owner);
+            DestinationInfo d = broker.temporaries().create("queue", owner);
             assertThat(d.name()).startsWith("tmp." + broker.instanceId() + ".").matches(Names.DESTINATION);
             assertThat(d.shardCount()).isEqualTo(1);
             assertThat(d.deadLetterQueue()).isEqualTo("temporary.DLQ");
-            assertThat(broker.temporaryOwner(d.name())).contains(owner);
+            assertThat(broker.temporaries().owner(d.name())).contains(owner);
             assertThat(broker.admin().temporaryDestinations())
                     .extracting(Admin.Temporary::name, Admin.Temporary::kind, Admin.Temporary::ownerAlive)
                     .containsExactly(org.assertj.core.groups.Tuple.tuple(d.name(), "queue", true));
@@ -43,14 +43,14 @@ class TemporaryDestinationsTest {
                 Delivery got = s.receive(d.name(), 5_000, false);
                 assertThat(Messages.body(got.message())).isEqualTo("reply");
             }
-            assertThatThrownBy(() -> broker.dropTemporary(d.name(), UUID.randomUUID()))
+            assertThatThrownBy(() -> broker.temporaries().drop(d.name(), UUID.randomUUID()))
                     .isInstanceOf(ShardQException.class)
                     .hasMessageContaining("belongs to another connection")
                     .extracting(e -> ((ShardQException) e).kind())
                     .isEqualTo(ErrorKind.SECURITY);
-            broker.dropTemporary(d.name(), owner);
+            broker.temporaries().drop(d.name(), owner);
             assertThat(tableExists(db, d.id())).isFalse();
-            assertThat(broker.temporaryOwner(d.name())).isEmpty();
+            assertThat(broker.temporaries().owner(d.name())).isEmpty();
             // a send to it afterwards fails: a tmp. name is never created on first use
             try (BrokerSession s = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 assertThatThrownBy(() -> s.send(d.name(), Messages.text("late")))
@@ -61,7 +61,8 @@ class TemporaryDestinationsTest {
             }
             assertThat(broker.admin().list()).extracting(DestinationInfo::name).doesNotContain(d.name());
             broker.admin().createQueue("plain", io.shardq.broker.QueueOptions.DEFAULTS);
-            assertThatThrownBy(() -> broker.dropTemporary("plain", owner)).hasMessageContaining("is not temporary");
+            assertThatThrownBy(() -> broker.temporaries().drop("plain", owner))
+                    .hasMessageContaining("is not temporary");
         }
     }
 
@@ -69,7 +70,7 @@ class TemporaryDestinationsTest {
     void closingTheInstance_dropsItsTemporaries(TestDatabase db) throws Exception {
         DestinationInfo d;
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            d = broker.createTemporary("topic", UUID.randomUUID());
+            d = broker.temporaries().create("topic", UUID.randomUUID());
             assertThat(d.kind()).isEqualTo("topic");
             assertThat(tableExists(db, d.id())).isTrue();
         }
@@ -92,12 +93,12 @@ class TemporaryDestinationsTest {
                 rs.next();
                 orphan = rs.getString(1);
             }
-            DestinationInfo mine = leader.createTemporary("queue", UUID.randomUUID());
+            DestinationInfo mine = leader.temporaries().create("queue", UUID.randomUUID());
             Awaitility.await()
                     .atMost(Duration.ofSeconds(30))
                     .until(() -> leader.admin().temporaryDestinations().stream()
                             .noneMatch(t -> t.name().equals(orphan)));
-            assertThat(leader.temporaryOwner(mine.name())).isPresent(); // a live instance's stays
+            assertThat(leader.temporaries().owner(mine.name())).isPresent(); // a live instance's stays
         }
     }
 

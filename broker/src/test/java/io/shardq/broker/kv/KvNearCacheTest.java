@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.CacheOptions;
+import io.shardq.broker.Engines;
 import io.shardq.broker.shard.BrokerSession;
 import io.shardq.broker.testing.PgTest;
 import io.shardq.broker.testing.SettableClock;
@@ -50,7 +51,8 @@ class KvNearCacheTest {
         onA.clear();
         // each must know the other is alive, or it skips the NOTIFY
         await().atMost(DEADLINE)
-                .until(() -> a.engine().otherInstancesAlive() && b.engine().otherInstancesAlive());
+                .until(() ->
+                        Engines.of(a).otherInstancesAlive() && Engines.of(b).otherInstancesAlive());
     }
 
     @AfterEach

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.CacheOptions;
+import io.shardq.broker.Engines;
 import io.shardq.broker.testing.PgTest;
 import io.shardq.broker.testing.TestDatabase;
 import java.time.Duration;
@@ -40,7 +41,7 @@ class KvNotifyCostTest {
             a.admin().createCacheOrGet("cost", CacheOptions.DEFAULTS);
             KvCache<String, String> cache = a.cache("cost", Codec.utf8(), Codec.utf8());
             b.cache("cost", Codec.utf8(), Codec.utf8()).get("t0"); // B has a near cache of it
-            await().atMost(Duration.ofSeconds(20)).until(() -> a.engine().otherInstancesAlive());
+            await().atMost(Duration.ofSeconds(20)).until(() -> Engines.of(a).otherInstancesAlive());
             run(cache, 2_000); // warm-up
             // two rounds, the order swapped in the second, so drift on a shared machine shows
             double with = 0;

@@ -190,17 +190,17 @@ class KvSessionPutsTest {
     void anXaBranchOfPutsOnly_isPrepared_notVotedReadOnly(TestDatabase db) throws Exception {
         try (Broker broker = start(db, true)) {
             org.junit.jupiter.api.Assumptions.assumeTrue(
-                    broker.maxPreparedTransactions() > 0,
+                    broker.xa().maxPreparedTransactions() > 0,
                     "the test server has max_prepared_transactions = 0 (SHARDQ_TEST_JDBC_URL): XA case skipped");
             KvCache<String, String> cache = broker.cache("held", Codec.utf8(), Codec.utf8());
             String gid = "kvheld." + ProcessHandle.current().pid() + "." + System.nanoTime();
-            try (BrokerSession xa = broker.openXaSession()) {
+            try (BrokerSession xa = broker.xa().openSession()) {
                 xa.xaAssociate(true);
                 cache.in(xa).put("xa", "1");
                 xa.xaAssociate(false);
                 assertThat(xa.prepare(gid)).isTrue();
                 assertThat(cache.get("xa")).isNull();
-                assertThat(broker.commitPrepared(gid)).isTrue();
+                assertThat(broker.xa().commit(gid)).isTrue();
             }
             assertThat(cache.get("xa")).isEqualTo("1");
         }

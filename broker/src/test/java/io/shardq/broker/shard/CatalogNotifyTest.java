@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.Engines;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.ShardQException;
@@ -130,7 +131,7 @@ class CatalogNotifyTest {
         Awaitility.await()
                 .atMost(Duration.ofSeconds(10))
                 .until(() -> runtimeOf(a, "grown").orElseThrow().shardCount() == 4);
-        assertThat(a.engine().runtimes().stream()
+        assertThat(Engines.of(a).runtimes().stream()
                         .filter(rt -> rt.info().name().equals("grown"))
                         .findFirst()
                         .orElseThrow()
@@ -177,7 +178,7 @@ class CatalogNotifyTest {
 
     /** The snapshot the instance's runtime holds, without loading anything. */
     private static Optional<DestinationInfo> runtimeOf(Broker broker, String name) {
-        return broker.engine().runtimes().stream()
+        return Engines.of(broker).runtimes().stream()
                 .map(DestinationRuntime::info)
                 .filter(d -> d.name().equals(name))
                 .findFirst();

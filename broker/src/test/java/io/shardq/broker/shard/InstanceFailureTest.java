@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.Engines;
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.testing.ChildJvm;
 import io.shardq.broker.testing.ClaimAndHangMain;
@@ -66,9 +67,8 @@ class InstanceFailureTest {
         try (Broker producerSide = Broker.start(config);
                 Broker consumerSide = Broker.start(config)) {
             producerSide.admin().createQueue("wake", QueueOptions.DEFAULTS.withShards(1));
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(10))
-                    .until(() -> consumerSide.engine().otherInstancesAlive());
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> Engines.of(consumerSide)
+                    .otherInstancesAlive());
             try (BrokerSession c = consumerSide.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 // leases the shard and registers as waiter: nothing there yet
                 assertThat(c.receive("wake", 300, false)).isNull();
@@ -113,9 +113,8 @@ class InstanceFailureTest {
         try (Broker consumerSide = Broker.start(consumerConfig);
                 Broker producerSide = Broker.start(producerConfig)) {
             consumerSide.admin().createQueue("wake.fail", QueueOptions.DEFAULTS.withShards(1));
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(10))
-                    .until(() -> consumerSide.engine().otherInstancesAlive());
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> Engines.of(consumerSide)
+                    .otherInstancesAlive());
             try (BrokerSession p = producerSide.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
                     BrokerSession c = consumerSide.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 p.send("wake.fail", Messages.text("first")); // no waiter yet: no NOTIFY; the producer learns the head

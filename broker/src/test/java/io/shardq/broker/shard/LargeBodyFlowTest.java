@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.Engines;
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.cache.MessageCache;
 import io.shardq.broker.message.BrokerMessage;
@@ -43,7 +44,7 @@ class LargeBodyFlowTest {
             broker.admin()
                     .createQueue(
                             "large.flow", QueueOptions.DEFAULTS.withShards(1).withSliceSize(32));
-            MessageCache cache = broker.engine().cache();
+            MessageCache cache = Engines.of(broker).cache();
             long bodiesBefore = broker.stats().bodiesRead();
             long rowsBefore = broker.stats().messageRowsRead();
             Semaphore inFlight = new Semaphore(4);

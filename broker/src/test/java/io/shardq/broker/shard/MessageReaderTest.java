@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.Engines;
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.cache.MessageCache;
 import io.shardq.broker.message.BrokerMessage;
@@ -56,7 +57,7 @@ class MessageReaderTest {
             bodies.add(i % 2 == 0 ? ("small " + i).getBytes(StandardCharsets.UTF_8) : pattern(i, 200_000));
         }
         sendUncached("reader.mixed", bodies);
-        MessageCache cache = broker.engine().cache();
+        MessageCache cache = Engines.of(broker).cache();
         int dest = broker.admin().require("reader.mixed").id();
         long bodiesBefore = broker.stats().bodiesRead();
         long rowsBefore = broker.stats().messageRowsRead();
@@ -100,9 +101,9 @@ class MessageReaderTest {
             Delivery first = consumer.receive("reader.bytes", 10_000, false);
             // 3,500 bytes: rows 1-4 start below the bound, row 5 does not
             assertThat(broker.stats().messageRowsRead() - rowsBefore).isEqualTo(4);
-            assertThat(broker.engine().cache().contains(dest, first.shard(), first.seq() + 3))
+            assertThat(Engines.of(broker).cache().contains(dest, first.shard(), first.seq() + 3))
                     .isTrue();
-            assertThat(broker.engine().cache().contains(dest, first.shard(), first.seq() + 4))
+            assertThat(Engines.of(broker).cache().contains(dest, first.shard(), first.seq() + 4))
                     .isFalse();
             List<byte[]> got = new ArrayList<>(List.of(first.message().body()));
             for (int i = 1; i < 10; i++) {
@@ -147,7 +148,7 @@ class MessageReaderTest {
             assertThat(d.message().body()).isEqualTo(body);
             consumer.rollback();
             // the cache still holds the metadata only: the dead-letter path must read the body itself
-            assertThat(broker.engine().cache().get(dest, d.shard(), d.seq()).bodyLoaded())
+            assertThat(Engines.of(broker).cache().get(dest, d.shard(), d.seq()).bodyLoaded())
                     .isFalse();
             assertThat(consumer.receive("reader.poison", 300, false)).isNull();
             consumer.commit();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.Engines;
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.testing.Messages;
 import io.shardq.broker.testing.PgTest;
@@ -42,7 +43,7 @@ class OrphanLeaseTest {
                 s.commit();
             }
             long sub = a.admin().require("orphan.q").queueSubscription();
-            ShardState shard = a.engine().runtime("orphan.q", false).queue().shards()[0];
+            ShardState shard = Engines.of(a).runtime("orphan.q", false).queue().shards()[0];
             assertThat(shard.leased).isTrue();
             try (Connection lock = db.connect()) {
                 // what a consumer commit logging under FOR KEY SHARE holds: the idle release skips the row

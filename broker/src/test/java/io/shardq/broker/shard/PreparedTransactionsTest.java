@@ -38,7 +38,7 @@ class PreparedTransactionsTest {
         this.db = db;
         broker = Broker.start(config(db).build());
         Assumptions.assumeTrue(
-                broker.maxPreparedTransactions() > 0,
+                broker.xa().maxPreparedTransactions() > 0,
                 "the test server has max_prepared_transactions = 0 (SHARDQ_TEST_JDBC_URL): XA tests skipped");
     }
 
@@ -65,23 +65,23 @@ class PreparedTransactionsTest {
     void preparedSend_isInvisible_untilCommitPrepared() {
         broker.admin().createQueue("xa.send", QueueOptions.DEFAULTS.withShards(1));
         String gid = gid();
-        try (BrokerSession xa = broker.openXaSession();
+        try (BrokerSession xa = broker.xa().openSession();
                 BrokerSession reader = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             xa.xaAssociate(true);
             xa.send("xa.send", Messages.text("two-phase"));
             xa.xaAssociate(false);
             assertThat(xa.prepare(gid)).isTrue();
             assertThat(xa.preparedGid()).isEqualTo(gid);
-            assertThat(broker.preparedTransactions(PREFIX)).containsExactly(gid);
+            assertThat(broker.xa().list(PREFIX)).containsExactly(gid);
             assertThat(reader.receive("xa.send", 300, false)).isNull();
 
-            assertThat(broker.commitPrepared(gid)).isTrue();
+            assertThat(broker.xa().commit(gid)).isTrue();
             assertThat(xa.preparedGid()).isNull();
             Delivery d = reader.receive("xa.send", 5000, false);
             assertThat(Messages.body(d.message())).isEqualTo("two-phase");
             reader.commit();
         }
-        assertThat(broker.preparedTransactions(PREFIX)).isEmpty();
+        assertThat(broker.xa().list(PREFIX)).isEmpty();
         assertThat(broker.admin().backlog("xa.send")).isZero();
     }
 
@@ -89,13 +89,13 @@ class PreparedTransactionsTest {
     void preparedSend_isGone_afterRollbackPrepared() {
         broker.admin().createQueue("xa.sendrb", QueueOptions.DEFAULTS.withShards(1));
         String gid = gid();
-        try (BrokerSession xa = broker.openXaSession()) {
+        try (BrokerSession xa = broker.xa().openSession()) {
             xa.xaAssociate(true);
             xa.send("xa.sendrb", Messages.text("never"));
             xa.xaAssociate(false);
             assertThat(xa.prepare(gid)).isTrue();
-            assertThat(broker.rollbackPrepared(gid)).isTrue();
-            assertThat(broker.rollbackPrepared(gid)).isFalse(); // decided already
+            assertThat(broker.xa().rollback(gid)).isTrue();
+            assertThat(broker.xa().rollback(gid)).isFalse(); // decided already
             // the session works again after the outcome
             xa.xaAssociate(true);
             xa.send("xa.sendrb", Messages.text("after"));
@@ -114,7 +114,7 @@ class PreparedTransactionsTest {
         broker.admin().createQueue("xa.recvrb", QueueOptions.DEFAULTS.withShards(1));
         sendOne("xa.recvrb", "again");
         String gid = gid();
-        try (BrokerSession xa = broker.openXaSession();
+        try (BrokerSession xa = broker.xa().openSession();
                 BrokerSession other = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             xa.xaAssociate(true);
             assertThat(Messages.body(xa.receive("xa.recvrb", 5000, false).message()))
@@ -123,7 +123,7 @@ class PreparedTransactionsTest {
             assertThat(xa.prepare(gid)).isTrue();
             assertThat(other.receive("xa.recvrb", 300, false)).isNull(); // held while prepared
 
-            assertThat(broker.rollbackPrepared(gid)).isTrue();
+            assertThat(broker.xa().rollback(gid)).isTrue();
             Delivery d = other.receive("xa.recvrb", 5000, false);
             assertThat(Messages.body(d.message())).isEqualTo("again");
             assertThat(d.deliveryCount()).isEqualTo(2);
@@ -137,12 +137,12 @@ class PreparedTransactionsTest {
         broker.admin().createQueue("xa.recv", QueueOptions.DEFAULTS.withShards(1));
         sendOne("xa.recv", "once");
         String gid = gid();
-        try (BrokerSession xa = broker.openXaSession()) {
+        try (BrokerSession xa = broker.xa().openSession()) {
             xa.xaAssociate(true);
             assertThat(xa.receive("xa.recv", 5000, false)).isNotNull();
             xa.xaAssociate(false);
             assertThat(xa.prepare(gid)).isTrue();
-            assertThat(broker.commitPrepared(gid)).isTrue();
+            assertThat(broker.xa().commit(gid)).isTrue();
         }
         try (BrokerSession other = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             assertThat(other.receive("xa.recv", 300, false)).isNull();
@@ -163,7 +163,7 @@ class PreparedTransactionsTest {
         String first = gid();
         String second = gid();
         Broker a = Broker.start(config(db).build());
-        try (BrokerSession xa = a.openXaSession()) {
+        try (BrokerSession xa = a.xa().openSession()) {
             xa.xaAssociate(true);
             assertThat(Messages.body(xa.receive("xa.gone", 5000, false).message()))
                     .isEqualTo("rolled-back");
@@ -176,15 +176,15 @@ class PreparedTransactionsTest {
         try (BrokerSession other = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             // the gone instance's lease expires (1.5 s) within this wait; the row stays locked
             assertThat(other.receive("xa.gone", 3000, false)).isNull();
-            assertThat(broker.preparedTransactions(PREFIX)).containsExactly(first);
+            assertThat(broker.xa().list(PREFIX)).containsExactly(first);
 
-            assertThat(broker.rollbackPrepared(first)).isTrue();
+            assertThat(broker.xa().rollback(first)).isTrue();
             assertThat(Messages.body(other.receive("xa.gone", 10_000, false).message()))
                     .isEqualTo("rolled-back");
             other.rollback(); // for the next round
         }
         // this time the session closes before the outcome, which is decided through the instance
-        try (BrokerSession xa = broker.openXaSession()) {
+        try (BrokerSession xa = broker.xa().openSession()) {
             xa.xaAssociate(true);
             List<String> got = new java.util.ArrayList<>();
             Delivery d;
@@ -196,11 +196,11 @@ class PreparedTransactionsTest {
         }
         try (BrokerSession other = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             assertThat(other.receive("xa.gone", 1000, false)).isNull();
-            assertThat(broker.commitPrepared(second)).isTrue();
+            assertThat(broker.xa().commit(second)).isTrue();
             assertThat(other.receive("xa.gone", 1000, false)).isNull();
         }
         assertThat(broker.admin().backlog("xa.gone")).isZero();
-        assertThat(broker.preparedTransactions(PREFIX)).isEmpty();
+        assertThat(broker.xa().list(PREFIX)).isEmpty();
     }
 
     /**
@@ -230,12 +230,12 @@ class PreparedTransactionsTest {
                             return rs.next() && rs.getLong(1) == waiterInstance.instanceId();
                         }
                     });
-            try (BrokerSession xa = broker.openXaSession()) {
+            try (BrokerSession xa = broker.xa().openSession()) {
                 xa.xaAssociate(true);
                 xa.send("xa.wake", Messages.text("woken"));
                 xa.xaAssociate(false);
                 assertThat(xa.prepare(gid)).isTrue();
-                assertThat(broker.commitPrepared(gid)).isTrue();
+                assertThat(broker.xa().commit(gid)).isTrue();
             }
             assertThat(got.get(60, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("woken");
         }
@@ -245,7 +245,7 @@ class PreparedTransactionsTest {
     void xaSession_refusesWork_outsideABranch_andLocalCompletion_whilePrepared() {
         broker.admin().createQueue("xa.refuse", QueueOptions.DEFAULTS.withShards(1));
         String gid = gid();
-        try (BrokerSession xa = broker.openXaSession()) {
+        try (BrokerSession xa = broker.xa().openSession()) {
             assertThatThrownBy(() -> xa.send("xa.refuse", Messages.text("x")))
                     .isInstanceOf(ShardQException.class)
                     .hasMessageContaining("not associated with a global transaction");
@@ -256,7 +256,7 @@ class PreparedTransactionsTest {
             assertThatThrownBy(xa::rollback).hasMessageContaining(gid);
             assertThatThrownBy(() -> xa.send("xa.refuse", Messages.text("y"))).hasMessageContaining(gid);
             assertThatThrownBy(() -> xa.prepare(gid())).hasMessageContaining("prepared already");
-            assertThat(broker.rollbackPrepared(gid)).isTrue();
+            assertThat(broker.xa().rollback(gid)).isTrue();
         }
     }
 
@@ -264,7 +264,7 @@ class PreparedTransactionsTest {
     void prepare_refusesAnInvalidGid_andADuplicate() {
         broker.admin().createQueue("xa.gid", QueueOptions.DEFAULTS.withShards(1));
         broker.admin().createQueue("xa.gid2", QueueOptions.DEFAULTS.withShards(1));
-        try (BrokerSession xa = broker.openXaSession()) {
+        try (BrokerSession xa = broker.xa().openSession()) {
             xa.xaAssociate(true);
             xa.send("xa.gid", Messages.text("x"));
             assertThatThrownBy(() -> xa.prepare("bad'gid"))
@@ -274,12 +274,12 @@ class PreparedTransactionsTest {
             assertThatThrownBy(() -> xa.prepare("g".repeat(200))).hasMessageContaining("200 characters");
             String gid = gid();
             assertThat(xa.prepare(gid)).isTrue();
-            assertThat(broker.commitPrepared(gid)).isTrue();
+            assertThat(broker.xa().commit(gid)).isTrue();
 
             xa.xaAssociate(true);
             xa.send("xa.gid", Messages.text("y"));
             String taken = gid();
-            try (BrokerSession other = broker.openXaSession()) {
+            try (BrokerSession other = broker.xa().openSession()) {
                 other.xaAssociate(true);
                 // another queue: a prepared send holds its shard's row lock until the outcome, and xa's
                 // prepare below would wait for it
@@ -290,7 +290,7 @@ class PreparedTransactionsTest {
             assertThatThrownBy(() -> xa.prepare(taken))
                     .isInstanceOf(ShardQException.class)
                     .hasMessageContaining("exists already");
-            assertThat(broker.rollbackPrepared(taken)).isTrue();
+            assertThat(broker.xa().rollback(taken)).isTrue();
         }
         try (BrokerSession reader = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             assertThat(Messages.body(reader.receive("xa.gid", 5000, false).message()))
@@ -302,11 +302,11 @@ class PreparedTransactionsTest {
 
     @Test
     void prepare_withNothingDone_isReadOnly() {
-        try (BrokerSession xa = broker.openXaSession()) {
+        try (BrokerSession xa = broker.xa().openSession()) {
             xa.xaAssociate(true);
             assertThat(xa.prepare(gid())).isFalse();
         }
-        assertThat(broker.preparedTransactions(PREFIX)).isEmpty();
+        assertThat(broker.xa().list(PREFIX)).isEmpty();
     }
 
     @Test
@@ -318,8 +318,8 @@ class PreparedTransactionsTest {
                     .set(BrokerProperty.JDBC_USER, "postgres")
                     .build();
             try (Broker off = Broker.start(config)) {
-                assertThat(off.maxPreparedTransactions()).isZero();
-                assertThatThrownBy(off::openXaSession)
+                assertThat(off.xa().maxPreparedTransactions()).isZero();
+                assertThatThrownBy(() -> off.xa().openSession())
                         .isInstanceOf(ShardQException.class)
                         .satisfies(e -> assertThat(((ShardQException) e).kind()).isEqualTo(ErrorKind.CONFIGURATION))
                         .hasMessageContaining("max_prepared_transactions is 0");

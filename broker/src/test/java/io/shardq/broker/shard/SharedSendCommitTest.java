@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.Engines;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.ShardQException;
@@ -42,16 +43,16 @@ class SharedSendCommitTest {
                 broker.admin().createQueue(q, QueueOptions.DEFAULTS.withShards(1));
             }
             warm(broker, "shared.block", "shared.a", "shared.b");
-            long shared = broker.engine().stats().sharedSendCommits();
-            long alone = broker.engine().stats().sharedSendAlone();
+            long shared = Engines.of(broker).stats().sharedSendCommits();
+            long alone = Engines.of(broker).stats().sharedSendAlone();
             List<CompletableFuture<Void>> sends = lineUp(db, broker, "shared.block", "shared.a", "shared.b");
             for (CompletableFuture<Void> f : sends) {
                 f.get();
             }
-            assertThat(broker.engine().stats().sharedSendCommits() - shared)
+            assertThat(Engines.of(broker).stats().sharedSendCommits() - shared)
                     .as("the two batches that waited together went out in one transaction")
                     .isEqualTo(1);
-            assertThat(broker.engine().stats().sharedSendAlone() - alone)
+            assertThat(Engines.of(broker).stats().sharedSendAlone() - alone)
                     .as("in its one statement")
                     .isZero();
             assertThat(drain(broker, "shared.block")).containsExactly("block");
@@ -77,7 +78,7 @@ class SharedSendCommitTest {
                 st.execute("CREATE TRIGGER refuse BEFORE INSERT ON " + Queries.parentTable(bad)
                         + " FOR EACH ROW EXECUTE FUNCTION public.refuse_insert()");
             }
-            long retries = broker.engine().stats().sharedSendRetries();
+            long retries = Engines.of(broker).stats().sharedSendRetries();
             List<CompletableFuture<Void>> sends = lineUp(db, broker, "refuse.block", "shared.bad", "shared.ok");
             sends.get(0).get();
             assertThatThrownBy(() -> sends.get(1).join())
@@ -87,7 +88,7 @@ class SharedSendCommitTest {
                     .extracting(e -> ((ShardQException) e).kind())
                     .isEqualTo(ErrorKind.ROLLED_BACK);
             sends.get(2).get(); // the batch that shared the refused transaction committed on its own
-            assertThat(broker.engine().stats().sharedSendRetries() - retries).isEqualTo(1);
+            assertThat(Engines.of(broker).stats().sharedSendRetries() - retries).isEqualTo(1);
             assertThat(drain(broker, "shared.ok")).containsExactly("b1", "b2");
             assertThat(drain(broker, "shared.bad")).isEmpty();
             assertThat(broker.admin().backlog("shared.bad")).isZero();
@@ -115,11 +116,11 @@ class SharedSendCommitTest {
             try (Broker other = Broker.start(db.brokerConfig().build())) {
                 send(other, "moved.a", "elsewhere");
             }
-            long alone = broker.engine().stats().sharedSendAlone();
+            long alone = Engines.of(broker).stats().sharedSendAlone();
             for (CompletableFuture<Void> f : lineUp(db, broker, "moved.block", "moved.a", "moved.b")) {
                 f.get();
             }
-            assertThat(broker.engine().stats().sharedSendAlone() - alone).isEqualTo(1);
+            assertThat(Engines.of(broker).stats().sharedSendAlone() - alone).isEqualTo(1);
             assertThat(drain(broker, "moved.a")).containsExactly("warm", "elsewhere", "a1", "a2");
             assertThat(drain(broker, "moved.b")).containsExactly("b1", "b2");
         }
@@ -142,7 +143,7 @@ class SharedSendCommitTest {
      */
     private static List<CompletableFuture<Void>> lineUp(
             TestDatabase db, Broker broker, String blockQueue, String first, String second) throws Exception {
-        SendCommitter committer = broker.engine().sendCommitter();
+        SendCommitter committer = Engines.of(broker).sendCommitter();
         int block = broker.admin().require(blockQueue).id();
         List<CompletableFuture<Void>> sends = new ArrayList<>();
         try (Connection lock = db.connect()) {
@@ -205,7 +206,7 @@ class SharedSendCommitTest {
             for (CompletableFuture<Void> f : sends) {
                 f.get();
             }
-            assertThat(broker.engine().stats().sharedSendCommits()).isZero();
+            assertThat(Engines.of(broker).stats().sharedSendCommits()).isZero();
             assertThat(drain(broker, "alone.a")).containsExactlyInAnyOrder("m0", "m2", "m4", "m6");
             assertThat(drain(broker, "alone.b")).containsExactlyInAnyOrder("m1", "m3", "m5", "m7");
         }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.Engines;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.ShardQException;
@@ -107,13 +108,13 @@ class StaleCursorRecoveryTest {
                     Messages.body(b.receive("relet.q", 5000, false).message()));
             assertThat(bGot).containsExactly("m2", "m3"); // b does not hold m1: its commit logs, not moves
 
-            Subscription sub = broker.engine().runtime("relet.q", false).queue();
+            Subscription sub = Engines.of(broker).runtime("relet.q", false).queue();
             ShardState shard = sub.shards()[0];
             List<String> cGot = new ArrayList<>();
             shard.afterPlan = () -> {
                 shard.afterPlan = null;
                 shard.forget(shard.leaseEpoch); // what another session's commit in doubt does
-                try (Connection sql = broker.engine().dataSource().getConnection()) {
+                try (Connection sql = Engines.of(broker).dataSource().getConnection()) {
                     assertThat(sub.takeLeases(sql, List.of(0))).isTrue(); // the next acquisition
                 } catch (java.sql.SQLException e) {
                     throw new AssertionError(e);

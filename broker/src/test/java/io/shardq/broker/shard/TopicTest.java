@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.Engines;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.ShardQException;
@@ -134,7 +135,7 @@ class TopicTest {
             BrokerConsumer cb = b.subscribe("t.cache", durable("cb", "sub"));
             publish(broker, "t.cache", "m", 20, Map.of());
             int dest = broker.requireDestination("t.cache", false).id();
-            var cache = broker.engine().cache();
+            var cache = Engines.of(broker).cache();
             assertThat(cb.receive(5000, false)).isNotNull(); // b at work: it holds the shard, at position 0
             assertThat(drain(ca, a)).hasSize(20);
             // the other subscription has not consumed them: they stay cached for it

@@ -55,6 +55,9 @@ public final class ApiBoundary {
             ENGINE + ".ShardQException",
             ENGINE + ".ErrorKind",
             ENGINE + ".Privilege",
+            // two-phase commit and temporary destinations, reached from Broker#xa and Broker#temporaries
+            ENGINE + ".TwoPhaseCommit",
+            ENGINE + ".Temporaries",
             // metrics (issue 13): this instance's counts per destination and its message cache
             ENGINE + ".DestinationCounters",
             ENGINE + ".MessageCacheStats",

@@ -30,8 +30,8 @@ class ApiBoundaryRuleTest {
         assertThat(r.hasViolation()).isTrue();
         assertThat(r.getFailureReport().toString())
                 .contains(DropsRuntime.class.getName()
-                        + " uses engine internal io.shardq.broker.shard.Engine through the signature of"
-                        + " io.shardq.broker.Broker.engine()");
+                        + " uses engine internal io.shardq.broker.catalog.Catalog through the signature of"
+                        + " io.shardq.broker.message.LeakyApiFixture.catalog()");
     }
 
     @Test
@@ -50,8 +50,8 @@ class ApiBoundaryRuleTest {
     }
 
     static final class DropsRuntime {
-        void ensure(Broker broker) {
-            broker.engine().runtime("q", true);
+        void ensure() {
+            io.shardq.broker.message.LeakyApiFixture.catalog();
         }
     }
 

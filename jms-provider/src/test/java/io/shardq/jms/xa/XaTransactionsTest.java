@@ -191,8 +191,7 @@ class XaTransactionsTest {
         }
         assertThat(orders(body)).isEqualTo(commit ? 1 : 0);
         assertThat(drain(queue, commit ? 10_000 : 1_000)).isEqualTo(commit ? List.of(body) : List.of());
-        assertThat(factory.connectionFactory().broker().preparedTransactions("shardq:"))
-                .isEmpty();
+        assertThat(factory.connectionFactory().broker().xa().list("shardq:")).isEmpty();
     }
 
     @Test
@@ -376,7 +375,7 @@ class XaTransactionsTest {
             String halted = child.awaitLine("HALT", Duration.ofMinutes(2));
             assertThat(halted).startsWith("HALT at " + (point.equals("decided") ? "commit" : "prepare"));
         } // (the JVM halted; close() waits for it to be gone)
-        List<String> prepared = factory.connectionFactory().broker().preparedTransactions("shardq:");
+        List<String> prepared = factory.connectionFactory().broker().xa().list("shardq:");
         assertThat(prepared).hasSize(1);
         assertThat(orders(body)).isZero();
         if (receive) {
@@ -424,7 +423,8 @@ class XaTransactionsTest {
                         manager.scan();
                         return factory.connectionFactory()
                                         .broker()
-                                        .preparedTransactions("shardq:")
+                                        .xa()
+                                        .list("shardq:")
                                         .isEmpty()
                                 && preparedInOther() == 0;
                     });

@@ -1,0 +1,217 @@
+package io.shardq.broker;
+
+import io.shardq.broker.cache.MessageCache;
+import io.shardq.broker.catalog.DestinationInfo;
+import io.shardq.broker.delay.DelayedNonPersistent;
+import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.shard.DestinationRuntime;
+import io.shardq.broker.shard.Engine;
+import io.shardq.broker.shard.EngineStats;
+import io.shardq.broker.shard.PreparedTransactions;
+import io.shardq.broker.shard.SendCommitter;
+import io.shardq.broker.shard.Subscription;
+import io.shardq.broker.store.Database;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Clock;
+import java.util.Collection;
+import javax.sql.DataSource;
+
+/**
+ * The {@link Engine} view of one instance: what the engine's packages reach through (runtimes,
+ * cache, settings, connections, the background services' hooks). Not API: {@link Broker} is the
+ * public facade, and the modules built on the engine may not reach this (the build's {@code
+ * ApiBoundary} check).
+ *
+ * <p>Made first, since the parts it serves are built with it: {@link #wire} gives it the
+ * destinations, subscriptions and services once they exist, before the services start (nothing
+ * calls into it before then).
+ */
+final class BrokerCore implements Engine {
+    private final BrokerConfig config;
+    private final Database database;
+    private final Clock clock;
+    private final long instanceId;
+    private final MessageCache cache;
+    private final EngineStats stats;
+    private final Settings settings;
+    private final Runnable checkOpen;
+    private final PreparedTransactions prepared = new PreparedTransactions(this);
+    private final SendCommitter sendCommitter = new SendCommitter(this);
+
+    private Destinations destinations;
+    private Subscriptions subscriptions;
+    private BrokerServices services;
+    private volatile boolean closed;
+
+    BrokerCore(
+            BrokerConfig config,
+            Database database,
+            Clock clock,
+            long instanceId,
+            MessageCache cache,
+            EngineStats stats,
+            Runnable checkOpen) {
+        this.config = config;
+        this.database = database;
+        this.clock = clock;
+        this.instanceId = instanceId;
+        this.cache = cache;
+        this.stats = stats;
+        this.settings = BrokerServices.engineSettings(config);
+        this.checkOpen = checkOpen;
+    }
+
+    void wire(Destinations destinations, Subscriptions subscriptions, BrokerServices services) {
+        this.destinations = destinations;
+        this.subscriptions = subscriptions;
+        this.services = services;
+    }
+
+    void closing() {
+        closed = true;
+    }
+
+    @Override
+    public DataSource dataSource() {
+        return database.dataSource();
+    }
+
+    @Override
+    public Clock clock() {
+        return clock;
+    }
+
+    @Override
+    public void scheduled(long earliestDeliverAt) {
+        services.scheduledMover.scheduled(earliestDeliverAt);
+    }
+
+    @Override
+    public DelayedNonPersistent delayedNonPersistent() {
+        return services.delayedNonPersistent;
+    }
+
+    @Override
+    public Subscription subscribe(DestinationRuntime topic, SubscriptionSpec spec) {
+        checkOpen.run();
+        return subscriptions.subscribe(topic, spec);
+    }
+
+    @Override
+    public void unsubscribed(Subscription subscription) {
+        subscriptions.consumerClosed(subscription);
+    }
+
+    @Override
+    public void lastConsumerClosed(Subscription subscription) {
+        services.leaseBalancer.trigger();
+        services.queueConsumers.trigger();
+    }
+
+    /** A pooled connection; an exhausted pool is {@code RESOURCE_EXHAUSTED} naming the settings. */
+    @Override
+    public Connection borrowConnection() throws SQLException {
+        try {
+            return database.dataSource().getConnection();
+        } catch (SQLTransientConnectionException e) {
+            if (closed || e.getMessage() == null || !e.getMessage().contains("not available")) {
+                throw e;
+            }
+            throw new ShardQException(
+                    ErrorKind.RESOURCE_EXHAUSTED,
+                    "no pooled connection became free within " + config.get(BrokerProperty.POOL_TIMEOUT_MS)
+                            + " ms: all " + config.get(BrokerProperty.POOL_SIZE) + " connections of instance "
+                            + instanceId + " are in use (raise " + BrokerProperty.POOL_SIZE.key() + " or "
+                            + BrokerProperty.POOL_TIMEOUT_MS.key() + ", or keep fewer sessions sharing "
+                            + "their JDBC connection with application SQL open)",
+                    e);
+        }
+    }
+
+    @Override
+    public PreparedTransactions preparedTransactions() {
+        return prepared;
+    }
+
+    @Override
+    public boolean reserveNonPersistent(BrokerMessage m, boolean force) {
+        return stats.reserveNonPersistent(m.estimatedSize(), settings.nonPersistentMaxBytes(), force);
+    }
+
+    @Override
+    public void releaseNonPersistent(BrokerMessage m) {
+        stats.releaseNonPersistent(m.estimatedSize());
+    }
+
+    @Override
+    public MessageCache cache() {
+        return cache;
+    }
+
+    @Override
+    public EngineStats stats() {
+        return stats;
+    }
+
+    @Override
+    public long instanceId() {
+        return instanceId;
+    }
+
+    @Override
+    public DestinationRuntime runtime(String name, boolean createIfMissing) {
+        return destinations.runtime(name, createIfMissing);
+    }
+
+    @Override
+    public DestinationRuntime deadLetterRuntime(String name) {
+        return destinations.deadLetterRuntime(name);
+    }
+
+    @Override
+    public Collection<DestinationRuntime> runtimes() {
+        return destinations.all();
+    }
+
+    @Override
+    public boolean otherInstancesAlive() {
+        return services.heartbeat.aliveInstances() > 1;
+    }
+
+    @Override
+    public int fairShare(int shards) {
+        return (int) Math.ceil((double) shards / Math.max(1, services.heartbeat.aliveInstances()));
+    }
+
+    @Override
+    public long fleetVersion() {
+        return services.heartbeat.fleetVersion();
+    }
+
+    @Override
+    public int otherProducers(int id) {
+        return services.heartbeat.otherProducers(id);
+    }
+
+    @Override
+    public Settings settings() {
+        return settings;
+    }
+
+    @Override
+    public SendCommitter sendCommitter() {
+        return sendCommitter;
+    }
+
+    @Override
+    public void cursorCommitted(DestinationInfo destination, int shard, long from, long to) {
+        services.maintainer.cursorCommitted(destination, shard, from, to);
+    }
+
+    @Override
+    public void sendsRolledBack(DestinationInfo destination, int shard) {
+        services.reclaimer.sendsRolledBack(destination.id(), shard);
+    }
+}
