@@ -173,47 +173,28 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
     }
 
     String json() {
-        StringBuilder sb = JsonReport.opening(environment, "cache-putall");
-        JsonReport.field(sb, 2, "threads", scenario.threads(), true);
-        JsonReport.field(sb, 2, "entries", scenario.entries(), true);
-        JsonReport.field(sb, 2, "batch", scenario.batch(), true);
-        JsonReport.field(sb, 2, "value_bytes", scenario.valueBytes(), true);
-        JsonReport.field(sb, 2, "runs", scenario.runs(), true);
-        JsonReport.field(sb, 2, "warmup_runs", scenario.warmupRuns(), true);
-        JsonReport.field(sb, 2, "load_average_at_start", scenario.loadAtStart(), false);
-        sb.append("  },\n  \"results\": [");
-        rows(sb);
-        sb.append("  \"summary\": {\n");
-        JsonReport.field(sb, 2, "shardq_median_ms", medianMillis(KvPutAllSystem.NAME), true);
-        JsonReport.field(sb, 2, "upsert_median_ms", medianMillis(UpsertPutAllSystem.NAME), true);
-        JsonReport.field(sb, 2, "ratio_vs_upsert", ratio(), true);
-        JsonReport.field(sb, 2, "sessions_median_ms", medianMillis(KvSessionPutAllSystem.NAME), true);
-        JsonReport.field(sb, 2, "sessions_vs_unbound", sessionRatio(), true);
-        JsonReport.field(sb, 2, "target_ms", CachePutAllScenario.TARGET_MS, true);
+        com.fasterxml.jackson.databind.node.ObjectNode root = JsonReport.root();
+        com.fasterxml.jackson.databind.node.ObjectNode s = JsonReport.scenario(root, environment, "cache-putall");
+        JsonReport.put(s, "threads", scenario.threads());
+        JsonReport.put(s, "entries", scenario.entries());
+        JsonReport.put(s, "batch", scenario.batch());
+        JsonReport.put(s, "value_bytes", scenario.valueBytes());
+        JsonReport.put(s, "runs", scenario.runs());
+        JsonReport.put(s, "warmup_runs", scenario.warmupRuns());
+        JsonReport.put(s, "load_average_at_start", scenario.loadAtStart());
+        root.set("results", JsonReport.rows(runs, columns(), Column::name, Column::value));
+        com.fasterxml.jackson.databind.node.ObjectNode summary = root.putObject("summary");
+        JsonReport.put(summary, "shardq_median_ms", medianMillis(KvPutAllSystem.NAME));
+        JsonReport.put(summary, "upsert_median_ms", medianMillis(UpsertPutAllSystem.NAME));
+        JsonReport.put(summary, "ratio_vs_upsert", ratio());
+        JsonReport.put(summary, "sessions_median_ms", medianMillis(KvSessionPutAllSystem.NAME));
+        JsonReport.put(summary, "sessions_vs_unbound", sessionRatio());
+        JsonReport.put(summary, "target_ms", CachePutAllScenario.TARGET_MS);
         double ms = medianMillis(KvPutAllSystem.NAME);
-        JsonReport.field(sb, 2, "target_met", Double.isNaN(ms) ? null : ms <= CachePutAllScenario.TARGET_MS, true);
-        JsonReport.field(sb, 2, "balanced", balanced(), false);
-        sb.append("  },\n  \"targets\": [");
-        List<String> v = verdicts();
-        for (int i = 0; i < v.size(); i++) {
-            sb.append(i > 0 ? ", " : "").append(JsonReport.value(v.get(i)));
-        }
-        return sb.append("]\n}\n").toString();
-    }
-
-    private void rows(StringBuilder sb) {
-        List<Column> cols = columns();
-        for (int r = 0; r < runs.size(); r++) {
-            sb.append(r > 0 ? ",\n    {" : "\n    {");
-            for (int c = 0; c < cols.size(); c++) {
-                sb.append(c > 0 ? ", " : "")
-                        .append(JsonReport.value(cols.get(c).name()))
-                        .append(": ")
-                        .append(JsonReport.value(cols.get(c).value().apply(runs.get(r))));
-            }
-            sb.append('}');
-        }
-        sb.append(runs.isEmpty() ? "],\n" : "\n  ],\n");
+        JsonReport.put(summary, "target_met", Double.isNaN(ms) ? null : ms <= CachePutAllScenario.TARGET_MS);
+        JsonReport.put(summary, "balanced", balanced());
+        JsonReport.put(root, "targets", verdicts());
+        return JsonReport.write(root);
     }
 
     String html() {

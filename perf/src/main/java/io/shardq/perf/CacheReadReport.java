@@ -307,61 +307,35 @@ record CacheReadReport(
     }
 
     String json() {
-        StringBuilder sb = JsonReport.opening(environment, "cache-read");
-        sb.append("    \"threads\": ").append(scenario.threads()).append(",\n");
-        JsonReport.field(sb, 2, "entries", scenario.entries(), true);
-        sb.append("    \"sizes\": ").append(scenario.sizes()).append(",\n");
-        JsonReport.field(sb, 2, "scale_threads", scenario.scaleThreads(), true);
-        JsonReport.field(sb, 2, "value_bytes", scenario.valueBytes(), true);
-        JsonReport.field(sb, 2, "warmup_s", scenario.warmup().toMillis() / 1000.0, true);
-        JsonReport.field(sb, 2, "duration_s", scenario.duration().toMillis() / 1000.0, true);
-        JsonReport.field(sb, 2, "load_average_at_start", scenario.loadAtStart(), false);
-        sb.append("  },\n  \"near_cache\": {\n");
-        JsonReport.field(sb, 2, "available", nearCacheNote == null, true);
-        JsonReport.field(sb, 2, "note", nearCacheNote, false);
-        sb.append("  },\n  \"results\": [");
-        List<Column> cols = columns();
-        for (int r = 0; r < steps.size(); r++) {
-            sb.append(r > 0 ? ",\n    {" : "\n    {");
-            for (int c = 0; c < cols.size(); c++) {
-                sb.append(c > 0 ? ", " : "")
-                        .append(JsonReport.value(cols.get(c).name()))
-                        .append(": ")
-                        .append(JsonReport.value(cols.get(c).value().apply(steps.get(r))));
-            }
-            sb.append('}');
+        com.fasterxml.jackson.databind.node.ObjectNode root = JsonReport.root();
+        com.fasterxml.jackson.databind.node.ObjectNode s = JsonReport.scenario(root, environment, "cache-read");
+        JsonReport.put(s, "threads", scenario.threads());
+        JsonReport.put(s, "entries", scenario.entries());
+        JsonReport.put(s, "sizes", scenario.sizes());
+        JsonReport.put(s, "scale_threads", scenario.scaleThreads());
+        JsonReport.put(s, "value_bytes", scenario.valueBytes());
+        JsonReport.put(s, "warmup_s", scenario.warmup().toMillis() / 1000.0);
+        JsonReport.put(s, "duration_s", scenario.duration().toMillis() / 1000.0);
+        JsonReport.put(s, "load_average_at_start", scenario.loadAtStart());
+        com.fasterxml.jackson.databind.node.ObjectNode near = root.putObject("near_cache");
+        JsonReport.put(near, "available", nearCacheNote == null);
+        JsonReport.put(near, "note", nearCacheNote);
+        root.set("results", JsonReport.rows(steps, columns(), Column::name, Column::value));
+        com.fasterxml.jackson.databind.node.ArrayNode loadsJson = root.putArray("loads");
+        for (LoadResult l : loads) {
+            com.fasterxml.jackson.databind.node.ObjectNode o = loadsJson.addObject();
+            JsonReport.put(o, "system", l.system());
+            JsonReport.put(o, "from", l.from());
+            JsonReport.put(o, "to", l.to());
+            JsonReport.put(o, "seconds", l.seconds());
+            JsonReport.put(o, "entries_per_s", l.entriesPerSecond());
+            JsonReport.put(o, "stored", l.stored());
+            JsonReport.put(o, "balanced", l.balanced());
+            JsonReport.put(o, "errors", l.errors());
         }
-        sb.append(steps.isEmpty() ? "],\n" : "\n  ],\n");
-        sb.append("  \"loads\": [");
-        for (int i = 0; i < loads.size(); i++) {
-            LoadResult l = loads.get(i);
-            sb.append(i > 0 ? ",\n    " : "\n    ")
-                    .append("{\"system\": ")
-                    .append(JsonReport.value(l.system()))
-                    .append(", \"from\": ")
-                    .append(l.from())
-                    .append(", \"to\": ")
-                    .append(l.to())
-                    .append(", \"seconds\": ")
-                    .append(JsonReport.value(l.seconds()))
-                    .append(", \"entries_per_s\": ")
-                    .append(JsonReport.value(l.entriesPerSecond()))
-                    .append(", \"stored\": ")
-                    .append(l.stored())
-                    .append(", \"balanced\": ")
-                    .append(l.balanced())
-                    .append(", \"errors\": ")
-                    .append(l.errors())
-                    .append('}');
-        }
-        sb.append(loads.isEmpty() ? "],\n" : "\n  ],\n");
-        JsonReport.field(sb, 1, "balanced", balanced(), true);
-        sb.append("  \"targets\": [");
-        List<String> v = verdicts();
-        for (int i = 0; i < v.size(); i++) {
-            sb.append(i > 0 ? ", " : "").append(JsonReport.value(v.get(i)));
-        }
-        return sb.append("]\n}\n").toString();
+        JsonReport.put(root, "balanced", balanced());
+        JsonReport.put(root, "targets", verdicts());
+        return JsonReport.write(root);
     }
 
     List<Path> writeTo(Path dir) throws IOException {

@@ -227,66 +227,44 @@ record DelayReport(Environment environment, DelayScenario scenario, DelayResult 
 
     String json() {
         DelayScenario sc = scenario;
-        StringBuilder sb = JsonReport.opening(environment, "delay");
-        JsonReport.field(sb, 2, "messages", sc.messages(), true);
-        JsonReport.field(sb, 2, "spread_ms", sc.spread().toMillis(), true);
-        JsonReport.field(sb, 2, "lead_ms", sc.lead().toMillis(), true);
-        JsonReport.field(sb, 2, "producers", sc.producers(), true);
-        JsonReport.field(sb, 2, "consumers", sc.consumers(), true);
-        JsonReport.field(sb, 2, "batch", sc.batch(), true);
-        JsonReport.field(sb, 2, "payload_bytes", sc.payloadBytes(), true);
-        JsonReport.field(sb, 2, "shards", sc.shards(), true);
-        JsonReport.field(sb, 2, "load_average_at_start", sc.loadAtStart(), false);
-        sb.append("  },\n  \"summary\": {\n");
-        List<Figure> figures = figures();
-        for (Figure f : figures) {
-            JsonReport.field(sb, 2, f.key(), f.value(), true);
+        com.fasterxml.jackson.databind.node.ObjectNode root = JsonReport.root();
+        com.fasterxml.jackson.databind.node.ObjectNode s = JsonReport.scenario(root, environment, "delay");
+        JsonReport.put(s, "messages", sc.messages());
+        JsonReport.put(s, "spread_ms", sc.spread().toMillis());
+        JsonReport.put(s, "lead_ms", sc.lead().toMillis());
+        JsonReport.put(s, "producers", sc.producers());
+        JsonReport.put(s, "consumers", sc.consumers());
+        JsonReport.put(s, "batch", sc.batch());
+        JsonReport.put(s, "payload_bytes", sc.payloadBytes());
+        JsonReport.put(s, "shards", sc.shards());
+        JsonReport.put(s, "load_average_at_start", sc.loadAtStart());
+        com.fasterxml.jackson.databind.node.ObjectNode summary = root.putObject("summary");
+        for (Figure f : figures()) {
+            JsonReport.put(summary, f.key(), f.value());
         }
-        JsonReport.field(
-                sb,
-                2,
+        JsonReport.put(
+                summary,
                 "statements_counted_by",
-                result.delivering().statementsCounted() ? "pg_stat_statements" : null,
-                true);
-        JsonReport.field(sb, 2, "balanced", result.balanced(), true);
-        JsonReport.field(sb, 2, "first_error", result.firstError(), false);
-        sb.append("  },\n");
-        topJson(sb, "top_statements_delivering", result.delivering().top());
-        topJson(sb, "top_statements_scheduling", result.scheduling().top());
-        sb.append("  \"timeline\": [");
-        List<Column> cols = timelineColumns();
-        List<DelayResult.Second> tl = result.timeline();
-        for (int i = 0; i < tl.size(); i++) {
-            sb.append(i > 0 ? ",\n    {" : "\n    {");
-            for (int c = 0; c < cols.size(); c++) {
-                sb.append(c > 0 ? ", " : "")
-                        .append(JsonReport.value(cols.get(c).name()))
-                        .append(": ")
-                        .append(JsonReport.value(cols.get(c).value().apply(tl.get(i))));
-            }
-            sb.append('}');
-        }
-        return sb.append(tl.isEmpty() ? "]\n}\n" : "\n  ]\n}\n").toString();
+                result.delivering().statementsCounted() ? "pg_stat_statements" : null);
+        JsonReport.put(summary, "balanced", result.balanced());
+        JsonReport.put(summary, "first_error", result.firstError());
+        topJson(root, "top_statements_delivering", result.delivering().top());
+        topJson(root, "top_statements_scheduling", result.scheduling().top());
+        root.set("timeline", JsonReport.rows(result.timeline(), timelineColumns(), Column::name, Column::value));
+        return JsonReport.write(root);
     }
 
-    private static void topJson(StringBuilder sb, String name, List<SqlCounters.QueryCalls> top) {
-        sb.append("  ").append(JsonReport.value(name)).append(": [");
-        for (int i = 0; i < top.size(); i++) {
-            SqlCounters.QueryCalls q = top.get(i);
-            sb.append(i > 0 ? ",\n    {" : "\n    {")
-                    .append("\"calls\": ")
-                    .append(q.calls())
-                    .append(", \"mean_ms\": ")
-                    .append(JsonReport.value(q.meanMillis()))
-                    .append(", \"wal_bytes\": ")
-                    .append(q.walBytes())
-                    .append(", \"wal_fpi\": ")
-                    .append(q.walFpi())
-                    .append(", \"query\": ")
-                    .append(JsonReport.value(oneLine(q.query(), 2000)))
-                    .append('}');
+    private static void topJson(
+            com.fasterxml.jackson.databind.node.ObjectNode root, String name, List<SqlCounters.QueryCalls> top) {
+        com.fasterxml.jackson.databind.node.ArrayNode a = root.putArray(name);
+        for (SqlCounters.QueryCalls q : top) {
+            com.fasterxml.jackson.databind.node.ObjectNode o = a.addObject();
+            JsonReport.put(o, "calls", q.calls());
+            JsonReport.put(o, "mean_ms", q.meanMillis());
+            JsonReport.put(o, "wal_bytes", q.walBytes());
+            JsonReport.put(o, "wal_fpi", q.walFpi());
+            JsonReport.put(o, "query", oneLine(q.query(), 2000));
         }
-        sb.append(top.isEmpty() ? "],\n" : "\n  ],\n");
     }
 
     String html() {

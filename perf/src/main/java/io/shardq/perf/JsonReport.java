@@ -1,115 +1,142 @@
 package io.shardq.perf;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.UncheckedIOException;
+import java.util.Collection;
 import java.util.List;
+import java.util.function.Function;
 
 /**
- * results.json, written by hand (no JSON library is a dependency of this module):
+ * results.json of every benchmark, built as a Jackson tree (Jackson is already on the class path
+ * through the engine; a hand-written writer and the test's parser were copies of it):
  *
  * <pre>{@code
  * {"unsafe": false, "banner": null,
  *  "environment": {"database": ..., "postgresql": ..., "fsync": "on", ...},
- *  "scenario": {"threads": [1, 2], "systems": [...], "payload_bytes": 512, ...},
+ *  "scenario": {"name": "queue", "threads": [1, 2], "systems": [...], "payload_bytes": 512, ...},
  *  "results": [{"threads": 1, "system": "ceiling", "enqueue_per_s": 12345.6, ...}, ...]}
  * }</pre>
  *
- * Result fields are the CSV's columns; unknown figures are {@code null}.
+ * Result fields are the CSV's columns; unknown figures (and NaN or infinite ones) are {@code null}.
  */
 final class JsonReport {
+    /** Indented, {@code "name": value} (Jackson's default printer puts a space before the colon too). */
+    private static final ObjectWriter WRITER = new ObjectMapper()
+            .writer(new DefaultPrettyPrinter()
+                    .withSeparators(
+                            Separators.createDefaultInstance().withObjectFieldValueSpacing(Separators.Spacing.AFTER)));
+
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
     private JsonReport() {}
 
     /**
      * What every benchmark's results.json opens with: whether the run was unsafe, the environment's
-     * facts, then the scenario object opened with its name (the caller adds its fields).
+     * facts, then the scenario object with its name, returned for the caller to add its fields.
      */
-    static StringBuilder opening(Environment env, String scenario) {
-        StringBuilder sb = new StringBuilder("{\n");
-        field(sb, 1, "unsafe", !env.durable(), true);
-        field(sb, 1, "banner", env.unsafeBanner().isEmpty() ? null : env.unsafeBanner(), true);
-        sb.append("  \"environment\": {\n");
+    static ObjectNode scenario(ObjectNode root, Environment env, String scenario) {
+        root.put("unsafe", !env.durable());
+        put(root, "banner", env.unsafeBanner().isEmpty() ? null : env.unsafeBanner());
+        ObjectNode environment = root.putObject("environment");
         for (String[] f : env.facts()) {
-            field(sb, 2, f[0], f[1], true);
+            put(environment, f[0], f[1]);
         }
-        field(sb, 2, "durable", env.durable(), false);
-        sb.append("  },\n  \"scenario\": {\n");
-        field(sb, 2, "name", scenario, true);
-        return sb;
+        environment.put("durable", env.durable());
+        return root.putObject("scenario").put("name", scenario);
+    }
+
+    /** An empty object, to start a report with. */
+    static ObjectNode root() {
+        return NODES.objectNode();
+    }
+
+    /** Sets {@code name} to {@code v} (see {@link #node}); returns {@code o}. */
+    static ObjectNode put(ObjectNode o, String name, Object v) {
+        o.set(name, node(v));
+        return o;
+    }
+
+    /**
+     * A JSON value of a report's figure: null, a boolean, a number (NaN and infinities as null), a
+     * list or collection as an array, anything else as its string.
+     */
+    static JsonNode node(Object v) {
+        if (v == null) {
+            return NODES.nullNode();
+        }
+        if (v instanceof Double d) {
+            return d.isNaN() || d.isInfinite() ? NODES.nullNode() : NODES.numberNode(d);
+        }
+        if (v instanceof Float f) {
+            return f.isNaN() || f.isInfinite() ? NODES.nullNode() : NODES.numberNode(f);
+        }
+        if (v instanceof Integer i) {
+            return NODES.numberNode(i);
+        }
+        if (v instanceof Long l) {
+            return NODES.numberNode(l);
+        }
+        if (v instanceof Number n) {
+            return NODES.numberNode(n.doubleValue());
+        }
+        if (v instanceof Boolean b) {
+            return NODES.booleanNode(b);
+        }
+        if (v instanceof Collection<?> c) {
+            ArrayNode a = NODES.arrayNode();
+            c.forEach(e -> a.add(node(e)));
+            return a;
+        }
+        return NODES.textNode(v.toString());
+    }
+
+    /** One object per row, its fields the columns (named by {@code name}, valued by {@code value}). */
+    static <R, C> ArrayNode rows(
+            List<R> rows, List<C> columns, Function<C, String> name, Function<C, Function<R, Object>> value) {
+        ArrayNode a = NODES.arrayNode();
+        for (R r : rows) {
+            ObjectNode o = a.addObject();
+            for (C c : columns) {
+                put(o, name.apply(c), value.apply(c).apply(r));
+            }
+        }
+        return a;
+    }
+
+    /** The report as text, indented, ending with a new line. */
+    static String write(ObjectNode root) {
+        try {
+            return WRITER.writeValueAsString(root) + "\n";
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     static String render(RunReport report) {
         Scenario sc = report.scenario();
-        StringBuilder sb = opening(report.environment(), "queue");
-        sb.append("    \"threads\": ").append(sc.threads()).append(",\n");
-        sb.append("    \"systems\": [");
-        for (int i = 0; i < sc.systems().size(); i++) {
-            sb.append(i > 0 ? ", " : "").append(value(sc.systems().get(i)));
-        }
-        sb.append("],\n");
-        field(sb, 2, "payload_bytes", sc.base().payloadBytes(), true);
-        field(sb, 2, "batch", sc.base().batchSize(), true);
-        field(sb, 2, "shards", sc.base().shards(), true);
-        field(sb, 2, "persistent", sc.base().persistent(), true);
-        field(sb, 2, "unsafe_option", sc.base().unsafe(), true);
-        field(sb, 2, "warmup_s", sc.warmup().toMillis() / 1000.0, true);
+        ObjectNode root = root();
+        ObjectNode s = scenario(root, report.environment(), "queue");
+        put(s, "threads", sc.threads());
+        put(s, "systems", sc.systems());
+        put(s, "payload_bytes", sc.base().payloadBytes());
+        put(s, "batch", sc.base().batchSize());
+        put(s, "shards", sc.base().shards());
+        put(s, "persistent", sc.base().persistent());
+        put(s, "unsafe_option", sc.base().unsafe());
+        put(s, "warmup_s", sc.warmup().toMillis() / 1000.0);
         if (sc.systems().contains(ShardQSystem.ASYNC_NAME)) {
-            field(sb, 2, "async_in_flight_batches", sc.asyncInFlightBatches(), true);
+            put(s, "async_in_flight_batches", sc.asyncInFlightBatches());
         }
-        field(sb, 2, "duration_s", sc.duration().toMillis() / 1000.0, false);
-        sb.append("  },\n  \"results\": [");
-        List<RunReport.Row> rows = report.rows();
-        for (int r = 0; r < rows.size(); r++) {
-            sb.append(r > 0 ? ",\n    {" : "\n    {");
-            for (int c = 0; c < RunReport.COLUMNS.size(); c++) {
-                RunReport.Column col = RunReport.COLUMNS.get(c);
-                sb.append(c > 0 ? ", " : "")
-                        .append(value(col.name()))
-                        .append(": ")
-                        .append(value(col.value().apply(rows.get(r))));
-            }
-            sb.append('}');
-        }
-        sb.append(rows.isEmpty() ? "]\n}\n" : "\n  ]\n}\n");
-        return sb.toString();
-    }
-
-    /** {@code "name": value} on a line of its own at a depth of two spaces per level. */
-    static void field(StringBuilder sb, int depth, String name, Object v, boolean more) {
-        sb.append("  ".repeat(depth))
-                .append(value(name))
-                .append(": ")
-                .append(value(v))
-                .append(more ? ",\n" : "\n");
-    }
-
-    /** A JSON value: null, true/false, a number (NaN and infinities as null) or a string. */
-    static String value(Object v) {
-        if (v == null) {
-            return "null";
-        }
-        if (v instanceof Double d) {
-            return d.isNaN() || d.isInfinite() ? "null" : Numbers.plain(d);
-        }
-        if (v instanceof Number || v instanceof Boolean) {
-            return v.toString();
-        }
-        String s = v.toString();
-        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char ch = s.charAt(i);
-            switch (ch) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (ch < 0x20 || ch == 0x2028 || ch == 0x2029) {
-                        sb.append(String.format("\\u%04x", (int) ch));
-                    } else {
-                        sb.append(ch);
-                    }
-                }
-            }
-        }
-        return sb.append('"').toString();
+        put(s, "duration_s", sc.duration().toMillis() / 1000.0);
+        root.set("results", rows(report.rows(), RunReport.COLUMNS, RunReport.Column::name, RunReport.Column::value));
+        return write(root);
     }
 }

@@ -77,59 +77,41 @@ record MixedReport(Environment environment, MixedScenario scenario, List<StageRe
      * "results": [rows], "check": {...}}}; unknown figures are null.
      */
     String json() {
-        Environment env = environment;
         Workload w = scenario.workload();
-        StringBuilder sb = JsonReport.opening(env, "mixed");
-        JsonReport.field(sb, 2, "workload", w.source(), true);
-        sb.append("    \"templates\": [");
-        for (int i = 0; i < w.templates().size(); i++) {
-            Workload.Template t = w.templates().get(i);
-            sb.append(i > 0 ? ", " : "")
-                    .append("{\"name\": ")
-                    .append(JsonReport.value(t.name()))
-                    .append(", \"weight\": ")
-                    .append(t.weight())
-                    .append(", \"steps\": ")
-                    .append(JsonReport.value(t.describe()))
-                    .append('}');
+        com.fasterxml.jackson.databind.node.ObjectNode root = JsonReport.root();
+        com.fasterxml.jackson.databind.node.ObjectNode s = JsonReport.scenario(root, environment, "mixed");
+        JsonReport.put(s, "workload", w.source());
+        com.fasterxml.jackson.databind.node.ArrayNode templates = s.putArray("templates");
+        for (Workload.Template t : w.templates()) {
+            com.fasterxml.jackson.databind.node.ObjectNode o = templates.addObject();
+            JsonReport.put(o, "name", t.name());
+            JsonReport.put(o, "weight", t.weight());
+            JsonReport.put(o, "steps", t.describe());
         }
-        sb.append("],\n    \"stages\": ").append(scenario.stages()).append(",\n");
-        JsonReport.field(sb, 2, "accounts", w.accounts(), true);
-        JsonReport.field(sb, 2, "payload_bytes", w.payloadBytes(), true);
-        JsonReport.field(sb, 2, "shards", w.shards(), true);
-        JsonReport.field(sb, 2, "prefill", w.prefill(), true);
-        JsonReport.field(sb, 2, "receive_wait_ms", w.receiveWaitMillis(), true);
-        JsonReport.field(sb, 2, "persistent", true, true);
-        JsonReport.field(sb, 2, "unsafe_option", scenario.unsafe(), true);
-        JsonReport.field(sb, 2, "warmup_s", scenario.warmup().toMillis() / 1000.0, true);
-        JsonReport.field(sb, 2, "duration_s", scenario.duration().toMillis() / 1000.0, false);
-        sb.append("  },\n  \"results\": [");
-        List<Row> rows = rows();
-        for (int r = 0; r < rows.size(); r++) {
-            sb.append(r > 0 ? ",\n    {" : "\n    {");
-            for (int c = 0; c < COLUMNS.size(); c++) {
-                Column col = COLUMNS.get(c);
-                sb.append(c > 0 ? ", " : "")
-                        .append(JsonReport.value(col.name()))
-                        .append(": ")
-                        .append(JsonReport.value(col.value().apply(rows.get(r))));
-            }
-            sb.append('}');
-        }
-        sb.append(rows.isEmpty() ? "],\n" : "\n  ],\n");
+        JsonReport.put(s, "stages", scenario.stages());
+        JsonReport.put(s, "accounts", w.accounts());
+        JsonReport.put(s, "payload_bytes", w.payloadBytes());
+        JsonReport.put(s, "shards", w.shards());
+        JsonReport.put(s, "prefill", w.prefill());
+        JsonReport.put(s, "receive_wait_ms", w.receiveWaitMillis());
+        JsonReport.put(s, "persistent", true);
+        JsonReport.put(s, "unsafe_option", scenario.unsafe());
+        JsonReport.put(s, "warmup_s", scenario.warmup().toMillis() / 1000.0);
+        JsonReport.put(s, "duration_s", scenario.duration().toMillis() / 1000.0);
+        root.set("results", JsonReport.rows(rows(), COLUMNS, Column::name, Column::value));
         if (check == null) {
-            sb.append("  \"check\": null\n}\n");
-            return sb.toString();
+            JsonReport.put(root, "check", null);
+            return JsonReport.write(root);
         }
-        sb.append("  \"check\": {\n");
-        JsonReport.field(sb, 2, "consistent", check.consistent(), true);
-        JsonReport.field(sb, 2, "account_updates", check.accountUpdates(), true);
-        JsonReport.field(sb, 2, "expected_account_updates", check.expectedAccountUpdates(), true);
-        JsonReport.field(sb, 2, "audit_rows", check.auditRows(), true);
-        JsonReport.field(sb, 2, "expected_audit_rows", check.expectedAuditRows(), true);
-        JsonReport.field(sb, 2, "backlog", check.backlog(), true);
-        JsonReport.field(sb, 2, "expected_backlog", check.expectedBacklog(), false);
-        return sb.append("  }\n}\n").toString();
+        com.fasterxml.jackson.databind.node.ObjectNode c = root.putObject("check");
+        JsonReport.put(c, "consistent", check.consistent());
+        JsonReport.put(c, "account_updates", check.accountUpdates());
+        JsonReport.put(c, "expected_account_updates", check.expectedAccountUpdates());
+        JsonReport.put(c, "audit_rows", check.auditRows());
+        JsonReport.put(c, "expected_audit_rows", check.expectedAuditRows());
+        JsonReport.put(c, "backlog", check.backlog());
+        JsonReport.put(c, "expected_backlog", check.expectedBacklog());
+        return JsonReport.write(root);
     }
 
     private static Column col(String name, Function<Row, Object> value) {

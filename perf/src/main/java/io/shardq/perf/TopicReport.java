@@ -247,54 +247,37 @@ record TopicReport(Environment environment, TopicScenario scenario, TopicCompari
     }
 
     String json() {
-        StringBuilder sb = JsonReport.opening(environment, "topic");
-        sb.append("    \"publishers\": ").append(scenario.publishers()).append(",\n");
-        JsonReport.field(sb, 2, "subscriptions", scenario.subscriptions(), true);
-        JsonReport.field(sb, 2, "consumer_threads", scenario.consumerThreads(), true);
-        JsonReport.field(sb, 2, "rate_per_s", scenario.rate(), true);
-        JsonReport.field(sb, 2, "payload_bytes", scenario.base().payloadBytes(), true);
-        JsonReport.field(sb, 2, "batch", scenario.base().batchSize(), true);
-        JsonReport.field(sb, 2, "shards", scenario.base().shards(), true);
-        JsonReport.field(sb, 2, "persistent", scenario.base().persistent(), true);
-        JsonReport.field(sb, 2, "warmup_s", scenario.warmup().toMillis() / 1000.0, true);
-        JsonReport.field(sb, 2, "duration_s", scenario.duration().toMillis() / 1000.0, true);
-        JsonReport.field(sb, 2, "load_average_at_start", scenario.loadAtStart(), false);
-        sb.append("  },\n  \"results\": [");
+        com.fasterxml.jackson.databind.node.ObjectNode root = JsonReport.root();
+        com.fasterxml.jackson.databind.node.ObjectNode s = JsonReport.scenario(root, environment, "topic");
+        JsonReport.put(s, "publishers", scenario.publishers());
+        JsonReport.put(s, "subscriptions", scenario.subscriptions());
+        JsonReport.put(s, "consumer_threads", scenario.consumerThreads());
+        JsonReport.put(s, "rate_per_s", scenario.rate());
+        JsonReport.put(s, "payload_bytes", scenario.base().payloadBytes());
+        JsonReport.put(s, "batch", scenario.base().batchSize());
+        JsonReport.put(s, "shards", scenario.base().shards());
+        JsonReport.put(s, "persistent", scenario.base().persistent());
+        JsonReport.put(s, "warmup_s", scenario.warmup().toMillis() / 1000.0);
+        JsonReport.put(s, "duration_s", scenario.duration().toMillis() / 1000.0);
+        JsonReport.put(s, "load_average_at_start", scenario.loadAtStart());
+        com.fasterxml.jackson.databind.node.ArrayNode results = root.putArray("results");
         List<Column> cols = columns();
-        List<TopicStep> steps = run.steps();
-        for (int r = 0; r < steps.size(); r++) {
-            TopicStep s = steps.get(r);
-            sb.append(r > 0 ? ",\n    {" : "\n    {");
+        for (TopicStep step : run.steps()) {
+            com.fasterxml.jackson.databind.node.ObjectNode o = results.addObject();
             for (Column c : cols) {
-                sb.append(JsonReport.value(c.name()))
-                        .append(": ")
-                        .append(JsonReport.value(c.value().apply(s)));
-                sb.append(", ");
+                JsonReport.put(o, c.name(), c.value().apply(step));
             }
-            sb.append("\"backlogs\": [");
-            for (int b = 0; b < s.backlogs().size(); b++) {
-                SubscriptionBacklog x = s.backlogs().get(b);
-                sb.append(b > 0 ? ", " : "")
-                        .append("{\"name\": ")
-                        .append(JsonReport.value(x.name()))
-                        .append(", \"start\": ")
-                        .append(orNull(x.atStart()))
-                        .append(", \"end\": ")
-                        .append(orNull(x.atEnd()))
-                        .append(", \"kept_up\": ")
-                        .append(x.keptUp(s.result().enqueueRate(), s.slack()))
-                        .append('}');
+            com.fasterxml.jackson.databind.node.ArrayNode backlogs = o.putArray("backlogs");
+            for (SubscriptionBacklog x : step.backlogs()) {
+                com.fasterxml.jackson.databind.node.ObjectNode b =
+                        backlogs.addObject().put("name", x.name());
+                JsonReport.put(b, "start", orNull(x.atStart()));
+                JsonReport.put(b, "end", orNull(x.atEnd()));
+                b.put("kept_up", x.keptUp(step.result().enqueueRate(), step.slack()));
             }
-            sb.append("]}");
         }
-        sb.append(steps.isEmpty() ? "],\n" : "\n  ],\n");
-        sb.append("  \"targets\": [");
-        List<String> v = run.verdicts(scenario.rate() > 0);
-        for (int i = 0; i < v.size(); i++) {
-            sb.append(i > 0 ? ", " : "").append(JsonReport.value(v.get(i)));
-        }
-        sb.append("]\n}\n");
-        return sb.toString();
+        JsonReport.put(root, "targets", run.verdicts(scenario.rate() > 0));
+        return JsonReport.write(root);
     }
 
     private static Column col(String name, Function<TopicStep, Object> value) {

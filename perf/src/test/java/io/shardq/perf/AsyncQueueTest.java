@@ -69,7 +69,7 @@ class AsyncQueueTest {
         assertThat(CsvReport.render(new RunReport(env, scenario, run))).contains("enqueue_vs_sync");
         @SuppressWarnings("unchecked")
         java.util.Map<String, Object> json =
-                (java.util.Map<String, Object>) MiniJson.parse(JsonReport.render(new RunReport(env, scenario, run)));
+                (java.util.Map<String, Object>) Json.parse(JsonReport.render(new RunReport(env, scenario, run)));
         @SuppressWarnings("unchecked")
         java.util.Map<String, Object> sc = (java.util.Map<String, Object>) json.get("scenario");
         assertThat(sc).containsEntry("async_in_flight_batches", 2.0);

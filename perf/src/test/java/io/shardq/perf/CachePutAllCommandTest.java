@@ -62,7 +62,7 @@ class CachePutAllCommandTest {
 
         report.writeTo(dir);
         String json = Files.readString(dir.resolve("results.json"));
-        assertThat(MiniJson.parse(json)).isNotNull();
+        assertThat(Json.parse(json)).isNotNull();
         assertThat(json)
                 .contains("\"name\": \"cache-putall\"")
                 .contains("\"warmup_runs\": 1")

@@ -98,7 +98,7 @@ class CacheReadCommandTest {
 
         report.writeTo(dir);
         String json = Files.readString(dir.resolve("results.json"));
-        assertThat(MiniJson.parse(json)).isNotNull();
+        assertThat(Json.parse(json)).isNotNull();
         assertThat(json)
                 .contains("\"name\": \"cache-read\"")
                 .contains("\"near_cache\": {")

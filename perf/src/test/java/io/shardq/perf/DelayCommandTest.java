@@ -73,7 +73,7 @@ class DelayCommandTest {
         assertThat(files)
                 .extracting(p -> p.getFileName().toString())
                 .containsExactly("results.json", "results.csv", "results.html");
-        Map<String, Object> json = (Map<String, Object>) MiniJson.parse(Files.readString(dir.resolve("results.json")));
+        Map<String, Object> json = (Map<String, Object>) Json.parse(Files.readString(dir.resolve("results.json")));
         @SuppressWarnings("unchecked")
         Map<String, Object> summary = (Map<String, Object>) json.get("summary");
         assertThat(summary)

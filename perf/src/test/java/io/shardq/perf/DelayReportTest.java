@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The delay report from figures made up here: the statements' table and the JSON, checked by MiniJson. */
+/** The delay report from figures made up here: the statements' table and the JSON, checked by Jackson. */
 class DelayReportTest {
     private static final Environment ENV =
             new Environment("jdbc:postgresql://db/x", false, "17.6", "on", "on", "on", "on", "128MB", 2, "jvm", "os");
@@ -72,7 +72,7 @@ class DelayReportTest {
                 .contains("DELETE FROM shardq.scheduled_message WHERE id = ANY($1)")
                 .contains("balance: all 1,000 messages delivered exactly once");
         @SuppressWarnings("unchecked")
-        Map<String, Object> json = (Map<String, Object>) MiniJson.parse(report.json());
+        Map<String, Object> json = (Map<String, Object>) Json.parse(report.json());
         @SuppressWarnings("unchecked")
         Map<String, Object> summary = (Map<String, Object>) json.get("summary");
         assertThat(summary)
@@ -105,7 +105,7 @@ class DelayReportTest {
         assertThat(DelayCommand.exitCode(report)).isEqualTo(1);
         @SuppressWarnings("unchecked")
         Map<String, Object> summary =
-                (Map<String, Object>) ((Map<String, Object>) MiniJson.parse(report.json())).get("summary");
+                (Map<String, Object>) ((Map<String, Object>) Json.parse(report.json())).get("summary");
         assertThat(summary).containsEntry("statements_per_delivery", null).containsEntry("early", 1.0);
     }
 }

@@ -34,8 +34,7 @@ class MixedReportTest {
     @Test
     @SuppressWarnings("unchecked")
     void json_parsesBack_withTheTemplatesAndTheCheck() {
-        Map<String, Object> root =
-                (Map<String, Object>) MiniJson.parse(report(true).json());
+        Map<String, Object> root = (Map<String, Object>) Json.parse(report(true).json());
 
         assertThat(root.get("unsafe")).isEqualTo(true);
         assertThat((String) root.get("banner")).contains("UNSAFE");

@@ -111,7 +111,7 @@ class QueueCommandTest {
             }
         }
 
-        Map<String, Object> json = (Map<String, Object>) MiniJson.parse(Files.readString(dir.resolve("results.json")));
+        Map<String, Object> json = (Map<String, Object>) Json.parse(Files.readString(dir.resolve("results.json")));
         List<Map<String, Object>> rows = (List<Map<String, Object>>) json.get("results");
         assertThat(rows).extracting(r -> r.get("system")).containsExactlyElementsOf(SYSTEMS);
         assertThat(rows)

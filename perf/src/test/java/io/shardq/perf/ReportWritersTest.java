@@ -52,7 +52,7 @@ class ReportWritersTest {
     @Test
     @SuppressWarnings("unchecked")
     void json_parsesBack_withNullForWhatWasNotMeasured() {
-        Object parsed = MiniJson.parse(JsonReport.render(Samples.report(false)));
+        Object parsed = Json.parse(JsonReport.render(Samples.report(false)));
 
         Map<String, Object> root = (Map<String, Object>) parsed;
         assertThat(root.get("unsafe")).isEqualTo(false);
@@ -79,7 +79,7 @@ class ReportWritersTest {
     @Test
     @SuppressWarnings("unchecked")
     void json_carriesTheBanner_whenDurabilityIsOff() {
-        Map<String, Object> root = (Map<String, Object>) MiniJson.parse(JsonReport.render(Samples.report(true)));
+        Map<String, Object> root = (Map<String, Object>) Json.parse(JsonReport.render(Samples.report(true)));
         assertThat(root.get("unsafe")).isEqualTo(true);
         assertThat((String) root.get("banner")).contains("UNSAFE: durability off");
     }

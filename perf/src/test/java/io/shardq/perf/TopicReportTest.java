@@ -169,7 +169,7 @@ class TopicReportTest {
                 .containsEntry("bitmap_bytes", "2");
         assertThat(csv.get(0)).containsEntry("delivery_per_s", "").containsEntry("wal_vs_queue", "");
 
-        Object json = MiniJson.parse(report.json());
+        Object json = Json.parse(report.json());
         assertThat(json).isInstanceOf(Map.class);
         Map<?, ?> root = (Map<?, ?>) json;
         assertThat(((Map<?, ?>) root.get("scenario")).get("name")).isEqualTo("topic");
