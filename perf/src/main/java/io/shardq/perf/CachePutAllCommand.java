@@ -5,7 +5,6 @@ import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.store.Database;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
@@ -81,11 +80,8 @@ final class CachePutAllCommand implements Callable<Integer> {
             description = "unreported writes of each system before the runs (default: ${DEFAULT-VALUE})")
     int warmupRuns;
 
-    @Option(
-            names = "--out",
-            paramLabel = "DIR",
-            description = "also write results.json, results.csv and results.html here")
-    Path out;
+    @CommandLine.Mixin
+    RunOptions.Output output;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -98,9 +94,7 @@ final class CachePutAllCommand implements Callable<Integer> {
             Environment env = new ServerProbe(db.dataSource()).environment(db.displayUrl(), db.isEmbedded());
             CachePutAllReport report =
                     run(db.dataSource(), BrokerConfig::builder, env, scenario, Progress.forTerminal(stdout), stdout);
-            if (out != null) {
-                ReportFiles.announce(report.writeTo(out), stdout);
-            }
+            output.write(report::writeTo, stdout);
             stdout.flush();
             return exitCode(report);
         }

@@ -5,7 +5,6 @@ import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.store.Database;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -94,11 +93,8 @@ final class CacheReadCommand implements Callable<Integer> {
             description = "measured time per step (default: ${DEFAULT-VALUE})")
     double duration;
 
-    @Option(
-            names = "--out",
-            paramLabel = "DIR",
-            description = "also write results.json, results.csv and results.html here")
-    Path out;
+    @CommandLine.Mixin
+    RunOptions.Output output;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -112,9 +108,7 @@ final class CacheReadCommand implements Callable<Integer> {
             Environment env = new ServerProbe(db.dataSource()).environment(db.displayUrl(), db.isEmbedded());
             CacheReadReport report = run(
                     db.dataSource(), BrokerConfig::builder, env, this::scenario, Progress.forTerminal(stdout), stdout);
-            if (out != null) {
-                ReportFiles.announce(report.writeTo(out), stdout);
-            }
+            output.write(report::writeTo, stdout);
             stdout.flush();
             return exitCode(report);
         }

@@ -3,7 +3,6 @@ package io.shardq.perf;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.store.Database;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
@@ -89,11 +88,8 @@ final class DelayCommand implements Callable<Integer> {
                     + " (default: ${DEFAULT-VALUE})")
     double drainTimeout;
 
-    @Option(
-            names = "--out",
-            paramLabel = "DIR",
-            description = "also write results.json, results.csv and results.html here")
-    Path out;
+    @CommandLine.Mixin
+    RunOptions.Output output;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -105,9 +101,7 @@ final class DelayCommand implements Callable<Integer> {
         try (Database db = Database.open(QueueCommand.config(producers + consumers), "perf")) {
             Environment env = new ServerProbe(db.dataSource()).environment(db.displayUrl(), db.isEmbedded());
             DelayReport report = run(db.dataSource(), BrokerConfig::builder, env, scenario, stdout);
-            if (out != null) {
-                ReportFiles.announce(report.writeTo(out), stdout);
-            }
+            output.write(report::writeTo, stdout);
             stdout.flush();
             return exitCode(report);
         }

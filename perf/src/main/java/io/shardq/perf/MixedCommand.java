@@ -58,16 +58,11 @@ final class MixedCommand implements Callable<Integer> {
             description = "warm-up per stage, not measured (default: ${DEFAULT-VALUE})")
     int warmup;
 
-    @Option(
-            names = "--out",
-            paramLabel = "DIR",
-            description = "also write results.json, results.csv and results.html here")
-    Path out;
+    @CommandLine.Mixin
+    RunOptions.Unsafe unsafe;
 
-    @Option(
-            names = "--unsafe",
-            description = "synchronous_commit=off in the run's sessions; the report says so on its first line")
-    boolean unsafe;
+    @CommandLine.Mixin
+    RunOptions.Output output;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -77,9 +72,7 @@ final class MixedCommand implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         MixedScenario scenario = scenario();
         try (Database db = Database.open(BrokerConfig.fromEnvironment(), "perf")) {
-            DataSource ds = unsafe
-                    ? new SessionSettingDataSource(db.dataSource(), "synchronous_commit", "off")
-                    : db.dataSource();
+            DataSource ds = unsafe.apply(db.dataSource());
             Environment env = new ServerProbe(ds).environment(db.displayUrl(), db.isEmbedded());
             stdout.println(MixedTextReport.header(env, scenario)); // the UNSAFE banner, if any, comes first
             stdout.flush();
@@ -105,9 +98,7 @@ final class MixedCommand implements Callable<Integer> {
             if (failure != null) {
                 stdout.println(failure);
             }
-            if (out != null) {
-                ReportFiles.announce(report.writeTo(out), stdout);
-            }
+            output.write(report::writeTo, stdout);
             stdout.flush();
             boolean failed = results.stream().anyMatch(s -> s.all().counts().failed() > 0);
             return failure != null || failed || check == null || !check.consistent() ? 1 : 0;
@@ -123,7 +114,8 @@ final class MixedCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         try {
-            return new MixedScenario(w, stages, Duration.ofSeconds(warmup), Duration.ofSeconds(stageSeconds), unsafe);
+            return new MixedScenario(
+                    w, stages, Duration.ofSeconds(warmup), Duration.ofSeconds(stageSeconds), unsafe.on);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

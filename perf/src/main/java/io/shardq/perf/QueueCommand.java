@@ -4,7 +4,6 @@ import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.store.Database;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -36,55 +35,9 @@ final class QueueCommand implements Callable<Integer> {
     List<Integer> threads;
 
     @Option(
-            names = "--payload",
-            paramLabel = "BYTES",
-            defaultValue = "512",
-            description = "payload size (default: ${DEFAULT-VALUE})")
-    int payload;
-
-    @Option(
-            names = "--batch",
-            paramLabel = "N",
-            defaultValue = "10",
-            description = "messages per commit, sending and receiving (default: ${DEFAULT-VALUE})")
-    int batch;
-
-    @Option(
-            names = "--shards",
-            paramLabel = "N",
-            defaultValue = "8",
-            description = "shards per queue, for systems that shard (default: ${DEFAULT-VALUE})")
-    int shards;
-
-    @Option(
-            names = "--warmup",
-            paramLabel = "SECONDS",
-            defaultValue = "5",
-            description = "warm-up per step, not measured (default: ${DEFAULT-VALUE})")
-    int warmup;
-
-    @Option(
-            names = "--duration",
-            paramLabel = "SECONDS",
-            defaultValue = "20",
-            description = "measured time per step (default: ${DEFAULT-VALUE})")
-    int duration;
-
-    @Option(
             names = "--non-persistent",
             description = "non-persistent delivery; the reference tables are UNLOGGED to match")
     boolean nonPersistent;
-
-    @Option(
-            names = "--unsafe",
-            description = "synchronous_commit=off in the run's sessions; the report says so on its first line")
-    boolean unsafe;
-
-    @Option(
-            names = "--out",
-            paramLabel = "DIR",
-            description = "also write results.json, results.csv and results.html here")
-    Path out;
 
     @Option(
             names = "--systems",
@@ -122,6 +75,18 @@ final class QueueCommand implements Callable<Integer> {
                     + " (default: ${DEFAULT-VALUE})")
     int instances;
 
+    @CommandLine.Mixin
+    RunOptions.Messages messages;
+
+    @CommandLine.Mixin
+    RunOptions.Steps steps;
+
+    @CommandLine.Mixin
+    RunOptions.Unsafe unsafe;
+
+    @CommandLine.Mixin
+    RunOptions.Output output;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -146,9 +111,7 @@ final class QueueCommand implements Callable<Integer> {
             return 2;
         }
         try (Database db = Database.open(config(Collections.max(scenario.threads())), "perf")) {
-            DataSource ds = unsafe
-                    ? new SessionSettingDataSource(db.dataSource(), "synchronous_commit", "off")
-                    : db.dataSource();
+            DataSource ds = unsafe.apply(db.dataSource());
             Environment env = new ServerProbe(ds).environment(db.displayUrl(), db.isEmbedded());
             Comparison run = run(ds, env, scenario, notes, Progress.forTerminal(stdout), stdout);
             return run.results().stream().anyMatch(r -> r.errors() > 0) ? 1 : 0;
@@ -174,9 +137,7 @@ final class QueueCommand implements Callable<Integer> {
         Comparison run = new Comparison(runner.run(scenario));
         stdout.println();
         stdout.print(TextReport.render(env, scenario, run));
-        if (out != null) {
-            ReportFiles.announce(new RunReport(env, scenario, run).writeTo(out), stdout);
-        }
+        output.write(new RunReport(env, scenario, run)::writeTo, stdout);
         stdout.flush();
         return run;
     }
@@ -231,9 +192,15 @@ final class QueueCommand implements Callable<Integer> {
             }
         }
         try {
-            Settings base = new Settings(threads.get(0), payload, batch, shards, !nonPersistent, unsafe);
+            Settings base = new Settings(
+                    threads.get(0), messages.payload, messages.batch, messages.shards, !nonPersistent, unsafe.on);
             return new Scenario(
-                    threads, runnable, Duration.ofSeconds(warmup), Duration.ofSeconds(duration), base, asyncInFlight);
+                    threads,
+                    runnable,
+                    Duration.ofSeconds(steps.warmup),
+                    Duration.ofSeconds(steps.duration),
+                    base,
+                    asyncInFlight);
         } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -3,7 +3,6 @@ package io.shardq.perf;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.store.Database;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -69,45 +68,10 @@ final class TopicCommand implements Callable<Integer> {
     double rate;
 
     @Option(
-            names = "--payload",
-            paramLabel = "BYTES",
-            defaultValue = "512",
-            description = "payload size (default: ${DEFAULT-VALUE})")
-    int payload;
-
-    @Option(
-            names = "--batch",
-            paramLabel = "N",
-            defaultValue = "10",
-            description = "messages per commit, publishing and receiving (default: ${DEFAULT-VALUE})")
-    int batch;
-
-    @Option(
             names = "--receive-batch",
             paramLabel = "N",
             description = "messages a subscription's consumer commits at once (default: --batch)")
     Integer receiveBatch;
-
-    @Option(
-            names = "--shards",
-            paramLabel = "N",
-            defaultValue = "8",
-            description = "shards of the queue and the topic (default: ${DEFAULT-VALUE})")
-    int shards;
-
-    @Option(
-            names = "--warmup",
-            paramLabel = "SECONDS",
-            defaultValue = "5",
-            description = "warm-up per step, not measured (default: ${DEFAULT-VALUE})")
-    int warmup;
-
-    @Option(
-            names = "--duration",
-            paramLabel = "SECONDS",
-            defaultValue = "20",
-            description = "measured time per step (default: ${DEFAULT-VALUE})")
-    int duration;
 
     @Option(
             names = "--systems",
@@ -118,16 +82,17 @@ final class TopicCommand implements Callable<Integer> {
             description = "systems to run at each P, in this order (default: ${DEFAULT-VALUE})")
     List<String> systems;
 
-    @Option(
-            names = "--unsafe",
-            description = "synchronous_commit=off in the run's sessions; the report says so on its first line")
-    boolean unsafe;
+    @CommandLine.Mixin
+    RunOptions.Messages messages;
 
-    @Option(
-            names = "--out",
-            paramLabel = "DIR",
-            description = "also write results.json, results.csv and results.html here")
-    Path out;
+    @CommandLine.Mixin
+    RunOptions.Steps steps;
+
+    @CommandLine.Mixin
+    RunOptions.Unsafe unsafe;
+
+    @CommandLine.Mixin
+    RunOptions.Output output;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -137,14 +102,10 @@ final class TopicCommand implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         TopicScenario scenario = scenario();
         try (Database db = Database.open(QueueCommand.config(Collections.max(scenario.publishers())), "perf")) {
-            DataSource ds = unsafe
-                    ? new SessionSettingDataSource(db.dataSource(), "synchronous_commit", "off")
-                    : db.dataSource();
+            DataSource ds = unsafe.apply(db.dataSource());
             Environment env = new ServerProbe(ds).environment(db.displayUrl(), db.isEmbedded());
             TopicReport report = run(ds, BrokerConfig::builder, env, scenario, Progress.forTerminal(stdout), stdout);
-            if (out != null) {
-                ReportFiles.announce(report.writeTo(out), stdout);
-            }
+            output.write(report::writeTo, stdout);
             stdout.flush();
             return exitCode(report);
         }
@@ -199,16 +160,17 @@ final class TopicCommand implements Callable<Integer> {
         try {
             int threads =
                     consumerThreads != null ? consumerThreads : TopicScenario.defaultConsumerThreads(subscriptions);
-            Settings base = new Settings(publishers.get(0), payload, batch, shards, true, unsafe);
+            Settings base =
+                    new Settings(publishers.get(0), messages.payload, messages.batch, messages.shards, true, unsafe.on);
             return new TopicScenario(
                     publishers,
                     subscriptions,
                     threads,
-                    receiveBatch != null ? receiveBatch : batch,
+                    receiveBatch != null ? receiveBatch : messages.batch,
                     rate,
                     chosen,
-                    Duration.ofSeconds(warmup),
-                    Duration.ofSeconds(duration),
+                    Duration.ofSeconds(steps.warmup),
+                    Duration.ofSeconds(steps.duration),
                     base,
                     LoadAverage.now());
         } catch (IllegalArgumentException | IndexOutOfBoundsException e) {

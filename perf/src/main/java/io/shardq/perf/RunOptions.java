@@ -1,0 +1,93 @@
+package io.shardq.perf;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import javax.sql.DataSource;
+import picocli.CommandLine.Option;
+
+/**
+ * The options the perf commands share, as picocli mixins ({@code @Mixin}), so each is declared
+ * once with one description: where the report's files go, the unsafe commit setting, the step
+ * times of the steady-state benchmarks and the message settings of the queue and topic ones.
+ */
+final class RunOptions {
+    private RunOptions() {}
+
+    /** {@code --out DIR}: also write the report's files. */
+    static final class Output {
+        @Option(
+                names = "--out",
+                paramLabel = "DIR",
+                description = "also write results.json, results.csv and results.html here")
+        Path dir;
+
+        /** A report that writes its files into a directory and says which. */
+        @FunctionalInterface
+        interface Files {
+            List<Path> writeTo(Path dir) throws IOException;
+        }
+
+        /** With {@code --out}: writes the report's files and says where; otherwise nothing. */
+        void write(Files report, PrintWriter stdout) throws IOException {
+            if (dir != null) {
+                ReportFiles.announce(report.writeTo(dir), stdout);
+            }
+        }
+    }
+
+    /** {@code --unsafe}: {@code synchronous_commit=off} in the run's sessions. */
+    static final class Unsafe {
+        @Option(
+                names = "--unsafe",
+                description = "synchronous_commit=off in the run's sessions; the report says so on its first line")
+        boolean on;
+
+        /** The run's data source: {@code ds} itself, or with {@code synchronous_commit=off} when asked. */
+        DataSource apply(DataSource ds) {
+            return on ? new SessionSettingDataSource(ds, "synchronous_commit", "off") : ds;
+        }
+    }
+
+    /** {@code --warmup} and {@code --duration} of each step. */
+    static final class Steps {
+        @Option(
+                names = "--warmup",
+                paramLabel = "SECONDS",
+                defaultValue = "5",
+                description = "warm-up per step, not measured (default: ${DEFAULT-VALUE})")
+        int warmup;
+
+        @Option(
+                names = "--duration",
+                paramLabel = "SECONDS",
+                defaultValue = "20",
+                description = "measured time per step (default: ${DEFAULT-VALUE})")
+        int duration;
+    }
+
+    /** {@code --payload}, {@code --batch} and {@code --shards} of the queue and topic benchmarks. */
+    static final class Messages {
+        @Option(
+                names = "--payload",
+                paramLabel = "BYTES",
+                defaultValue = "512",
+                description = "payload size (default: ${DEFAULT-VALUE})")
+        int payload;
+
+        @Option(
+                names = "--batch",
+                paramLabel = "N",
+                defaultValue = "10",
+                description = "messages per commit, sending and receiving (default: ${DEFAULT-VALUE})")
+        int batch;
+
+        @Option(
+                names = "--shards",
+                paramLabel = "N",
+                defaultValue = "8",
+                description = "shards of each queue and topic, for systems that shard (default: ${DEFAULT-VALUE})")
+        int shards;
+    }
+}
