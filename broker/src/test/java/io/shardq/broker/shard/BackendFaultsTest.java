@@ -16,7 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Connections taken away under load, two instances sending and receiving: backends terminated at
@@ -28,16 +29,17 @@ import org.junit.jupiter.api.Test;
 @Tag("fault")
 class BackendFaultsTest {
 
-    @Test
-    void terminatedBackends_loseNothing_duplicateNothing(TestDatabase db) throws Exception {
+    /** With shared send commits on too: one transaction carries several sessions' batches (issue 25). */
+    @ParameterizedTest(name = "shared sends {0}")
+    @ValueSource(booleans = {false, true})
+    void terminatedBackends_loseNothing_duplicateNothing(boolean sharedSends, TestDatabase db) throws Exception {
         int terminations = Integer.getInteger("shardq.test.terminations", 50);
-        BrokerConfig config = config(db, db.jdbcUrl());
+        BrokerConfig config = config(db, db.jdbcUrl(), sharedSends);
         try (Broker a = Broker.start(config);
                 Broker b = Broker.start(config)) {
-            a.admin()
-                    .createQueue(
-                            "terminate.q", QueueOptions.DEFAULTS.withShards(4).withMaxAttempts(1000));
-            FaultyWorkload w = new FaultyWorkload("terminate.q").start(4, a, b);
+            String queue = sharedSends ? "terminate.shared.q" : "terminate.q"; // one database for the class
+            a.admin().createQueue(queue, QueueOptions.DEFAULTS.withShards(4).withMaxAttempts(1000));
+            FaultyWorkload w = new FaultyWorkload(queue).start(4, a, b);
             int killed = 0;
             w.awaitTraffic();
             try (Connection admin = db.connect()) {
@@ -58,28 +60,36 @@ class BackendFaultsTest {
                 }
             }
             w.finishAndVerify(a);
+            if (sharedSends) { // the faults did meet shared transactions
+                assertThat(a.stats().sharedSendCommits() + b.stats().sharedSendCommits())
+                        .isPositive();
+            }
             System.out.printf("BackendFaultsTest: %d backends terminated; %s%n", killed, w.summary());
         }
     }
 
-    @Test
-    void everyConnectionCut_loseNothing_duplicateNothing(TestDatabase db) throws Exception {
+    @ParameterizedTest(name = "shared sends {0}")
+    @ValueSource(booleans = {false, true})
+    void everyConnectionCut_loseNothing_duplicateNothing(boolean sharedSends, TestDatabase db) throws Exception {
         int cuts = Integer.getInteger("shardq.test.cuts", 10);
         try (FaultProxy proxy = FaultProxy.in(db.jdbcUrl())) {
-            BrokerConfig config = config(db, proxy.url(db.jdbcUrl()));
+            BrokerConfig config = config(db, proxy.url(db.jdbcUrl()), sharedSends);
             List<Long> resumeMillis = new ArrayList<>();
             try (Broker a = Broker.start(config);
                     Broker b = Broker.start(config)) {
-                a.admin()
-                        .createQueue(
-                                "cut.q", QueueOptions.DEFAULTS.withShards(4).withMaxAttempts(1000));
-                FaultyWorkload w = new FaultyWorkload("cut.q").start(4, a, b);
+                String queue = sharedSends ? "cut.shared.q" : "cut.q"; // one database for the class
+                a.admin().createQueue(queue, QueueOptions.DEFAULTS.withShards(4).withMaxAttempts(1000));
+                FaultyWorkload w = new FaultyWorkload(queue).start(4, a, b);
                 for (int i = 0; i < cuts; i++) {
                     w.awaitTraffic();
                     proxy.cutAll();
                     resumeMillis.add(w.millisUntilConsumerCommit(System.nanoTime()));
                 }
                 w.finishAndVerify(a);
+                if (sharedSends) {
+                    assertThat(a.stats().sharedSendCommits() + b.stats().sharedSendCommits())
+                            .isPositive();
+                }
                 System.out.printf(
                         "BackendFaultsTest: %d cuts of every connection; %s; ms to the next consumer commit: %s%n",
                         cuts, w.summary(), resumeMillis);
@@ -87,9 +97,10 @@ class BackendFaultsTest {
         }
     }
 
-    private static BrokerConfig config(TestDatabase db, String url) {
+    private static BrokerConfig config(TestDatabase db, String url, boolean sharedSends) {
         return db.brokerConfig()
                 .set(BrokerProperty.JDBC_URL, url)
+                .set(BrokerProperty.COMMIT_SHARED_SENDS, sharedSends)
                 .set(BrokerProperty.HEARTBEAT_MS, 200)
                 .set(BrokerProperty.LEASE_TTL_MS, 3000)
                 .set(BrokerProperty.POOL_SIZE, 16)
