@@ -17,6 +17,8 @@ import java.sql.SQLTransientConnectionException;
 import java.time.Clock;
 import java.util.Collection;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@link Engine} view of one instance: what the engine's packages reach through (runtimes,
@@ -29,6 +31,8 @@ import javax.sql.DataSource;
  * calls into it before then).
  */
 final class BrokerCore implements Engine {
+    private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
+
     private final BrokerConfig config;
     private final Database database;
     private final Clock clock;
@@ -213,5 +217,19 @@ final class BrokerCore implements Engine {
     @Override
     public void sendsRolledBack(DestinationInfo destination, int shard) {
         services.reclaimer.sendsRolledBack(destination.id(), shard);
+    }
+
+    @Override
+    public void destinationShrank(DestinationInfo destination) {
+        try {
+            destinations.reload(destination.name());
+        } catch (RuntimeException e) {
+            // the catalog's notification or its periodic reload brings the snapshot in the end
+            LOG.debug(
+                    "{} - reading {} again after a shard drained under a commit: {}",
+                    instanceId,
+                    destination.name(),
+                    e.toString());
+        }
     }
 }

@@ -74,6 +74,22 @@ public final class SqlErrors {
         return new ShardQException(kind, message, e);
     }
 
+    /**
+     * True when {@code failure} (or a cause) is V015's refusal of a transaction that wrote a shard
+     * which began to drain after the instance chose it: the instance's snapshot of the destination
+     * predates the shrink.
+     */
+    public static boolean isShardDraining(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof SQLException se) {
+                SQLException server = serverError(se);
+                return "23514".equals(server.getSQLState())
+                        && String.valueOf(server.getMessage()).contains("shard_draining_frozen");
+            }
+        }
+        return false;
+    }
+
     /** The exception carrying the server's error: a batch's next exception, else {@code e}. */
     private static SQLException serverError(SQLException e) {
         SQLException cur = e;

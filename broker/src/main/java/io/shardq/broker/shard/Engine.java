@@ -102,6 +102,14 @@ public interface Engine {
     void sendsRolledBack(DestinationInfo destination, int shard);
 
     /**
+     * A commit was refused because a shard of {@code destination} it wrote began to drain (a
+     * shrink this instance had not heard of yet): reads the destination's catalog row again now,
+     * so the next transaction goes to an active shard without waiting for the catalog's
+     * notification. One query, on the failing commit's thread.
+     */
+    void destinationShrank(DestinationInfo destination);
+
+    /**
      * Tunables, read once from the broker's configuration.
      *
      * @param readAhead rows one read-ahead SELECT returns at most

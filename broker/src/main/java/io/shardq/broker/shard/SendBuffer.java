@@ -440,4 +440,20 @@ final class SendBuffer {
             engine.sendsRolledBack(b.rt.info(), b.shard);
         }
     }
+
+    /**
+     * After a failed commit of {@code batches}: when the database refused it because a shard it
+     * wrote is draining, the destinations are read again so the next transaction avoids the shard.
+     */
+    void reportFailure(List<Batch> batches, Throwable failure) {
+        if (!SqlErrors.isShardDraining(failure)) {
+            return;
+        }
+        java.util.Set<Integer> done = new java.util.HashSet<>();
+        for (Batch b : batches) {
+            if (done.add(b.rt.info().id())) {
+                engine.destinationShrank(b.rt.info());
+            }
+        }
+    }
 }

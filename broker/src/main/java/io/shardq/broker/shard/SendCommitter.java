@@ -241,6 +241,9 @@ public final class SendCommitter extends FlatCombiner<SendCommitter.Request> {
                 b.rt.advanceHead(b.shard, last);
             }
         }
+        if (failure != null && SqlErrors.isShardDraining(failure)) {
+            engine.destinationShrank(b.rt.info()); // the next transaction goes to an active shard
+        }
         // a refusal by the database is a transacted session's rollback
         for (Request q : b.requests) {
             q.finish(

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.Engines;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.QueueStats;
@@ -359,6 +360,65 @@ class ShrinkTest {
             Awaitility.await()
                     .atMost(Duration.ofSeconds(60))
                     .until(() -> a.admin().require("shrink.groups").shardCount() == 3);
+        }
+    }
+
+    /**
+     * An instance whose snapshot predates a shrink (its notification not yet read) writes a
+     * draining shard: the commit is refused as a rollback, and the instance reads the destination
+     * again at once, so the very next transaction goes to an active shard (an application that
+     * sends again is not refused again and again until the notification comes).
+     */
+    @Test
+    void aCommitRefusedByADrainingShard_refreshesTheSnapshot_soTheNextSendGoesToAnActiveShard(TestDatabase db)
+            throws Exception {
+        try (Broker a = Broker.start(config(db));
+                Broker b = Broker.start(config(db))) {
+            a.admin().createQueue("shrink.stale", QueueOptions.DEFAULTS.withShards(4));
+            a.admin().setDeliveryPolicy("shrink.stale", null, null, null, true);
+            String group = "g0";
+            for (int i = 1; Math.floorMod(group.hashCode(), 4) != 3; i++) {
+                group = "g" + i; // a group whose shard is 3, the one that will drain
+            }
+            DestinationRuntime rt = Engines.of(b).runtime("shrink.stale", true);
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> rt.info()
+                    .messageGroups());
+            DestinationInfo before = rt.info();
+            a.admin().alterQueue("shrink.stale", 3, null, null, null);
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> rt.info()
+                    .shrinking());
+            rt.refresh(before); // as if b had not read the shrink's notification yet
+
+            String g = group;
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> sendOne(b, "shrink.stale", g, "first"))
+                    .isInstanceOf(ShardQException.class)
+                    .hasMessageContaining("is draining")
+                    .satisfies(e -> assertThat(((ShardQException) e).kind()).isEqualTo(ErrorKind.ROLLED_BACK));
+            assertThat(rt.info().shrinking())
+                    .as("the refused commit read the destination again")
+                    .isTrue();
+            sendOne(b, "shrink.stale", g, "second");
+            assertThat(a.admin().shards("shrink.stale").get(3).backlog())
+                    .as("nothing on the draining shard")
+                    .isZero();
+            try (BrokerSession c = a.openSession(BrokerSession.Mode.TRANSACTED)) {
+                Delivery x = c.receive("shrink.stale", 10_000, false);
+                assertThat(x).isNotNull();
+                assertThat(Messages.body(x.message())).isEqualTo("second");
+                c.commit();
+            }
+            assertThat(a.admin().shards("shrink.stale").stream()
+                            .mapToLong(QueueStats.ShardStats::backlog)
+                            .sum())
+                    .as("the refused send left nothing")
+                    .isZero();
+        }
+    }
+
+    private static void sendOne(Broker broker, String queue, String group, String body) {
+        try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+            p.send(queue, Messages.text(body, Map.of(BrokerSession.GROUP_ID, group)));
+            p.commit();
         }
     }
 
