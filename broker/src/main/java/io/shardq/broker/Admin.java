@@ -4,6 +4,7 @@ import io.shardq.broker.catalog.Catalog;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -85,8 +86,7 @@ public final class Admin {
     private DestinationInfo create(String kind, String name, QueueOptions o, boolean ifNotExists) {
         Names.checkDestination(name);
         call(
-                "select shardq.create_" + kind
-                        + "(?, shards => ?, slice_size => ?, max_attempts => ?, if_not_exists => ?)",
+                kind.equals("topic") ? Query.ADMIN_CREATE_TOPIC : Query.ADMIN_CREATE_QUEUE,
                 "creating " + kind + " " + name,
                 name,
                 o.shards(),
@@ -99,7 +99,7 @@ public final class Admin {
     /** Drops the queue; refuses a non-empty one unless {@code force}. */
     public void dropQueue(String name, boolean force) {
         Names.checkDestination(name);
-        call("select shardq.drop_queue(?, force => ?)", "dropping queue " + name, name, force);
+        call(Query.ADMIN_DROP_QUEUE, "dropping queue " + name, name, force);
         catalog.forget(name);
         changed.accept(name);
     }
@@ -111,14 +111,7 @@ public final class Admin {
         if (deadLetterQueue != null) {
             Names.checkDestination(deadLetterQueue);
         }
-        call(
-                "select shardq.alter_queue(?, shards => ?, slice_size => ?, max_attempts => ?, dead_letter_name => ?)",
-                "altering queue " + name,
-                name,
-                shards,
-                sliceSize,
-                maxAttempts,
-                deadLetterQueue);
+        call(Query.ADMIN_ALTER_QUEUE, "altering queue " + name, name, shards, sliceSize, maxAttempts, deadLetterQueue);
         return changed(name);
     }
 
@@ -141,7 +134,7 @@ public final class Admin {
     /** Drops the topic and its subscriptions; refuses one with undelivered messages unless {@code force}. */
     public void dropTopic(String name, boolean force) {
         Names.checkDestination(name);
-        call("select shardq.drop_topic(?, force => ?)", "dropping topic " + name, name, force);
+        call(Query.ADMIN_DROP_TOPIC, "dropping topic " + name, name, force);
         catalog.forget(name);
         changed.accept(name);
     }
@@ -165,8 +158,7 @@ public final class Admin {
             Names.checkDestination(deadLetterQueue);
         }
         call(
-                "select shardq.alter_topic(?, shards => ?::integer, slice_size => ?::integer, max_attempts => ?::integer,"
-                        + " dead_letter_name => ?::text, max_lag => ?::bigint, max_age_seconds => ?::bigint)",
+                Query.ADMIN_ALTER_TOPIC,
                 "altering topic " + name,
                 name,
                 shards,
@@ -206,8 +198,7 @@ public final class Admin {
     public List<TopicInfo> topics() {
         List<TopicInfo> out = new ArrayList<>();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(
-                        "select name, max_lag, max_age_seconds, subscriptions, retained from shardq.topics()");
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_TOPICS));
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 String name = rs.getString(1);
@@ -223,10 +214,9 @@ public final class Admin {
     /** The topic called {@code name}; UNKNOWN_DESTINATION when there is none, INVALID_ARGUMENT for a queue. */
     public TopicInfo topic(String name) {
         Names.checkDestination(name);
-        call("select shardq.topic_id(?)", "reading topic " + name, name); // names an unknown topic or a queue
+        call(Query.ADMIN_TOPIC_ID, "reading topic " + name, name); // names an unknown topic or a queue
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(
-                        "select name, max_lag, max_age_seconds, subscriptions, retained from shardq.topics(?)")) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_TOPIC))) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -261,10 +251,7 @@ public final class Admin {
         TopicInfo topic = topic(name);
         List<TopicStats.Shard> shards = new ArrayList<>();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement("select shard_no, next_seq, slowest_position,"
-                        + " slowest_subscription, slowest_client_id, slowest_count, retained, oldest_retained_ms,"
-                        + " slices_in_use, slices_free, table_bytes, dead_tuples, owner_instance"
-                        + " from shardq.topic_shard_stats(?)")) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_TOPIC_SHARDS))) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -296,13 +283,13 @@ public final class Admin {
 
     public DestinationInfo start(String name, boolean enqueue, boolean dequeue) {
         Names.checkDestination(name);
-        call("select shardq.start_queue(?, enqueue => ?, dequeue => ?)", "starting " + name, name, enqueue, dequeue);
+        call(Query.ADMIN_START_QUEUE, "starting " + name, name, enqueue, dequeue);
         return changed(name);
     }
 
     public DestinationInfo stop(String name, boolean enqueue, boolean dequeue) {
         Names.checkDestination(name);
-        call("select shardq.stop_queue(?, enqueue => ?, dequeue => ?)", "stopping " + name, name, enqueue, dequeue);
+        call(Query.ADMIN_STOP_QUEUE, "stopping " + name, name, enqueue, dequeue);
         return changed(name);
     }
 
@@ -336,7 +323,7 @@ public final class Admin {
 
     public long purge(String name) {
         Names.checkDestination(name);
-        return call("select shardq.purge_queue(?)", "purging " + name, name);
+        return call(Query.ADMIN_PURGE_QUEUE, "purging " + name, name);
     }
 
     /**
@@ -362,7 +349,7 @@ public final class Admin {
 
     public long backlog(String name) {
         Names.checkDestination(name);
-        return call("select shardq.backlog(?)", "reading the backlog of " + name, name);
+        return call(Query.ADMIN_BACKLOG, "reading the backlog of " + name, name);
     }
 
     public List<DestinationInfo> list() {
@@ -394,9 +381,7 @@ public final class Admin {
                 enqueued += sh.nextSeq() - 1;
             }
             try (PreparedStatement ps =
-                    c.prepareStatement("select min(m.enqueued_at) from " + Queries.parentTable(d.id())
-                            + " m join shardq.cursor c on c.subscription_id = ? and c.shard_no = m.shard_no"
-                            + " where m.seq = c.position + 1")) {
+                    c.prepareStatement(Queries.withParent(Query.ADMIN_SELECT_OLDEST_WAITING, d.id()))) {
                 ps.setLong(1, d.queueSubscription());
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next() && rs.getObject(1) != null) {
@@ -406,9 +391,7 @@ public final class Admin {
             }
             int inUse = 0;
             int free = 0;
-            try (PreparedStatement ps = c.prepareStatement(
-                    "select count(*) filter (where first_seq is not null), count(*) filter (where first_seq is null)"
-                            + " from shardq.slice where destination_id = ?")) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_SLICE_COUNTS))) {
                 ps.setInt(1, d.id());
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
@@ -418,10 +401,7 @@ public final class Admin {
             }
             long bytes = 0;
             long dead = 0;
-            try (PreparedStatement ps = c.prepareStatement(
-                    "select coalesce(sum(pg_total_relation_size(t.relid)), 0), coalesce(sum(s.n_dead_tup), 0)"
-                            + " from pg_partition_tree(?::regclass) t"
-                            + " left join pg_stat_user_tables s on s.relid = t.relid where t.isleaf")) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_TABLE_SIZE))) {
                 ps.setString(1, Queries.parentTable(d.id()));
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
@@ -430,8 +410,7 @@ public final class Admin {
                 }
             }
             long scheduled;
-            try (PreparedStatement ps =
-                    c.prepareStatement("select count(*) from shardq.scheduled_message where destination_id = ?")) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_COUNT_SCHEDULED))) {
                 ps.setInt(1, d.id());
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
@@ -457,9 +436,7 @@ public final class Admin {
 
     private static List<QueueStats.ShardStats> shards(Connection c, String name) throws SQLException {
         List<QueueStats.ShardStats> out = new ArrayList<>();
-        try (PreparedStatement ps =
-                c.prepareStatement("select shard_no, next_seq, cursor_position, waiting, lease_instance, draining"
-                        + " from shardq.shard_stats(?)")) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_QUEUE_SHARDS))) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -562,16 +539,10 @@ public final class Admin {
     private List<Consumers> consumers(String destination, int aliveWithinSeconds) {
         List<Consumers> out = new ArrayList<>();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(
-                        "select destination, kind, subscription, client_id, instance_id, instance_name, consumers"
-                                + " from shardq.consumers(alive_within_seconds => ?)"
-                                + (destination == null
-                                        ? ""
-                                        : " where destination = ? order by subscription, instance_id"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_CONSUMERS))) {
             ps.setInt(1, aliveWithinSeconds);
-            if (destination != null) {
-                ps.setString(2, destination);
-            }
+            ps.setString(2, destination);
+            ps.setString(3, destination);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(new Consumers(
@@ -607,12 +578,9 @@ public final class Admin {
     private List<Purges> purges(String queue) {
         List<Purges> out = new ArrayList<>();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps =
-                        c.prepareStatement("select name, purged, purges, last_purge_at from shardq.purges()"
-                                + (queue == null ? "" : " where name = ?"))) {
-            if (queue != null) {
-                ps.setString(1, queue);
-            }
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_PURGES))) {
+            ps.setString(1, queue);
+            ps.setString(2, queue);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(new Purges(
@@ -696,7 +664,7 @@ public final class Admin {
         return cacheAdmin.cacheStats(name);
     }
 
-    private long call(String sql, String what, Object... args) {
-        return this.sql.call(sql, what, args);
+    private long call(Query query, String what, Object... args) {
+        return this.sql.call(query, what, args);
     }
 }

@@ -1,5 +1,7 @@
 package io.shardq.broker;
 
+import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -25,10 +27,10 @@ final class AdminSql {
         return dataSource;
     }
 
-    /** Runs {@code sql} (one row, one column) and returns its number, or 0 when it returns none. */
-    long call(String sql, String what, Object... args) {
+    /** Runs {@code query} (one row, one column) and returns its number, or 0 when it returns none. */
+    long call(Query query, String what, Object... args) {
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(sql)) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(query))) {
             for (int i = 0; i < args.length; i++) {
                 Object a = args[i];
                 if (a == null) {

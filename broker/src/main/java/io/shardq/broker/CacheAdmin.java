@@ -1,6 +1,8 @@
 package io.shardq.broker;
 
 import io.shardq.broker.catalog.Names;
+import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.kv.KvDefinition;
 import java.sql.Connection;
@@ -47,9 +49,7 @@ final class CacheAdmin {
     private CacheInfo createCache(String name, CacheOptions o, boolean ifNotExists) {
         Names.checkCache(name);
         sql.call(
-                "select shardq.create_cache(?, durable => ?, default_ttl_ms => ?::bigint, max_ttl_ms => ?::bigint,"
-                        + " max_entries => ?::bigint, max_bytes => ?::bigint, max_key_bytes => ?,"
-                        + " max_value_bytes => ?, if_not_exists => ?)",
+                Query.ADMIN_CREATE_CACHE,
                 "creating cache " + name,
                 name,
                 o.durable(),
@@ -78,8 +78,7 @@ final class CacheAdmin {
             Integer maxValueBytes) {
         Names.checkCache(name);
         sql.call(
-                "select shardq.alter_cache(?, default_ttl_ms => ?::bigint, max_entries => ?::bigint,"
-                        + " max_bytes => ?::bigint, max_key_bytes => ?::integer, max_value_bytes => ?::integer)",
+                Query.ADMIN_ALTER_CACHE,
                 "altering cache " + name,
                 name,
                 millis(defaultTtl),
@@ -94,7 +93,7 @@ final class CacheAdmin {
     /** Drops the cache and all its entries ({@code shardq.drop_cache}). */
     void dropCache(String name) {
         Names.checkCache(name);
-        sql.call("select shardq.drop_cache(?)", "dropping cache " + name, name);
+        sql.call(Query.ADMIN_DROP_CACHE, "dropping cache " + name, name);
         cacheChanged(name);
     }
 
@@ -125,8 +124,7 @@ final class CacheAdmin {
 
     private CacheStats statsWithoutCounters(String name) {
         try (Connection c = sql.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement("select entries, bytes, expired_unreclaimed, evictions,"
-                        + " expirations from shardq.cache_stats(?)")) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_CACHE_STATS))) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -153,9 +151,7 @@ final class CacheAdmin {
     private List<CacheInfo> cacheRows(String name) {
         List<CacheInfo> out = new ArrayList<>();
         try (Connection c = sql.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement("select id, name, durable, default_ttl_ms, max_ttl_ms,"
-                        + " max_entries, max_bytes, bucket_ms, max_key_bytes, max_value_bytes, entries_estimate,"
-                        + " bytes, partitions, evictions, expirations, created_at from shardq.caches(?::text)")) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_CACHES))) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

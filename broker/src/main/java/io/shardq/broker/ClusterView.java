@@ -1,6 +1,8 @@
 package io.shardq.broker;
 
 import io.shardq.broker.catalog.Names;
+import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -26,8 +28,7 @@ final class ClusterView {
     List<Admin.Instance> instances(int aliveWithinSeconds) {
         List<Admin.Instance> out = new ArrayList<>();
         try (Connection c = sql.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement("select id, name, started_at, heartbeat_age_ms, shards_owned,"
-                        + " leases_held from shardq.instances(alive_within_seconds => ?)")) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_INSTANCES))) {
             ps.setInt(1, aliveWithinSeconds);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -50,9 +51,7 @@ final class ClusterView {
     List<Admin.Temporary> temporaryDestinations() {
         List<Admin.Temporary> out = new ArrayList<>();
         try (Connection c = sql.dataSource().getConnection();
-                PreparedStatement ps =
-                        c.prepareStatement("select name, kind, instance_id, instance_name, connection_id,"
-                                + " created_at, owner_alive from shardq.temporary_destinations()")) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_TEMPORARY_DESTINATIONS))) {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(new Admin.Temporary(
@@ -76,9 +75,7 @@ final class ClusterView {
         Names.checkDestination(name);
         List<Admin.Lease> out = new ArrayList<>();
         try (Connection c = sql.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(
-                        "select shard_no, subscription, instance_id, instance_name, lease_until, live"
-                                + " from shardq.leases(?)")) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_LEASES))) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -1,6 +1,8 @@
 package io.shardq.broker;
 
 import io.shardq.broker.catalog.Names;
+import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,7 +32,7 @@ final class GrantAdmin {
     void grant(String name, String role, Privilege privilege) {
         Names.checkDestination(name);
         sql.call(
-                "select shardq.grant(?, ?, ?)",
+                Query.ADMIN_GRANT,
                 "granting " + privilege.sqlName() + " on " + name,
                 name,
                 checkRole(role),
@@ -41,7 +43,7 @@ final class GrantAdmin {
     void revoke(String name, String role, Privilege privilege) {
         Names.checkDestination(name);
         sql.call(
-                "select shardq.revoke(?, ?, ?)",
+                Query.ADMIN_REVOKE,
                 "revoking " + privilege.sqlName() + " on " + name,
                 name,
                 checkRole(role),
@@ -53,7 +55,7 @@ final class GrantAdmin {
         Names.checkDestination(name);
         List<Admin.Grant> out = new ArrayList<>();
         try (Connection c = sql.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement("select role_name, privilege from shardq.grants(?)")) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_GRANTS))) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -1,6 +1,7 @@
 package io.shardq.broker;
 
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.Texts;
 import io.shardq.broker.store.Database;
@@ -38,7 +39,7 @@ final class InstanceStart {
                     ManagementFactory.getRuntimeMXBean().getName());
         }
         try (Connection c = database.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("instance_insert"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.INSTANCE_INSERT))) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

@@ -1,6 +1,7 @@
 package io.shardq.broker;
 
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -90,7 +91,7 @@ public final class RoleAccess {
     private Set<Privilege> ask(String destination) {
         queries.incrementAndGet();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("destination_select_privileges"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.DESTINATION_SELECT_PRIVILEGES))) {
             ps.setString(1, role);
             ps.setString(2, destination);
             try (ResultSet rs = ps.executeQuery()) {

@@ -2,6 +2,8 @@ package io.shardq.broker;
 
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
+import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -41,7 +43,7 @@ final class SubscriptionAdmin {
             io.shardq.broker.selector.Selector.compile(selector);
         }
         sql.call(
-                "select shardq.add_subscriber(?, ?, selector => ?::text)",
+                Query.ADMIN_ADD_SUBSCRIBER,
                 "adding subscriber " + name + " to " + topic,
                 topic,
                 name,
@@ -57,7 +59,7 @@ final class SubscriptionAdmin {
     void removeSubscriber(String topic, String name, String clientId, boolean force) {
         Names.checkDestination(topic);
         sql.call(
-                "select shardq.remove_subscriber(?, ?, client_id => ?::text, force => ?)",
+                Query.ADMIN_REMOVE_SUBSCRIBER,
                 "removing subscriber " + name + " from " + topic,
                 topic,
                 name,
@@ -71,10 +73,7 @@ final class SubscriptionAdmin {
         Names.checkDestination(topic);
         List<SubscriptionStats> out = new ArrayList<>();
         try (Connection c = sql.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(
-                        "select name, client_id, kind, selector, bit, no_local, consumers, lag, oldest_age_ms,"
-                                + " holds_retirement, expired_seqs, expired_at, created_at"
-                                + " from shardq.subscriptions(?)")) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_SUBSCRIPTIONS))) {
             ps.setString(1, topic);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -131,8 +130,7 @@ final class SubscriptionAdmin {
             Names.checkDestination(expiryQueue);
         }
         sql.call(
-                "select shardq.set_delivery_policy(?, expiry_queue => ?::text, redelivery_delay_ms => ?::integer,"
-                        + " redelivery_multiplier => ?::real, message_groups => ?::boolean)",
+                Query.ADMIN_SET_DELIVERY_POLICY,
                 "setting the delivery policy of " + name,
                 name,
                 expiryQueue,

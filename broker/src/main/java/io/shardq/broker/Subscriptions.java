@@ -1,6 +1,7 @@
 package io.shardq.broker;
 
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.selector.Selector;
 import io.shardq.broker.shard.DestinationRuntime;
@@ -73,7 +74,7 @@ final class Subscriptions {
         long id;
         int bit;
         try (Connection c = engine.borrowConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("subscription_subscribe"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.SUBSCRIPTION_SUBSCRIBE))) {
             ps.setString(1, topic.info().name());
             ps.setString(2, name);
             ps.setString(3, clientId);
@@ -103,7 +104,7 @@ final class Subscriptions {
     void consumerClosed(io.shardq.broker.shard.Subscription sub) {
         boolean deleted;
         try (Connection c = engine.borrowConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("subscription_consumer_closed"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.SUBSCRIPTION_CONSUMER_CLOSED))) {
             ps.setLong(1, sub.id());
             ps.setLong(2, instanceId);
             ps.setInt(3, aliveSeconds());
@@ -133,7 +134,7 @@ final class Subscriptions {
      */
     void unsubscribe(String clientId, String name) {
         try (Connection c = engine.borrowConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("subscription_unsubscribe"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.SUBSCRIPTION_UNSUBSCRIBE))) {
             ps.setString(1, clientId);
             ps.setString(2, name);
             ps.setInt(3, aliveSeconds());
@@ -163,7 +164,7 @@ final class Subscriptions {
         }
         java.util.UUID token = java.util.UUID.randomUUID();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("client_id_claim"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.CLIENT_ID_CLAIM))) {
             ps.setString(1, clientId);
             ps.setLong(2, instanceId);
             ps.setObject(3, token);
@@ -185,7 +186,7 @@ final class Subscriptions {
     /** Gives back a client id taken by {@link #claimClientId}; quiet if it is gone already. */
     void releaseClientId(String clientId, String token) {
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("client_id_release"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.CLIENT_ID_RELEASE))) {
             ps.setString(1, clientId);
             ps.setObject(2, java.util.UUID.fromString(token));
             ps.executeUpdate();
@@ -197,7 +198,7 @@ final class Subscriptions {
     /** At close: every client id this instance's connections still hold. */
     void releaseClientIds() {
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("client_id_release_instance"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.CLIENT_ID_RELEASE_INSTANCE))) {
             ps.setLong(1, instanceId);
             ps.executeUpdate();
         } catch (SQLException | RuntimeException e) {

@@ -2,6 +2,7 @@ package io.shardq.broker.browse;
 
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.selector.Selector;
 import java.sql.Connection;
@@ -130,7 +131,7 @@ public final class BrowseCursor implements Iterator<BrowsedMessage>, AutoCloseab
     public static BrowseCursor open(DataSource dataSource, DestinationInfo queue, Selector selector, Options options) {
         List<ShardPager> pagers = new ArrayList<>();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("shard_select_heads"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHARD_SELECT_HEADS))) {
             ps.setInt(1, queue.id());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -2,6 +2,7 @@ package io.shardq.broker.browse;
 
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
@@ -76,7 +77,7 @@ final class ShardPager {
      * not expired and match {@code selector} (null: all).
      */
     void readPage(int rows, long bytes, Selector selector, long now, BrowseCursor.Counters counters) {
-        String sql = Queries.withParent("message_select_browse_page", destination.id());
+        String sql = Queries.withParent(Query.MESSAGE_SELECT_BROWSE_PAGE, destination.id());
         try (Connection c = dataSource.getConnection();
                 PreparedStatement ps = c.prepareStatement(sql)) {
             long subscription = destination.queueSubscription();

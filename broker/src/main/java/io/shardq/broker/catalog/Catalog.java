@@ -1,6 +1,7 @@
 package io.shardq.broker.catalog;
 
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -61,7 +62,7 @@ public final class Catalog {
     public Optional<DestinationInfo> reload(String name) {
         long ticket = startRead();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("destination_select_by_name"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.DESTINATION_SELECT_BY_NAME))) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 offer(new Snapshot(name, ticket, rs.next() ? read(rs) : null));
@@ -78,7 +79,7 @@ public final class Catalog {
     public List<DestinationInfo> all() {
         long ticket = startRead();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("destination_select_all"));
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.DESTINATION_SELECT_ALL));
                 ResultSet rs = ps.executeQuery()) {
             List<DestinationInfo> out = new ArrayList<>();
             while (rs.next()) {
@@ -106,7 +107,7 @@ public final class Catalog {
     public Optional<DestinationInfo> reloadById(int id) {
         long ticket = startRead();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("destination_select_by_id"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.DESTINATION_SELECT_BY_ID))) {
             ps.setInt(1, id);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {

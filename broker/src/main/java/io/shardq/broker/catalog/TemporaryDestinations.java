@@ -3,12 +3,12 @@ package io.shardq.broker.catalog;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -43,7 +43,7 @@ public final class TemporaryDestinations {
     /** Creates a temporary destination of {@code kind} ({@code queue} or {@code topic}); returns its name. */
     public String create(String kind, UUID connection) {
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement("select shardq.create_temporary(?, ?, ?)")) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.TEMPORARY_CREATE))) {
             ps.setString(1, kind);
             ps.setLong(2, instanceId);
             ps.setObject(3, connection);
@@ -67,11 +67,9 @@ public final class TemporaryDestinations {
             c.setAutoCommit(false);
             try {
                 if (lockTimeoutMillis > 0) {
-                    try (Statement s = c.createStatement()) {
-                        s.execute("set local lock_timeout = " + lockTimeoutMillis);
-                    }
+                    Queries.setLocalLockTimeout(c, lockTimeoutMillis);
                 }
-                try (PreparedStatement ps = c.prepareStatement("select shardq.drop_temporary(?, ?)")) {
+                try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.TEMPORARY_DROP))) {
                     ps.setString(1, name);
                     ps.setObject(2, connection);
                     ps.executeQuery().close();
@@ -91,7 +89,7 @@ public final class TemporaryDestinations {
     /** The connection that owns {@code name}, or empty when it is not a temporary destination. */
     public Optional<UUID> owner(String name) {
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("temporary_select_owner"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.TEMPORARY_SELECT_OWNER))) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(rs.getObject(2, UUID.class)) : Optional.empty();
@@ -105,7 +103,7 @@ public final class TemporaryDestinations {
     public List<String> ofDeadInstances(double ttlSeconds) {
         List<String> out = new ArrayList<>();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("temporary_select_dead"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.TEMPORARY_SELECT_DEAD))) {
             ps.setDouble(1, ttlSeconds);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -122,7 +120,7 @@ public final class TemporaryDestinations {
     public List<String> ofThisInstance() {
         List<String> out = new ArrayList<>();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("temporary_select_by_instance"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.TEMPORARY_SELECT_BY_INSTANCE))) {
             ps.setLong(1, instanceId);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -2,6 +2,7 @@ package io.shardq.broker.instance;
 
 import io.shardq.broker.internal.BackgroundService;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -110,7 +111,7 @@ public final class Elector extends BackgroundService {
 
     private boolean attemptElect() throws SQLException {
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("leader_attempt_elect"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.LEADER_ATTEMPT_ELECT))) {
             ps.setLong(1, instanceId);
             ps.setDouble(2, ttlMillis / 1000.0);
             try (ResultSet rs = ps.executeQuery()) {
@@ -143,7 +144,7 @@ public final class Elector extends BackgroundService {
         }
         // also when not leading: a term granted by a statement whose answer was lost is ours
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("leader_resign"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.LEADER_RESIGN))) {
             ps.setLong(1, instanceId);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {

@@ -2,6 +2,7 @@ package io.shardq.broker.instance;
 
 import io.shardq.broker.internal.BackgroundService;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -79,8 +80,8 @@ public final class QueueConsumerCounts extends BackgroundService {
             return;
         }
         try (Connection c = dataSource.getConnection();
-                PreparedStatement upsert = c.prepareStatement(Queries.get("queue_consumers_upsert"));
-                PreparedStatement delete = c.prepareStatement(Queries.get("queue_consumers_delete"))) {
+                PreparedStatement upsert = c.prepareStatement(Queries.get(Query.QUEUE_CONSUMERS_UPSERT));
+                PreparedStatement delete = c.prepareStatement(Queries.get(Query.QUEUE_CONSUMERS_DELETE))) {
             for (Map.Entry<Long, Integer> e : now.entrySet()) {
                 if (all || !e.getValue().equals(written.get(e.getKey()))) {
                     upsert.setLong(1, instanceId);
@@ -111,7 +112,7 @@ public final class QueueConsumerCounts extends BackgroundService {
             return;
         }
         try (Connection c = dataSource.getConnection();
-                PreparedStatement delete = c.prepareStatement(Queries.get("queue_consumers_delete_all"))) {
+                PreparedStatement delete = c.prepareStatement(Queries.get(Query.QUEUE_CONSUMERS_DELETE_ALL))) {
             delete.setLong(1, instanceId);
             delete.setArray(2, c.createArrayOf("bigint", written.keySet().toArray()));
             delete.executeUpdate();

@@ -1,5 +1,7 @@
 package io.shardq.broker.instance;
 
+import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -121,8 +123,8 @@ public final class Waker {
         if (id < 0) {
             return;
         }
-        try (java.sql.PreparedStatement ps =
-                c.prepareStatement(io.shardq.broker.internal.Queries.get("instance_mark_session_lock"))) {
+        try (java.sql.PreparedStatement ps = c.prepareStatement(
+                io.shardq.broker.internal.Queries.get(io.shardq.broker.internal.Query.INSTANCE_MARK_SESSION_LOCK))) {
             ps.setLong(1, id);
             ps.setLong(2, id);
             try (java.sql.ResultSet rs = ps.executeQuery()) {
@@ -143,8 +145,8 @@ public final class Waker {
             return;
         }
         lockHeld = false;
-        try (java.sql.PreparedStatement ps =
-                c.prepareStatement(io.shardq.broker.internal.Queries.get("instance_session_unlock"))) {
+        try (java.sql.PreparedStatement ps = c.prepareStatement(
+                io.shardq.broker.internal.Queries.get(io.shardq.broker.internal.Query.INSTANCE_SESSION_UNLOCK))) {
             ps.setLong(1, lockInstance);
             ps.executeQuery().close();
         } catch (SQLException e) {
@@ -158,9 +160,9 @@ public final class Waker {
             try (Connection c = dataSource.getConnection()) {
                 takeSessionLock(c); // first: the LISTENs stay the connection's last statements (pg_stat_activity)
                 try (Statement s = c.createStatement()) {
-                    s.execute("LISTEN " + CHANNEL);
+                    s.execute(Queries.withChannel(Query.INSTANCE_LISTEN, CHANNEL));
                     for (String channel : handlers.keySet()) {
-                        s.execute("LISTEN " + channel);
+                        s.execute(Queries.withChannel(Query.INSTANCE_LISTEN, channel));
                     }
                 }
                 PGConnection pg = c.unwrap(PGConnection.class);

@@ -7,23 +7,21 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The named runtime queries of {@code io/shardq/broker/sql/queries.sql}. A {@code /* TEMPLATE:
- * leaf *\/} slot takes only identifiers built from numeric catalog ids, always quoted.
+ * The broker's named SQL statements: the {@code .sql} files under {@code io/shardq/broker/sql/},
+ * one per table or concern, each statement named by a {@link Query} constant (generated from the
+ * files at build time). A {@code /* TEMPLATE: leaf *\/} slot takes only identifiers built from
+ * numeric catalog ids, always quoted.
  */
 public final class Queries {
-    private static final Map<String, String> QUERIES = load();
+    private static final Map<Query, String> QUERIES = load();
 
     private Queries() {}
 
-    public static String get(String name) {
-        String sql = QUERIES.get(name);
-        if (sql == null) {
-            throw new IllegalArgumentException("no query named " + name);
-        }
-        return sql;
+    public static String get(Query query) {
+        return QUERIES.get(query);
     }
 
-    public static Map<String, String> all() {
+    public static Map<Query, String> all() {
         return QUERIES;
     }
 
@@ -37,12 +35,48 @@ public final class Queries {
         return "shardq.\"m_" + destinationId + "\"";
     }
 
-    public static String withLeaf(String name, int destinationId, int shardNo, int slot) {
+    public static String withLeaf(Query name, int destinationId, int shardNo, int slot) {
         return get(name).replace("/* TEMPLATE: leaf */", leafTable(destinationId, shardNo, slot));
     }
 
-    public static String withParent(String name, int destinationId) {
+    public static String withParent(Query name, int destinationId) {
         return get(name).replace("/* TEMPLATE: parent */", parentTable(destinationId));
+    }
+
+    /** {@code name} with its channel slot: one of the engine's LISTEN channels ({@code [a-z_]+}), quoted. */
+    public static String withChannel(Query name, String channel) {
+        if (!channel.matches("[a-z_]+")) {
+            throw new IllegalArgumentException("not a channel name: " + channel);
+        }
+        return get(name).replace("/* TEMPLATE: channel */", "\"" + channel + "\"");
+    }
+
+    /**
+     * {@code name} with its gid slot: a global transaction id already checked by {@code
+     * PreparedTransactions.validate} (no quote can be in it), as a literal.
+     */
+    public static String withGid(Query name, String gid) {
+        if (!gid.matches("[A-Za-z0-9+/=:._-]{1,199}")) {
+            throw new IllegalArgumentException("not a checked global transaction id");
+        }
+        return get(name).replace("/* TEMPLATE: gid */", "'" + gid + "'");
+    }
+
+    /** {@code SET LOCAL lock_timeout}: for the rest of {@code c}'s transaction. */
+    public static void setLocalLockTimeout(java.sql.Connection c, long millis) throws java.sql.SQLException {
+        setLockTimeout(c, Query.TRANSACTION_SET_LOCK_TIMEOUT, millis);
+    }
+
+    /** {@code SET lock_timeout} for {@code c}'s session (until {@link Query#SESSION_RESET_LOCK_TIMEOUT}). */
+    public static void setSessionLockTimeout(java.sql.Connection c, long millis) throws java.sql.SQLException {
+        setLockTimeout(c, Query.SESSION_SET_LOCK_TIMEOUT, millis);
+    }
+
+    private static void setLockTimeout(java.sql.Connection c, Query q, long millis) throws java.sql.SQLException {
+        try (java.sql.PreparedStatement ps = c.prepareStatement(get(q))) {
+            ps.setString(1, millis + "ms");
+            ps.executeQuery().close();
+        }
     }
 
     /** Quoted name of a key/value cache's partitioned entry table. */
@@ -50,18 +84,18 @@ public final class Queries {
         return "shardq.\"kv_" + cacheId + "\"";
     }
 
-    public static String withKv(String name, int cacheId) {
+    public static String withKv(Query name, int cacheId) {
         // cached: a get runs this for every read, and String.replace copies the whole text
         return KV.computeIfAbsent(name, n -> new java.util.concurrent.ConcurrentHashMap<>())
                 .computeIfAbsent(cacheId, id -> get(name).replace("/* TEMPLATE: kv */", kvTable(id)));
     }
 
     private static final java.util.concurrent.ConcurrentHashMap<
-                    String, java.util.concurrent.ConcurrentHashMap<Integer, String>>
+                    Query, java.util.concurrent.ConcurrentHashMap<Integer, String>>
             KV = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** {@code name} for the partition of bucket {@code bucket} of cache {@code cacheId} (numbers only). */
-    public static String withKvPartition(String name, int cacheId, long bucket) {
+    public static String withKvPartition(Query name, int cacheId, long bucket) {
         return get(name)
                 .replace(
                         "/* TEMPLATE: kv_partition */",
@@ -76,7 +110,7 @@ public final class Queries {
     /** {@code message_insert_reserving} for one leaf and {@code rows} rows (cached). */
     public static String insertReserving(int destinationId, int shardNo, int slot, int rows) {
         return RESERVING.computeIfAbsent(destinationId + "/" + shardNo + "/" + slot + "/" + rows, k -> withLeaf(
-                        "message_insert_reserving", destinationId, shardNo, slot)
+                        Query.MESSAGE_INSERT_RESERVING, destinationId, shardNo, slot)
                 .replace("/* TEMPLATE: rows */", String.join(", ", java.util.Collections.nCopies(rows, ROW))));
     }
 
@@ -87,18 +121,51 @@ public final class Queries {
     public static String insertReservingPart(int k, int destinationId, int shardNo, int slot, int rows) {
         return RESERVING_PART
                 .computeIfAbsent(destinationId + "/" + shardNo + "/" + slot + "/" + rows, key -> withLeaf(
-                                "message_insert_reserving_part", destinationId, shardNo, slot)
+                                Query.MESSAGE_INSERT_RESERVING_PART, destinationId, shardNo, slot)
                         .replace("/* TEMPLATE: rows */", String.join(", ", java.util.Collections.nCopies(rows, ROW))))
                 .replace("_N", "_" + k);
+    }
+
+    /**
+     * {@code message_insert_reserving_together}: the parts' CTEs ({@link #insertReservingPart}, in
+     * order from 0) and one result row per part.
+     */
+    public static String insertReservingTogether(java.util.List<String> parts) {
+        StringBuilder results = new StringBuilder();
+        for (int k = 0; k < parts.size(); k++) {
+            if (k > 0) {
+                results.append("\nUNION ALL ");
+            }
+            results.append(get(Query.MESSAGE_INSERT_RESERVING_TOGETHER_RESULT)
+                    .replace("/* TEMPLATE: part */", Integer.toString(k))
+                    .replace("_N", "_" + k));
+        }
+        return get(Query.MESSAGE_INSERT_RESERVING_TOGETHER)
+                .replace("/* TEMPLATE: parts */", String.join(",\n", parts))
+                .replace("/* TEMPLATE: results */", results);
     }
 
     private static final java.util.concurrent.ConcurrentHashMap<String, String> RESERVING_PART =
             new java.util.concurrent.ConcurrentHashMap<>();
 
-    private static Map<String, String> load() {
-        try (InputStream in = Queries.class.getResourceAsStream("/io/shardq/broker/sql/queries.sql")) {
+    private static Map<Query, String> load() {
+        Map<String, Map<String, String>> byFile = new java.util.HashMap<>();
+        Map<Query, String> out = new java.util.EnumMap<>(Query.class);
+        for (Query q : Query.values()) {
+            String sql = byFile.computeIfAbsent(q.file(), Queries::read).get(q.sqlName());
+            if (sql == null) {
+                throw new IllegalStateException(q.file() + " has no statement named " + q.sqlName());
+            }
+            out.put(q, sql);
+        }
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
+    /** The statements of one file by name: each "-- name:" line to the next, comment lines left out. */
+    private static Map<String, String> read(String file) {
+        try (InputStream in = Queries.class.getResourceAsStream("/io/shardq/broker/sql/" + file)) {
             if (in == null) {
-                throw new IllegalStateException("queries.sql missing from the class path");
+                throw new IllegalStateException(file + " missing from the class path");
             }
             String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             Map<String, String> out = new LinkedHashMap<>();
@@ -118,9 +185,9 @@ public final class Queries {
             if (name != null) {
                 out.put(name, sql.toString().strip());
             }
-            return Map.copyOf(out);
+            return out;
         } catch (IOException e) {
-            throw new IllegalStateException("cannot read queries.sql", e);
+            throw new IllegalStateException("cannot read " + file, e);
         }
     }
 }

@@ -5,6 +5,7 @@ import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.catalog.Names;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -261,7 +262,7 @@ public final class KvCaches {
             return;
         }
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("kv_need_bucket"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.KV_NEED_BUCKET))) {
             ps.setInt(1, d.id());
             ps.setLong(2, b);
             ps.setLong(3, liveAtMs);
@@ -296,8 +297,7 @@ public final class KvCaches {
     public CacheStats stats(String name) {
         Names.checkCache(name);
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement("select entries, bytes, expired_unreclaimed, evictions,"
-                        + " expirations from shardq.cache_stats(?)")) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_CACHE_STATS))) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -349,7 +349,7 @@ public final class KvCaches {
             }
             List<ByteKey> all = new ArrayList<>(keys);
             try (Connection c = dataSource.getConnection();
-                    PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_touch_many", id))) {
+                    PreparedStatement ps = c.prepareStatement(Queries.withKv(Query.KV_TOUCH_MANY, id))) {
                 for (int from = 0; from < all.size(); from += 1000) {
                     List<ByteKey> chunk = all.subList(from, Math.min(all.size(), from + 1000));
                     ps.setLong(1, now);
@@ -370,7 +370,7 @@ public final class KvCaches {
     public List<KvDefinition> all() throws SQLException {
         List<KvDefinition> out = new ArrayList<>();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("kv_cache_select_all"));
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.KV_CACHE_SELECT_ALL));
                 ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 out.add(KvDefinition.read(rs));
@@ -381,7 +381,7 @@ public final class KvCaches {
 
     private Optional<KvDefinition> load(String name) {
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("kv_cache_select_by_name"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.KV_CACHE_SELECT_BY_NAME))) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(KvDefinition.read(rs)) : Optional.empty();

@@ -1,6 +1,7 @@
 package io.shardq.broker.kv;
 
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -74,7 +75,7 @@ final class KvLoader<K, V> {
             while (true) {
                 boolean got;
                 java.sql.Timestamp tried;
-                try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_load_try_lock"))) {
+                try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.KV_LOAD_TRY_LOCK))) {
                     ps.setInt(1, d.id());
                     ps.setInt(2, k.hash());
                     try (ResultSet rs = ps.executeQuery()) {
@@ -87,7 +88,7 @@ final class KvLoader<K, V> {
                     try {
                         return loadLocked(c, d, k, key, loader, timeout);
                     } finally {
-                        loadLock(c, d, k, "kv_load_unlock");
+                        loadLock(c, d, k, Query.KV_LOAD_UNLOCK);
                     }
                 }
                 waitForLoad(c, d, k, timeout);
@@ -95,7 +96,7 @@ final class KvLoader<K, V> {
                 if (s != null) {
                     return s.value();
                 }
-                try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_load_failure_select"))) {
+                try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.KV_LOAD_FAILURE_SELECT))) {
                     ps.setInt(1, d.id());
                     ps.setInt(2, k.hash());
                     ps.setBytes(3, k.bytes());
@@ -169,7 +170,7 @@ final class KvLoader<K, V> {
     }
 
     private void recordFailure(Connection c, KvDefinition d, ByteKey k, String error) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_load_failure_upsert"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.KV_LOAD_FAILURE_UPSERT))) {
             ps.setInt(1, d.id());
             ps.setInt(2, k.hash());
             ps.setBytes(3, k.bytes());
@@ -182,8 +183,8 @@ final class KvLoader<K, V> {
     private void waitForLoad(Connection c, KvDefinition d, ByteKey k, long timeout) throws SQLException {
         setLockTimeout(c, timeout + "ms");
         try {
-            loadLock(c, d, k, "kv_load_lock");
-            loadLock(c, d, k, "kv_load_unlock");
+            loadLock(c, d, k, Query.KV_LOAD_LOCK);
+            loadLock(c, d, k, Query.KV_LOAD_UNLOCK);
         } catch (SQLException e) {
             if ("55P03".equals(e.getSQLState())) {
                 throw new KvLoadException(
@@ -199,13 +200,13 @@ final class KvLoader<K, V> {
     }
 
     private static void setLockTimeout(Connection c, String value) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_load_lock_timeout"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.KV_LOAD_LOCK_TIMEOUT))) {
             ps.setString(1, value);
             ps.executeQuery().close();
         }
     }
 
-    private static void loadLock(Connection c, KvDefinition d, ByteKey k, String query) throws SQLException {
+    private static void loadLock(Connection c, KvDefinition d, ByteKey k, Query query) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(Queries.get(query))) {
             ps.setInt(1, d.id());
             ps.setInt(2, k.hash());

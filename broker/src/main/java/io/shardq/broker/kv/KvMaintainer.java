@@ -2,6 +2,7 @@ package io.shardq.broker.kv;
 
 import io.shardq.broker.internal.BackgroundService;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -120,7 +121,7 @@ public final class KvMaintainer extends BackgroundService {
      */
     private int purgeLoadFailures() throws SQLException {
         try (Connection c = caches.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("kv_load_failure_purge"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.KV_LOAD_FAILURE_PURGE))) {
             ps.setLong(1, Math.max(60_000, 2 * caches.loadTimeoutMs()));
             return ps.executeUpdate();
         }
@@ -141,7 +142,7 @@ public final class KvMaintainer extends BackgroundService {
             try {
                 lockTimeout(c);
                 int n;
-                try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_ensure_buckets"))) {
+                try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.KV_ENSURE_BUCKETS))) {
                     ps.setInt(1, d.id());
                     ps.setLong(2, from);
                     ps.setLong(3, from + d.aheadMs());
@@ -164,7 +165,7 @@ public final class KvMaintainer extends BackgroundService {
     private List<Long> expiredBuckets(KvDefinition d, long now) throws SQLException {
         List<Long> out = new ArrayList<>();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("kv_select_buckets"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.KV_SELECT_BUCKETS))) {
             ps.setString(1, d.table());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -185,7 +186,7 @@ public final class KvMaintainer extends BackgroundService {
             try {
                 lockTimeout(c);
                 long rows;
-                try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_drop_bucket"))) {
+                try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.KV_DROP_BUCKET))) {
                     ps.setInt(1, d.id());
                     ps.setLong(2, bucket);
                     try (ResultSet rs = ps.executeQuery()) {
@@ -215,7 +216,7 @@ public final class KvMaintainer extends BackgroundService {
             for (int i = 0; i < 100; i++) {
                 long count;
                 long bytes;
-                try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_count_live", d.id()))) {
+                try (PreparedStatement ps = c.prepareStatement(Queries.withKv(Query.KV_COUNT_LIVE, d.id()))) {
                     ps.setLong(1, now);
                     try (ResultSet rs = ps.executeQuery()) {
                         rs.next();
@@ -235,7 +236,7 @@ public final class KvMaintainer extends BackgroundService {
                     break;
                 }
                 long n;
-                try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_evict_lru", d.id()))) {
+                try (PreparedStatement ps = c.prepareStatement(Queries.withKv(Query.KV_EVICT_LRU, d.id()))) {
                     ps.setLong(1, now);
                     ps.setLong(2, Math.min(over, EVICT_CHUNK));
                     try (ResultSet rs = ps.executeQuery()) {
@@ -243,7 +244,7 @@ public final class KvMaintainer extends BackgroundService {
                         n = rs.getLong(1);
                     }
                 }
-                try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_cache_count_evictions"))) {
+                try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.KV_CACHE_COUNT_EVICTIONS))) {
                     ps.setLong(1, n);
                     ps.setInt(2, d.id());
                     ps.executeUpdate();
@@ -258,9 +259,6 @@ public final class KvMaintainer extends BackgroundService {
     }
 
     private void lockTimeout(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("transaction_set_lock_timeout"))) {
-            ps.setString(1, lockTimeoutMillis + "ms");
-            ps.executeQuery().close();
-        }
+        Queries.setLocalLockTimeout(c, lockTimeoutMillis);
     }
 }

@@ -1,6 +1,7 @@
 package io.shardq.broker.kv;
 
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -48,7 +49,7 @@ final class KvRows {
 
     /** One key's live value, or null ({@code kv_select_one}: a generic plan, no planning per call). */
     static Stored selectOne(Connection c, KvDefinition d, ByteKey k, long now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_select_one", d.id()))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.withKv(Query.KV_SELECT_ONE, d.id()))) {
             ps.setBytes(1, k.bytes());
             ps.setLong(2, now);
             try (ResultSet rs = ps.executeQuery()) {
@@ -64,7 +65,7 @@ final class KvRows {
     static void selectMany(
             Connection c, KvDefinition d, List<ByteKey> all, int batch, long now, BiConsumer<ByteKey, Stored> found)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_select_many", d.id()))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.withKv(Query.KV_SELECT_MANY, d.id()))) {
             for (int from = 0; from < all.size(); from += batch) {
                 ps.setArray(1, c.createArrayOf("bytea", bytes(all.subList(from, Math.min(all.size(), from + batch)))));
                 ps.setLong(2, now);
@@ -79,7 +80,7 @@ final class KvRows {
 
     /** True when {@code k} has a live row ({@code kv_select_exists}). */
     static boolean exists(Connection c, KvDefinition d, ByteKey k, long now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_select_exists", d.id()))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.withKv(Query.KV_SELECT_EXISTS, d.id()))) {
             ps.setBytes(1, k.bytes());
             ps.setLong(2, now);
             try (ResultSet rs = ps.executeQuery()) {
@@ -96,7 +97,7 @@ final class KvRows {
     static List<byte[]> selectKeys(Connection c, KvDefinition d, ByteKey from, long now, int limit)
             throws SQLException {
         List<byte[]> out = new ArrayList<>();
-        String query = from == null ? "kv_select_keys_first" : "kv_select_keys_after";
+        Query query = from == null ? Query.KV_SELECT_KEYS_FIRST : Query.KV_SELECT_KEYS_AFTER;
         try (PreparedStatement ps = c.prepareStatement(Queries.withKv(query, d.id()))) {
             int i = 1;
             if (from != null) {
@@ -121,7 +122,7 @@ final class KvRows {
         int n = 0;
         boolean one = all.size() == 1;
         try (PreparedStatement ps =
-                c.prepareStatement(Queries.withKv(one ? "kv_delete_one" : "kv_delete_many", d.id()))) {
+                c.prepareStatement(Queries.withKv(one ? Query.KV_DELETE_ONE : Query.KV_DELETE_MANY, d.id()))) {
             for (int from = 0; from < all.size(); from += batch) {
                 if (one) {
                     ps.setBytes(1, all.get(0).bytes());
@@ -142,7 +143,7 @@ final class KvRows {
 
     /** Truncates every partition of the cache ({@code kv_clear}). */
     static void clear(Connection c, KvDefinition d) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("kv_clear"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.KV_CLEAR))) {
             ps.setInt(1, d.id());
             ps.executeQuery().close();
         }
@@ -153,7 +154,8 @@ final class KvRows {
      * partition may be newer than the transaction's first use of the cache.
      */
     static void lockPartition(Connection c, KvDefinition d, long bucket) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.withKvPartition("kv_lock_partition", d.id(), bucket))) {
+        try (PreparedStatement ps =
+                c.prepareStatement(Queries.withKvPartition(Query.KV_LOCK_PARTITION, d.id(), bucket))) {
             ps.executeQuery().close();
         }
     }
@@ -175,7 +177,7 @@ final class KvRows {
                 hashes.add(h);
             }
         }
-        String lock = Queries.get(ownTransaction ? "kv_lock_keys_generic" : "kv_lock_keys");
+        String lock = Queries.get(ownTransaction ? Query.KV_LOCK_KEYS_GENERIC : Query.KV_LOCK_KEYS);
         if (mode == MODE_PUT) {
             return putChunk(c, lock, d, chunk, hashes, now);
         }
@@ -186,14 +188,14 @@ final class KvRows {
         }
         List<Row> rows = chunk;
         if (mode == MODE_IF_ABSENT) {
-            try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_delete_expired", d.id()))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.withKv(Query.KV_DELETE_EXPIRED, d.id()))) {
                 ps.setArray(1, c.createArrayOf("bytea", keys(chunk)));
                 ps.setLong(2, now);
                 ps.executeUpdate();
             }
         } else {
             Set<ByteKey> live = new java.util.HashSet<>();
-            try (PreparedStatement ps = c.prepareStatement(Queries.withKv("kv_delete_many", d.id()))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.withKv(Query.KV_DELETE_MANY, d.id()))) {
                 ps.setArray(1, c.createArrayOf("bytea", keys(chunk)));
                 ps.setLong(2, now);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -216,7 +218,7 @@ final class KvRows {
                 }
             }
         }
-        String insert = mode == MODE_IF_ABSENT ? "kv_insert_absent" : "kv_insert_many";
+        Query insert = mode == MODE_IF_ABSENT ? Query.KV_INSERT_ABSENT : Query.KV_INSERT_MANY;
         try (PreparedStatement ps = c.prepareStatement(Queries.withKv(insert, d.id()))) {
             bindInsert(c, ps, 1, rows, now);
             return ps.executeUpdate();
@@ -254,8 +256,8 @@ final class KvRows {
     private static int putChunk(
             Connection c, String lock, KvDefinition d, List<Row> chunk, List<Integer> hashes, long now)
             throws SQLException {
-        String sql = lock + ";\n" + Queries.withKv("kv_delete_many", d.id()) + ";\n"
-                + Queries.withKv("kv_insert_many", d.id());
+        String sql = lock + ";\n" + Queries.withKv(Query.KV_DELETE_MANY, d.id()) + ";\n"
+                + Queries.withKv(Query.KV_INSERT_MANY, d.id());
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setInt(1, d.id());
             ps.setArray(2, c.createArrayOf("integer", hashes.toArray()));

@@ -1,5 +1,7 @@
 package io.shardq.broker.kv;
 
+import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.shard.BrokerSession;
 import io.shardq.broker.shard.TransactionSynchronizations;
 import java.nio.ByteBuffer;
@@ -98,7 +100,7 @@ public final class NearCaches {
 
     /** Sends the invalidation of {@code hashes} (null: the whole cache) in {@code c}'s transaction. */
     void send(Connection c, int cacheId, long[] hashes) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT count(pg_notify(?, p)) FROM unnest(?::text[]) AS p")) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.KV_NOTIFY_INVALIDATIONS))) {
             ps.setString(1, CHANNEL);
             ps.setArray(2, c.createArrayOf("text", payloads(cacheId, hashes).toArray()));
             ps.executeQuery().close();

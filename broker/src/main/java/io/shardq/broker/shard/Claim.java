@@ -4,6 +4,7 @@ import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -184,7 +185,7 @@ final class Claim {
     private void recordAttempts(Engine engine) {
         DestinationInfo d = rt.info();
         try (Connection c = engine.borrowConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("delivery_attempt_increment"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.DELIVERY_ATTEMPT_INCREMENT))) {
             ps.setLong(1, sub.id());
             ps.setInt(2, shard.shardNo);
             ps.setArray(3, c.createArrayOf("bigint", delivered.toArray()));

@@ -3,6 +3,7 @@ package io.shardq.broker.shard;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -322,7 +323,7 @@ final class CommitPlan {
             return;
         }
         SeqRuns runs = SeqRuns.of(cl.outOfOrder);
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_range_insert"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.DEQUEUE_RANGE_INSERT))) {
             ps.setArray(1, c.createArrayOf("bigint", runs.firsts()));
             ps.setArray(2, c.createArrayOf("bigint", runs.lasts()));
             ps.setLong(3, cl.sub.id());
@@ -348,7 +349,7 @@ final class CommitPlan {
             boolean clearAttempts,
             long me)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_commit_move"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_COMMIT_MOVE))) {
             ps.setLong(1, to);
             ps.setLong(2, sub.id());
             ps.setInt(3, shard);

@@ -4,6 +4,7 @@ import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.internal.FlatCombiner;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -90,7 +91,7 @@ final class CursorWriter extends FlatCombiner<CursorWriter.Request> {
         }
         Set<Long> moved = new HashSet<>();
         try (Connection c = engine.borrowConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("cursor_commit_moves"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_COMMIT_MOVES))) {
             ps.setArray(1, c.createArrayOf("bigint", subs));
             ps.setArray(2, c.createArrayOf("integer", shards));
             ps.setArray(3, c.createArrayOf("bigint", froms));

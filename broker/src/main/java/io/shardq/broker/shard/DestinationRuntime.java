@@ -265,8 +265,8 @@ public final class DestinationRuntime {
     /** True when a shard of the destination still has a fence (or the database cannot tell). */
     private boolean fencedInDatabase() {
         try (Connection c = engine.dataSource().getConnection();
-                java.sql.PreparedStatement ps =
-                        c.prepareStatement(io.shardq.broker.internal.Queries.get("shard_select_fenced"))) {
+                java.sql.PreparedStatement ps = c.prepareStatement(
+                        io.shardq.broker.internal.Queries.get(io.shardq.broker.internal.Query.SHARD_SELECT_FENCED))) {
             ps.setInt(1, info.id());
             try (java.sql.ResultSet rs = ps.executeQuery()) {
                 rs.next();

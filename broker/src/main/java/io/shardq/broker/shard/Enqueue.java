@@ -4,6 +4,7 @@ import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.store.HeaderCodec;
 import java.sql.Connection;
@@ -11,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -219,31 +221,17 @@ final class Enqueue {
         if (parts.isEmpty()) {
             return;
         }
-        StringBuilder sql = new StringBuilder("WITH ");
-        StringBuilder select = new StringBuilder();
+        List<String> ctes = new ArrayList<>(parts.size());
         for (int k = 0; k < parts.size(); k++) {
             Target t = parts.get(k);
-            if (k > 0) {
-                sql.append(",\n");
-                select.append("\nUNION ALL ");
-            }
-            sql.append(Queries.insertReservingPart(
+            ctes.add(Queries.insertReservingPart(
                     k, t.rt.info().id(), t.shard, slices.get(k).slot(), (int) sizes.get(k)[0]));
-            select.append("SELECT ")
-                    .append(k)
-                    .append(", (SELECT count(*) FROM r_")
-                    .append(k)
-                    .append("), (SELECT notified FROM r_")
-                    .append(k)
-                    .append("), (SELECT fence FROM r_")
-                    .append(k)
-                    .append(')');
         }
-        sql.append('\n').append(select);
+        String sql = Queries.insertReservingTogether(ctes);
         long now = System.currentTimeMillis();
         long[] notified = new long[parts.size()];
         boolean[] written = new boolean[parts.size()];
-        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;
             for (int k = 0; k < parts.size(); k++) {
                 Target t = parts.get(k);
@@ -334,7 +322,7 @@ final class Enqueue {
         if (!d.isQueue()) {
             long version;
             long next;
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("shard_lock_version"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHARD_LOCK_VERSION))) {
                 ps.setInt(1, d.id());
                 ps.setInt(2, shard);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -364,7 +352,7 @@ final class Enqueue {
         int n = ms.size();
         long first;
         long waiter;
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("shard_reserve"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHARD_RESERVE))) {
             ps.setInt(1, n);
             ps.setInt(2, d.id());
             ps.setInt(3, shard);
@@ -386,7 +374,7 @@ final class Enqueue {
             SliceMap.Slice slice = sliceFor(c, rt, shard, seq, tentative);
             int count = (int) Math.min(n - i, slice.last() - seq + 1);
             try (PreparedStatement ps =
-                    c.prepareStatement(Queries.withLeaf("message_insert", d.id(), shard, slice.slot()))) {
+                    c.prepareStatement(Queries.withLeaf(Query.MESSAGE_INSERT, d.id(), shard, slice.slot()))) {
                 for (int k = 0; k < count; k++) {
                     BrokerMessage m = ms.get(i + k);
                     ps.setInt(1, shard);
@@ -456,8 +444,7 @@ final class Enqueue {
             return;
         }
         try (Connection c = engine.borrowConnection();
-                PreparedStatement ps =
-                        c.prepareStatement("select pg_notify('shardq_wake', p) from unnest(?::text[]) p")) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.MESSAGE_WAKE_MANY))) {
             ps.setArray(1, c.createArrayOf("text", wakes.toArray()));
             ps.execute();
             engine.stats().notifiesSent.add(wakes.size());
@@ -482,7 +469,7 @@ final class Enqueue {
                 deferred.add(d.id() + "/" + shard);
                 return;
             }
-            try (PreparedStatement ps = c.prepareStatement("select pg_notify('shardq_wake', ?)")) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.MESSAGE_WAKE))) {
                 ps.setString(1, d.id() + "/" + shard);
                 ps.execute();
             }

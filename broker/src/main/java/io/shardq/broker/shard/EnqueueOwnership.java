@@ -1,6 +1,7 @@
 package io.shardq.broker.shard;
 
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -130,13 +131,10 @@ final class EnqueueOwnership {
         try (Connection c = engine.dataSource().getConnection()) {
             try {
                 c.setAutoCommit(false);
-                try (PreparedStatement ps = c.prepareStatement(Queries.get("transaction_set_lock_timeout"))) {
-                    ps.setString(1, LOCK_TIMEOUT_MS + "ms"); // an enqueue holds a shard row until its commit
-                    ps.executeQuery().close();
-                }
+                Queries.setLocalLockTimeout(c, LOCK_TIMEOUT_MS); // an enqueue holds a shard row until its commit
                 if (owned == null) {
                     // first use here: say so now, the owners give back at their next heartbeat
-                    try (PreparedStatement ps = c.prepareStatement(Queries.get("instance_add_produces"))) {
+                    try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.INSTANCE_ADD_PRODUCES))) {
                         ps.setInt(1, rt.info().id());
                         ps.setLong(2, me);
                         ps.setInt(3, rt.info().id());
@@ -149,7 +147,7 @@ final class EnqueueOwnership {
                     excess.add(mine[i]); // the highest numbers beyond the share
                 }
                 if (!excess.isEmpty()) {
-                    try (PreparedStatement ps = c.prepareStatement(Queries.get("shard_release_owner_some"))) {
+                    try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHARD_RELEASE_OWNER_SOME))) {
                         ps.setInt(1, rt.info().id());
                         ps.setArray(2, c.createArrayOf("integer", excess.toArray()));
                         ps.setLong(3, me);
@@ -159,7 +157,7 @@ final class EnqueueOwnership {
                 int need = fair - Math.min(fair, mine.length);
                 if (need > 0) {
                     double ttl = engine.settings().leaseTtlMillis() / 1000.0;
-                    try (PreparedStatement ps = c.prepareStatement(Queries.get("shard_claim_owner"))) {
+                    try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHARD_CLAIM_OWNER))) {
                         ps.setLong(1, me);
                         ps.setInt(2, rt.info().id());
                         ps.setInt(3, rt.info().id());
@@ -214,7 +212,7 @@ final class EnqueueOwnership {
 
     private int[] selectOwned(Connection c, long me) throws SQLException {
         List<Integer> mine = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("shard_select_owners"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHARD_SELECT_OWNERS))) {
             ps.setInt(1, rt.info().id());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -230,7 +228,7 @@ final class EnqueueOwnership {
 
     private synchronized void giveBackAll() {
         try (Connection c = engine.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("shard_release_owner_some"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHARD_RELEASE_OWNER_SOME))) {
             ps.setInt(1, rt.info().id());
             ps.setArray(
                     2, c.createArrayOf("integer", Arrays.stream(owned).boxed().toArray()));
@@ -362,7 +360,7 @@ final class EnqueueOwnership {
         long fence = rt.head(shard);
         long deadline = now + TimeUnit.MILLISECONDS.toNanos(LEAVE_WAIT_MS);
         try (Connection c = engine.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("cursor_select_min_position"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_SELECT_MIN_POSITION))) {
             ps.setInt(1, rt.info().id());
             ps.setInt(2, shard);
             boolean first = true;

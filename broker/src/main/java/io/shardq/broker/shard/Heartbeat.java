@@ -2,6 +2,7 @@ package io.shardq.broker.shard;
 
 import io.shardq.broker.internal.BackgroundService;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -103,7 +104,7 @@ public final class Heartbeat extends BackgroundService {
                     .filter(DestinationRuntime::producing)
                     .map(rt -> rt.info().id())
                     .toArray();
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("instance_heartbeat"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.INSTANCE_HEARTBEAT))) {
                 ps.setArray(1, c.createArrayOf("integer", hungry));
                 ps.setArray(2, c.createArrayOf("integer", produces));
                 ps.setLong(3, me);
@@ -111,7 +112,7 @@ public final class Heartbeat extends BackgroundService {
             }
             List<Long> ids = new ArrayList<>();
             Map<Integer, Integer> producers = new HashMap<>();
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("instance_select_live"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.INSTANCE_SELECT_LIVE))) {
                 ps.setDouble(1, ttl);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -140,7 +141,7 @@ public final class Heartbeat extends BackgroundService {
             alive = live.length;
             otherProducers = producers;
             // the leases of instances whose connections closed (killed) expire now, not a TTL later
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_expire_dead"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_LEASE_EXPIRE_DEAD))) {
                 ps.setLong(1, me);
                 ps.setDouble(2, ttl);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -159,7 +160,7 @@ public final class Heartbeat extends BackgroundService {
             // the database extends the leases to at least renewStart + ttl: so may the local lease clock
             long renewStart = System.nanoTime();
             Map<Long, Set<Integer>> extended = new HashMap<>();
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_renew"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_LEASE_RENEW))) {
                 ps.setDouble(1, ttl);
                 ps.setLong(2, me);
                 // renewed once less than this is left: half the TTL, but never less than two beats
@@ -180,7 +181,7 @@ public final class Heartbeat extends BackgroundService {
             }
             long heldReadNanos = System.nanoTime(); // leases taken after this are not in the read
             List<long[]> held = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_select_held"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_SELECT_HELD))) {
                 ps.setLong(1, me);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -232,7 +233,7 @@ public final class Heartbeat extends BackgroundService {
             if (!orphansSeen.contains(orphan)) {
                 continue; // the first sighting: an acquisition may not have recorded it here yet
             }
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_release_orphan"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_LEASE_RELEASE_ORPHAN))) {
                 ps.setLong(1, orphan.get(0));
                 ps.setInt(2, orphan.get(1).intValue());
                 ps.setLong(3, engine.instanceId());
@@ -254,15 +255,15 @@ public final class Heartbeat extends BackgroundService {
     public void deregister() {
         long me = engine.instanceId();
         try (Connection c = engine.dataSource().getConnection()) {
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_release_all"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_LEASE_RELEASE_ALL))) {
                 ps.setLong(1, me);
                 ps.executeUpdate();
             }
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("shard_release_owner"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHARD_RELEASE_OWNER))) {
                 ps.setLong(1, me);
                 ps.executeUpdate();
             }
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("instance_stop"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.INSTANCE_STOP))) {
                 ps.setLong(1, me);
                 ps.executeUpdate();
             }

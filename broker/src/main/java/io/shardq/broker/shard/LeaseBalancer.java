@@ -2,6 +2,7 @@ package io.shardq.broker.shard;
 
 import io.shardq.broker.internal.BackgroundService;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -117,7 +118,7 @@ public final class LeaseBalancer extends BackgroundService {
                 return;
             }
             Map<Long, List<long[]>> cursors = new HashMap<>();
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_select_balance"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_SELECT_BALANCE))) {
                 ps.setArray(
                         1,
                         c.createArrayOf("bigint", active.stream().map(s -> s.id).toArray()));
@@ -268,7 +269,7 @@ public final class LeaseBalancer extends BackgroundService {
             return;
         }
         long me = engine.instanceId();
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_lease_release"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_LEASE_RELEASE))) {
             ps.setLong(1, sub.id);
             ps.setArray(2, c.createArrayOf("integer", shards.toArray()));
             ps.setLong(3, me);

@@ -5,6 +5,7 @@ import io.shardq.broker.ShardQException;
 import io.shardq.broker.cache.MessageCache;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.store.HeaderCodec;
@@ -85,7 +86,7 @@ final class MessageReader {
                     long last = Math.min(to, slice.last());
                     engine.stats().dequeueSqlReads.increment();
                     try (PreparedStatement ps = c.prepareStatement(
-                            Queries.withLeaf("message_select_priorities", d.id(), shard, slice.slot()))) {
+                            Queries.withLeaf(Query.MESSAGE_SELECT_PRIORITIES, d.id(), shard, slice.slot()))) {
                         ps.setLong(1, seq);
                         ps.setLong(2, last);
                         try (ResultSet rs = ps.executeQuery()) {
@@ -115,7 +116,7 @@ final class MessageReader {
         long bodies = 0;
         engine.stats().dequeueSqlReads.increment();
         try (PreparedStatement ps =
-                c.prepareStatement(Queries.withLeaf("message_select_range", d.id(), shard, slice.slot()))) {
+                c.prepareStatement(Queries.withLeaf(Query.MESSAGE_SELECT_RANGE, d.id(), shard, slice.slot()))) {
             ps.setInt(1, cache.largePayloadBytes());
             ps.setLong(2, seq);
             ps.setLong(3, to);
@@ -168,7 +169,7 @@ final class MessageReader {
             }
             engine.stats().dequeueSqlReads.increment();
             try (PreparedStatement ps =
-                    c.prepareStatement(Queries.withLeaf("message_select_body", d.id(), shard, slice.slot()))) {
+                    c.prepareStatement(Queries.withLeaf(Query.MESSAGE_SELECT_BODY, d.id(), shard, slice.slot()))) {
                 ps.setLong(1, seq);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {

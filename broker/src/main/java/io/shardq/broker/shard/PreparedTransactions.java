@@ -3,6 +3,7 @@ package io.shardq.broker.shard;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -53,7 +54,7 @@ public final class PreparedTransactions {
     /** Ends the transaction on {@code c} with PREPARE TRANSACTION. */
     static void prepare(Connection c, String gid) throws SQLException {
         try (Statement st = c.createStatement()) {
-            st.execute("PREPARE TRANSACTION '" + validate(gid) + "'");
+            st.execute(Queries.withGid(Query.PREPARED_XACT_PREPARE, validate(gid)));
         } catch (SQLException e) {
             throw translate(e, "preparing transaction " + gid);
         }
@@ -88,7 +89,7 @@ public final class PreparedTransactions {
         boolean found;
         try (Connection c = engine.borrowConnection();
                 Statement st = c.createStatement()) {
-            st.execute((commit ? "COMMIT PREPARED '" : "ROLLBACK PREPARED '") + gid + "'");
+            st.execute(Queries.withGid(commit ? Query.PREPARED_XACT_COMMIT : Query.PREPARED_XACT_ROLLBACK, gid));
             found = true;
         } catch (SQLException e) {
             if (!"42704".equals(e.getSQLState())) {
@@ -112,7 +113,7 @@ public final class PreparedTransactions {
     public List<String> list(String prefix) {
         List<String> out = new ArrayList<>();
         try (Connection c = engine.borrowConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("prepared_xact_select"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.PREPARED_XACT_SELECT))) {
             ps.setString(1, prefix);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -128,7 +129,7 @@ public final class PreparedTransactions {
     /** The server's {@code max_prepared_transactions}: 0 means two-phase commit is off. */
     public int maxPreparedTransactions() {
         try (Connection c = engine.borrowConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("prepared_xact_max"));
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.PREPARED_XACT_MAX));
                 ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getInt(1);

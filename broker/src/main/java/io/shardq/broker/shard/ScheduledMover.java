@@ -5,6 +5,7 @@ import io.shardq.broker.ShardQException;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.BackgroundService;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.store.HeaderCodec;
 import java.sql.Connection;
@@ -190,7 +191,7 @@ public final class ScheduledMover extends BackgroundService {
         long lastDeliverAt = BEFORE_ALL;
         long lastId = 0;
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("scheduled_select_due"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.SCHEDULED_SELECT_DUE))) {
             ps.setLong(1, now);
             ps.setLong(2, afterDeliverAt);
             ps.setLong(3, afterId);
@@ -261,7 +262,7 @@ public final class ScheduledMover extends BackgroundService {
                 s.send(d.get().name(), m.message());
             }
             s.beforeCommit(c -> {
-                try (PreparedStatement ps = c.prepareStatement(Queries.get("scheduled_delete"))) {
+                try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SCHEDULED_DELETE))) {
                     ps.setArray(1, c.createArrayOf("bigint", box(ids)));
                     int deleted = ps.executeUpdate();
                     if (deleted != ids.length) {
@@ -279,7 +280,7 @@ public final class ScheduledMover extends BackgroundService {
     /** The next due time past the position up to {@code bound} (rows behind it are the full scan's). */
     private Long nextDue(long bound) throws SQLException {
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("scheduled_next_due"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.SCHEDULED_NEXT_DUE))) {
             ps.setLong(1, positionDeliverAt);
             ps.setLong(2, positionId);
             ps.setLong(3, bound);

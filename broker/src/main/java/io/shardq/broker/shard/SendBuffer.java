@@ -4,6 +4,7 @@ import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.message.StreamedBody;
@@ -371,7 +372,7 @@ final class SendBuffer {
         if (sends.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("scheduled_insert"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SCHEDULED_INSERT))) {
             for (ScheduledSend s : sends) {
                 BrokerMessage m = s.message();
                 ps.setInt(1, s.rt().info().id());

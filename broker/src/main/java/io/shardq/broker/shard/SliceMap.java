@@ -1,6 +1,7 @@
 package io.shardq.broker.shard;
 
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -59,7 +60,7 @@ public final class SliceMap {
      * #put} only after the commit.
      */
     public Slice forEnqueue(Connection c, int shard, long seq, int sliceSize) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_select_containing"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SLICE_SELECT_CONTAINING))) {
             ps.setInt(1, destinationId);
             ps.setInt(2, shard);
             ps.setLong(3, seq);
@@ -70,7 +71,7 @@ public final class SliceMap {
                 }
             }
         }
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_assign"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SLICE_ASSIGN))) {
             ps.setInt(1, destinationId);
             ps.setInt(2, shard);
             ps.setLong(3, seq);
@@ -102,7 +103,7 @@ public final class SliceMap {
     }
 
     public void reload(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_select_assigned"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SLICE_SELECT_ASSIGNED))) {
             ps.setInt(1, destinationId);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -2,6 +2,7 @@ package io.shardq.broker.shard;
 
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
 import java.sql.Connection;
@@ -408,7 +409,7 @@ public final class Subscription {
         long me = engine.instanceId();
         try (Connection c = engine.dataSource().getConnection()) {
             List<long[]> candidates = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("cursor_select_candidates"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_SELECT_CANDIDATES))) {
                 ps.setLong(1, id);
                 ps.setLong(2, me);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -482,14 +483,14 @@ public final class Subscription {
             long ttlNanos = TimeUnit.MILLISECONDS.toNanos(engine.settings().leaseTtlMillis());
             List<long[]> acquired;
             try {
-                acquired = acquire(c, wanted, me, "cursor_lease_acquire", true);
+                acquired = acquire(c, wanted, me, Query.CURSOR_LEASE_ACQUIRE, true);
             } catch (SQLException e) {
                 if (!"55P03".equals(e.getSQLState())) {
                     throw e;
                 }
                 // held beyond the lock timeout: a prepared (XA) transaction's row, taken once decided
                 LOG.debug("{} - a cursor row of {} is locked by a prepared transaction: skipped", me, d.name());
-                acquired = acquire(c, wanted, me, "cursor_lease_acquire_skip_locked", false);
+                acquired = acquire(c, wanted, me, Query.CURSOR_LEASE_ACQUIRE_SKIP_LOCKED, false);
             }
             for (long[] row : acquired) {
                 int shard = (int) row[0];
@@ -560,16 +561,13 @@ public final class Subscription {
      * of its own, under {@link #ACQUIRE_LOCK_TIMEOUT_MS} when {@code bounded}; returns (shard,
      * position, next_seq, lease_seq) of each row taken.
      */
-    private List<long[]> acquire(Connection c, List<Integer> wanted, long me, String query, boolean bounded)
+    private List<long[]> acquire(Connection c, List<Integer> wanted, long me, Query query, boolean bounded)
             throws SQLException {
         List<long[]> rows = new ArrayList<>();
         c.setAutoCommit(false);
         try {
             if (bounded) {
-                try (PreparedStatement ps = c.prepareStatement(Queries.get("transaction_set_lock_timeout"))) {
-                    ps.setString(1, ACQUIRE_LOCK_TIMEOUT_MS + "ms");
-                    ps.executeQuery().close();
-                }
+                Queries.setLocalLockTimeout(c, ACQUIRE_LOCK_TIMEOUT_MS);
             }
             try (PreparedStatement ps = c.prepareStatement(Queries.get(query))) {
                 ps.setLong(1, id);
@@ -602,7 +600,7 @@ public final class Subscription {
     private List<Long> loadAttempts(Connection c, int shard, long position) throws SQLException {
         ShardState s = shards[shard];
         List<Long> ahead = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("dequeue_range_select"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.DEQUEUE_RANGE_SELECT))) {
             ps.setLong(1, id);
             ps.setInt(2, shard);
             ps.setLong(3, position);
@@ -615,7 +613,7 @@ public final class Subscription {
             }
         }
         s.attempts.clear();
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("delivery_attempt_select"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.DELIVERY_ATTEMPT_SELECT))) {
             ps.setLong(1, id);
             ps.setInt(2, shard);
             ps.setLong(3, position);
@@ -634,7 +632,7 @@ public final class Subscription {
             return hasAnyAvailable(false); // another subscription of the destination just read the heads
         }
         try (Connection c = engine.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("shard_select_heads"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHARD_SELECT_HEADS))) {
             ps.setInt(1, destination.info().id());
             engine.stats().dequeueSqlReads.increment();
             boolean found = false;
@@ -677,7 +675,7 @@ public final class Subscription {
         }
         long me = engine.instanceId();
         try (Connection c = engine.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("shard_set_waiter"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHARD_SET_WAITER))) {
             ps.setLong(1, me);
             ps.setInt(2, destination.info().id());
             ps.setArray(3, c.createArrayOf("integer", leased.toArray()));

@@ -1,6 +1,7 @@
 package io.shardq.broker.shard;
 
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
 import java.sql.Connection;
@@ -126,7 +127,7 @@ final class TopicView {
 
     /** Reads a topic's subscriptions and their version in one statement, on {@code c}. */
     static TopicView load(Connection c, int destinationId, TopicView previous) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("topic_view_select"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.TOPIC_VIEW_SELECT))) {
             ps.setInt(1, destinationId);
             long version = -1;
             List<Entry> entries = new ArrayList<>();

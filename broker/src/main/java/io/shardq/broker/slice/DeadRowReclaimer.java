@@ -2,6 +2,7 @@ package io.shardq.broker.slice;
 
 import io.shardq.broker.internal.BackgroundService;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -77,7 +78,7 @@ public final class DeadRowReclaimer extends BackgroundService {
     private boolean vacuumShard(ShardKey k) throws SQLException {
         List<Integer> slots = new ArrayList<>();
         try (Connection c = dataSource.getConnection()) {
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_select_slots"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SLICE_SELECT_SLOTS))) {
                 ps.setInt(1, k.destination());
                 ps.setInt(2, k.shard());
                 try (ResultSet rs = ps.executeQuery()) {
@@ -88,10 +89,10 @@ public final class DeadRowReclaimer extends BackgroundService {
             }
             boolean all = true;
             try (Statement s = c.createStatement()) {
-                s.execute("SET lock_timeout = " + Math.max(1, lockTimeoutMillis));
+                Queries.setSessionLockTimeout(c, Math.max(1, lockTimeoutMillis));
                 for (int slot : slots) {
                     try {
-                        s.execute("VACUUM " + Queries.leafTable(k.destination(), k.shard(), slot));
+                        s.execute(Queries.withLeaf(Query.SLICE_VACUUM_LEAF, k.destination(), k.shard(), slot));
                         vacuums.increment();
                     } catch (SQLException e) {
                         String state = e.getSQLState();
@@ -104,7 +105,7 @@ public final class DeadRowReclaimer extends BackgroundService {
                 }
             } finally {
                 try (Statement s = c.createStatement()) {
-                    s.execute("RESET lock_timeout");
+                    s.execute(Queries.get(Query.SESSION_RESET_LOCK_TIMEOUT));
                 }
             }
             LOG.debug("vacuumed {} leaves of destination {} shard {}", slots.size(), k.destination(), k.shard());

@@ -4,6 +4,7 @@ import io.shardq.broker.catalog.Catalog;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.BackgroundService;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -188,7 +189,7 @@ public final class SliceMaintainer extends BackgroundService {
      */
     private void topicUpkeep() throws SQLException {
         try (Connection c = dataSource.getConnection()) {
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("subscription_reap"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SUBSCRIPTION_REAP))) {
                 ps.setInt(1, aliveSeconds);
                 try (java.sql.ResultSet rs = ps.executeQuery()) {
                     if (rs.next() && rs.getInt(1) > 0) {
@@ -196,7 +197,7 @@ public final class SliceMaintainer extends BackgroundService {
                     }
                 }
             }
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("subscription_expire_all"));
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SUBSCRIPTION_EXPIRE_ALL));
                     java.sql.ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     int topic = rs.getInt(1);
@@ -226,7 +227,7 @@ public final class SliceMaintainer extends BackgroundService {
         try (Connection c = dataSource.getConnection()) {
             List<Integer> ids = new ArrayList<>();
             List<String> names = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("shrink_select_draining"));
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHRINK_SELECT_DRAINING));
                     java.sql.ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     ids.add(rs.getInt(1));
@@ -235,7 +236,7 @@ public final class SliceMaintainer extends BackgroundService {
             }
             for (int i = 0; i < ids.size() && !isStopping() && leader.getAsBoolean(); i++) {
                 any = true;
-                try (PreparedStatement ps = c.prepareStatement(Queries.get("shrink_step"))) {
+                try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHRINK_STEP))) {
                     ps.setInt(1, ids.get(i));
                     ps.setInt(2, (int) Math.min(Integer.MAX_VALUE, retirer.lockTimeoutMillis()));
                     try (java.sql.ResultSet rs = ps.executeQuery()) {
@@ -287,7 +288,7 @@ public final class SliceMaintainer extends BackgroundService {
             batch.add(c);
         }
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get("maintenance_notify_many"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.MAINTENANCE_NOTIFY_MANY))) {
             ps.setArray(1, c.createArrayOf("text", batch.toArray()));
             ps.execute();
         } catch (SQLException | RuntimeException e) {

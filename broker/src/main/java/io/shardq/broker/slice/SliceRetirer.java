@@ -2,6 +2,7 @@ package io.shardq.broker.slice;
 
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.store.LargeBodies;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -82,7 +83,7 @@ public final class SliceRetirer {
         boolean busy = false;
         try (Connection c = dataSource.getConnection()) {
             List<long[]> candidates = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_select_retirable"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SLICE_SELECT_RETIRABLE))) {
                 ps.setInt(1, d.id());
                 ps.setInt(2, d.id());
                 try (ResultSet rs = ps.executeQuery()) {
@@ -105,9 +106,7 @@ public final class SliceRetirer {
     }
 
     private void setLockTimeout(Connection c) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute("set local lock_timeout = " + lockTimeoutMillis);
-        }
+        Queries.setLocalLockTimeout(c, lockTimeoutMillis);
     }
 
     /** True when retired, false when another instance has it or it changed, null when blocked. */
@@ -117,7 +116,7 @@ public final class SliceRetirer {
         c.setAutoCommit(false);
         try {
             setLockTimeout(c);
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_lock_for_retire"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SLICE_LOCK_FOR_RETIRE))) {
                 ps.setInt(1, d.id());
                 ps.setInt(2, shard);
                 ps.setInt(3, slot);
@@ -131,7 +130,7 @@ public final class SliceRetirer {
                 }
             }
             try (Statement s = c.createStatement()) {
-                s.execute("truncate " + leaf);
+                s.execute(Queries.withLeaf(Query.SLICE_TRUNCATE_LEAF, d.id(), shard, slot));
             }
             // the streamed bodies of its messages (V012): deleted rows, which VACUUM reclaims
             int bodies = LargeBodies.deleteSlice(c, d.id(), shard, first, last);
@@ -143,7 +142,7 @@ public final class SliceRetirer {
                         first,
                         shard);
             }
-            try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_free"))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SLICE_FREE))) {
                 ps.setInt(1, d.id());
                 ps.setInt(2, shard);
                 ps.setInt(3, slot);
@@ -171,7 +170,7 @@ public final class SliceRetirer {
 
     private static String lockHolders(Connection c, String leaf) throws SQLException {
         StringBuilder sb = new StringBuilder();
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_select_lock_holders"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SLICE_SELECT_LOCK_HOLDERS))) {
             ps.setString(1, leaf);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -196,7 +195,7 @@ public final class SliceRetirer {
     /** False when a slot could not be added for want of a lock (try again next round). */
     private boolean prepareSpares(Connection c, DestinationInfo d) throws SQLException {
         List<int[]> shortOf = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_count_free"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SLICE_COUNT_FREE))) {
             ps.setInt(1, d.id());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -212,7 +211,7 @@ public final class SliceRetirer {
                 // DDL takes ACCESS EXCLUSIVE on the shard's table: never queue behind a long
                 // transaction (that would stall every enqueue and dequeue queued behind us)
                 c.setAutoCommit(false);
-                try (PreparedStatement ps = c.prepareStatement(Queries.get("slice_add"))) {
+                try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SLICE_ADD))) {
                     setLockTimeout(c);
                     ps.setInt(1, d.id());
                     ps.setInt(2, s[0]);

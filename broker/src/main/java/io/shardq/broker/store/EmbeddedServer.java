@@ -2,6 +2,8 @@ package io.shardq.broker.store;
 
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
+import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -11,9 +13,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -188,10 +190,12 @@ public final class EmbeddedServer {
     private void stopIfLast() throws Exception {
         int others;
         try (presence;
-                Statement s = presence.createStatement()) {
+                PreparedStatement leave = presence.prepareStatement(Queries.get(Query.EMBEDDED_PRESENCE_LEAVE));
+                PreparedStatement count = presence.prepareStatement(Queries.get(Query.EMBEDDED_COUNT_CLIENTS))) {
             boolean last;
-            try (ResultSet rs = s.executeQuery("SELECT pg_advisory_unlock_shared(" + PRESENCE_LOCK
-                    + "), pg_try_advisory_lock(" + PRESENCE_LOCK + ")")) {
+            leave.setLong(1, PRESENCE_LOCK);
+            leave.setLong(2, PRESENCE_LOCK);
+            try (ResultSet rs = leave.executeQuery()) {
                 rs.next();
                 last = rs.getBoolean(2);
             }
@@ -201,8 +205,7 @@ public final class EmbeddedServer {
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
             while (true) {
-                try (ResultSet rs = s.executeQuery("select count(*) from pg_stat_activity"
-                        + " where backend_type = 'client backend' and pid <> pg_backend_pid()")) {
+                try (ResultSet rs = count.executeQuery()) {
                     rs.next();
                     others = rs.getInt(1);
                 }
@@ -269,8 +272,9 @@ public final class EmbeddedServer {
             props.setProperty("ApplicationName", "shardq-embedded-presence");
             props.setProperty("connectTimeout", "5");
             Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/postgres", props);
-            try (Statement s = c.createStatement()) {
-                s.execute("SELECT pg_advisory_lock_shared(" + PRESENCE_LOCK + ")");
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.EMBEDDED_PRESENCE_LOCK))) {
+                ps.setLong(1, PRESENCE_LOCK);
+                ps.execute();
             }
             return Optional.of(c);
         } catch (SQLException e) {

@@ -3,6 +3,7 @@ package io.shardq.broker.store;
 import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.message.StreamedBody;
@@ -50,7 +51,7 @@ public final class LargeBodies {
      */
     public static StreamedBody write(Connection c, InputStream in) throws SQLException, IOException {
         long id;
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("large_body_next_id"));
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.LARGE_BODY_NEXT_ID));
                 ResultSet rs = ps.executeQuery()) {
             rs.next();
             id = rs.getLong(1);
@@ -58,7 +59,7 @@ public final class LargeBodies {
         long size = 0;
         byte[] chunk = new byte[CHUNK_BYTES];
         try (InputStream stream = in;
-                PreparedStatement ps = c.prepareStatement(Queries.get("large_body_chunk_insert"))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.LARGE_BODY_CHUNK_INSERT))) {
             for (int no = 0; ; no++) {
                 int n = stream.readNBytes(chunk, 0, CHUNK_BYTES);
                 if (n == 0 && no > 0) {
@@ -95,7 +96,7 @@ public final class LargeBodies {
             return;
         }
         Set<Long> bound = new HashSet<>();
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("large_body_insert"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.LARGE_BODY_INSERT))) {
             for (int i = 0; i < stored.size(); i++) {
                 StreamedBody b = stored.get(i).streamedBody();
                 if (b != null) {
@@ -112,7 +113,7 @@ public final class LargeBodies {
                 ps.executeBatch();
             }
         }
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("large_body_chunk_delete"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.LARGE_BODY_CHUNK_DELETE))) {
             for (BrokerMessage m : sent) {
                 StreamedBody b = m.streamedBody();
                 if (b != null && !bound.contains(b.id())) {
@@ -141,12 +142,12 @@ public final class LargeBodies {
     /** A copy of {@code body}'s chunks as a new body, made by the server on {@code c} (in its transaction). */
     public static StreamedBody copy(Connection c, StreamedBody body) throws SQLException {
         long id;
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("large_body_next_id"));
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.LARGE_BODY_NEXT_ID));
                 ResultSet rs = ps.executeQuery()) {
             rs.next();
             id = rs.getLong(1);
         }
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("large_body_chunk_copy"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.LARGE_BODY_CHUNK_COPY))) {
             ps.setLong(1, id);
             ps.setLong(2, body.id());
             ps.executeUpdate();
@@ -156,7 +157,7 @@ public final class LargeBodies {
 
     /** Deletes the streamed bodies of the messages {@code first..last} of a shard (slice retirement). */
     public static int deleteSlice(Connection c, int destination, int shard, long first, long last) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.get("large_body_delete_slice"))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.LARGE_BODY_DELETE_SLICE))) {
             ps.setInt(1, destination);
             ps.setInt(2, shard);
             ps.setLong(3, first);
@@ -240,7 +241,7 @@ public final class LargeBodies {
                 return false;
             }
             try (Connection c = pool.getConnection();
-                    PreparedStatement ps = c.prepareStatement(Queries.get("large_body_chunk_select"))) {
+                    PreparedStatement ps = c.prepareStatement(Queries.get(Query.LARGE_BODY_CHUNK_SELECT))) {
                 ps.setLong(1, body.id());
                 ps.setInt(2, nextChunk);
                 try (ResultSet rs = ps.executeQuery()) {

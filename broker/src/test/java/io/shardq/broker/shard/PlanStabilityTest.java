@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shardq.broker.Broker;
 import io.shardq.broker.QueueOptions;
 import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.testing.Messages;
 import io.shardq.broker.testing.PgSql;
 import io.shardq.broker.testing.PgTest;
@@ -31,7 +32,7 @@ class PlanStabilityTest {
             try (BrokerSession s = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 s.send("plan", Messages.text("first")); // assigns slot 0 to the first slice
             }
-            String sql = PgSql.numbered(Queries.withLeaf("message_select_range", 1, 0, 0));
+            String sql = PgSql.numbered(Queries.withLeaf(Query.MESSAGE_SELECT_RANGE, 1, 0, 0));
             try (Connection c = db.connect();
                     Statement st = c.createStatement()) {
                 st.execute("prepare dequeue_read(int, bigint, bigint, bigint) as " + sql);

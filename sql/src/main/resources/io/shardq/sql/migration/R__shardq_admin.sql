@@ -60,7 +60,7 @@ END $$;
 
 -- True when p_role holds p_privilege on destination p_destination (false for an unknown role).
 -- The table's owner and superusers hold every privilege. ShardQ's JMS layer asks the same
--- question (destination_select_privileges in the broker's queries.sql).
+-- question (destination_select_privileges in the broker's destination.sql).
 CREATE OR REPLACE FUNCTION shardq.has_privilege(p_role text, p_destination integer, p_privilege text) RETURNS boolean
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
