@@ -6,7 +6,14 @@ import java.sql.SQLException;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 
-/** Translates {@link SQLException}s into {@link ShardQException}s, once, by SQLSTATE. */
+/**
+ * Translates {@link SQLException}s into {@link ShardQException}s, once, by SQLSTATE and the
+ * error's machine-readable fields, never by its message text: ShardQ's SQL functions raise with
+ * {@code USING ERRCODE, SCHEMA = 'shardq', TABLE = ...} (and {@code COLUMN = 'name'} for a
+ * malformed name), so a 42704 on {@code kv_cache} is an unknown cache and one on {@code
+ * destination} or {@code subscription} an unknown destination; PostgreSQL's own CHECK violations
+ * carry their constraint's name.
+ */
 public final class SqlErrors {
     private SqlErrors() {}
 
@@ -31,20 +38,22 @@ public final class SqlErrors {
             detail = e.getMessage(); // client-side (connection, I/O): no statement text in these
         }
         detail = io.shardq.broker.message.Texts.cut(String.valueOf(detail), MAX_DETAIL);
+        Fields f = Fields.of(server);
         ErrorKind kind;
         if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")) {
             kind = ErrorKind.CONNECTION;
         } else if (state.equals("40001") || state.equals("40P01")) {
             kind = ErrorKind.ROLLED_BACK;
         } else if (state.equals("42704")) {
-            kind = detail.startsWith("cache ") ? ErrorKind.UNKNOWN_CACHE : ErrorKind.UNKNOWN_DESTINATION;
+            kind = f.isShardq("kv_cache") ? ErrorKind.UNKNOWN_CACHE : ErrorKind.UNKNOWN_DESTINATION;
         } else if (state.equals("42P01") && detail.contains("\"shardq.m_")) {
-            // undefined_table: a message table dropped under a send (a temporary destination whose
-            // connection closed, a dropped destination); the relation's name is ShardQ's, not the user's
+            // undefined_table (PostgreSQL's own, no table field: the table is missing): a message
+            // table dropped under a send (a temporary destination whose connection closed, a
+            // dropped destination); the relation's name is ShardQ's, not the user's
             kind = ErrorKind.UNKNOWN_DESTINATION;
             detail = "the destination no longer exists (it was dropped, or it was a temporary destination"
                     + " whose connection closed or deleted it)";
-        } else if (state.equals("23514") && detail.contains("shard_draining_frozen")) {
+        } else if (state.equals("23514") && "shard_draining_frozen".equals(f.constraint())) {
             // V015: the transaction wrote a shard that began to drain (its destination shrinks)
             // after the instance chose it; nothing of the transaction was kept
             kind = ErrorKind.ROLLED_BACK;
@@ -53,11 +62,11 @@ public final class SqlErrors {
         } else if (state.equals("42501")) {
             kind = ErrorKind.SECURITY; // shardq.require_administer / require_owner, or PostgreSQL's own refusal
         } else if (state.equals("42710")) {
-            kind = detail.startsWith("cache ") ? ErrorKind.CACHE_EXISTS : ErrorKind.DESTINATION_EXISTS;
+            kind = f.isShardq("kv_cache") ? ErrorKind.CACHE_EXISTS : ErrorKind.DESTINATION_EXISTS;
         } else if (state.equals("22023")) {
-            // shardq.check_name's message; anything else (a shard count, a privilege, a role) is an
-            // argument, whatever the quoted input contains
-            kind = detail.startsWith("destination name ") || detail.startsWith("cache name ")
+            // shardq.check_name's and check_cache_name's refusal names the column; anything else (a
+            // shard count, a privilege, a role, a subscription's name) is an argument
+            kind = (f.isShardq("destination") || f.isShardq("kv_cache")) && "name".equals(f.column())
                     ? ErrorKind.INVALID_NAME
                     : ErrorKind.INVALID_ARGUMENT;
         } else if (state.equals("55000") || state.equals("55006")) {
@@ -84,10 +93,26 @@ public final class SqlErrors {
             if (t instanceof SQLException se) {
                 SQLException server = serverError(se);
                 return "23514".equals(server.getSQLState())
-                        && String.valueOf(server.getMessage()).contains("shard_draining_frozen");
+                        && "shard_draining_frozen".equals(Fields.of(server).constraint());
             }
         }
         return false;
+    }
+
+    /** The error's machine-readable fields (all null for a client-side error). */
+    private record Fields(String schema, String table, String column, String constraint) {
+        static Fields of(SQLException server) {
+            if (server instanceof PSQLException p && p.getServerErrorMessage() != null) {
+                ServerErrorMessage m = p.getServerErrorMessage();
+                return new Fields(m.getSchema(), m.getTable(), m.getColumn(), m.getConstraint());
+            }
+            return new Fields(null, null, null, null);
+        }
+
+        /** Raised by ShardQ's SQL about its catalog table {@code name}. */
+        boolean isShardq(String name) {
+            return "shardq".equals(schema) && name.equals(table);
+        }
     }
 
     /** The exception carrying the server's error: a batch's next exception, else {@code e}. */

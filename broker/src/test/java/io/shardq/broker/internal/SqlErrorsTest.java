@@ -68,4 +68,47 @@ class SqlErrorsTest {
         assertThat(t.kind()).isNotEqualTo(ErrorKind.UNKNOWN_DESTINATION);
         assertThat(t.getMessage()).contains("shardq.instance").doesNotContain("destination no longer exists");
     }
+
+    /** The kind comes from the error's fields (SCHEMA, TABLE, COLUMN, CONSTRAINT), not from its text. */
+    @Test
+    void theKind_comesFromTheErrorsFields_notItsMessage() {
+        assertThat(kind("42704", "no such thing", "shardq", "kv_cache", null, null))
+                .isEqualTo(ErrorKind.UNKNOWN_CACHE);
+        assertThat(kind("42704", "cache \"c\" does not exist", null, null, null, null))
+                .as("a text that reads like a cache's is not enough")
+                .isEqualTo(ErrorKind.UNKNOWN_DESTINATION);
+        assertThat(kind("42704", "x", "shardq", "subscription", null, null)).isEqualTo(ErrorKind.UNKNOWN_DESTINATION);
+        assertThat(kind("42710", "x", "shardq", "kv_cache", null, null)).isEqualTo(ErrorKind.CACHE_EXISTS);
+        assertThat(kind("42710", "x", "shardq", "destination", null, null)).isEqualTo(ErrorKind.DESTINATION_EXISTS);
+        assertThat(kind("22023", "x", "shardq", "destination", "name", null)).isEqualTo(ErrorKind.INVALID_NAME);
+        assertThat(kind("22023", "x", "shardq", "kv_cache", "name", null)).isEqualTo(ErrorKind.INVALID_NAME);
+        assertThat(kind("22023", "destination name \"x y\" is invalid", null, null, null, null))
+                .isEqualTo(ErrorKind.INVALID_ARGUMENT);
+        assertThat(kind("22023", "x", "shardq", "subscription", "name", null)).isEqualTo(ErrorKind.INVALID_ARGUMENT);
+        assertThat(kind("23514", "x", "shardq", "shard", null, "shard_draining_frozen"))
+                .isEqualTo(ErrorKind.ROLLED_BACK);
+        assertThat(kind("23514", "shard_draining_frozen", "shardq", "shard", null, "other_check"))
+                .isEqualTo(ErrorKind.DATABASE);
+    }
+
+    private static ErrorKind kind(
+            String state, String message, String schema, String table, String column, String constraint) {
+        StringBuilder m = new StringBuilder("SERROR\0VERROR\0C" + state + "\0M" + message + "\0");
+        if (schema != null) {
+            m.append('s').append(schema).append('\0');
+        }
+        if (table != null) {
+            m.append('t').append(table).append('\0');
+        }
+        if (column != null) {
+            m.append('c').append(column).append('\0');
+        }
+        if (constraint != null) {
+            m.append('n').append(constraint).append('\0');
+        }
+        PSQLException e = new PSQLException(new ServerErrorMessage(m.toString()));
+        assertThat(SqlErrors.isShardDraining(e))
+                .isEqualTo("shard_draining_frozen".equals(constraint) && state.equals("23514"));
+        return SqlErrors.translate(e, "x").kind();
+    }
 }

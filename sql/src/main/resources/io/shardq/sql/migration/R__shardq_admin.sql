@@ -10,7 +10,7 @@ LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
     IF p_name IS NULL OR p_name !~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' THEN
         RAISE EXCEPTION 'destination name "%" is invalid: expected 1 to 64 characters from [A-Za-z0-9_.-], starting with a letter or digit', p_name
-            USING ERRCODE = '22023';
+            USING ERRCODE = '22023', SCHEMA = 'shardq', TABLE = 'destination', COLUMN = 'name';
     END IF;
 END $$;
 
@@ -21,7 +21,8 @@ DECLARE
 BEGIN
     SELECT id INTO v_id FROM shardq.destination WHERE name = p_name;
     IF v_id IS NULL THEN
-        RAISE EXCEPTION 'destination "%" does not exist', p_name USING ERRCODE = '42704';
+        RAISE EXCEPTION 'destination "%" does not exist', p_name
+            USING ERRCODE = '42704', SCHEMA = 'shardq', TABLE = 'destination';
     END IF;
     RETURN v_id;
 END $$;
@@ -191,7 +192,8 @@ BEGIN
         IF if_not_exists AND v_kind = kind THEN
             RETURN v_id;
         END IF;
-        RAISE EXCEPTION '% "%" already exists', v_kind, name USING ERRCODE = '42710';
+        RAISE EXCEPTION '% "%" already exists', v_kind, name
+            USING ERRCODE = '42710', SCHEMA = 'shardq', TABLE = 'destination';
     END IF;
     INSERT INTO shardq.destination (name, kind, shard_count, slice_size, max_attempts)
          VALUES (create_queue.name, create_queue.kind, create_queue.shards, create_queue.slice_size, create_queue.max_attempts)

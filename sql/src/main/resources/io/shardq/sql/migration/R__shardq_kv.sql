@@ -16,7 +16,7 @@ LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
     IF p_name IS NULL OR p_name !~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' THEN
         RAISE EXCEPTION 'cache name "%" is invalid: expected 1 to 64 characters from [A-Za-z0-9_.-], starting with a letter or digit', left(p_name, 120)
-            USING ERRCODE = '22023';
+            USING ERRCODE = '22023', SCHEMA = 'shardq', TABLE = 'kv_cache', COLUMN = 'name';
     END IF;
 END $$;
 
@@ -35,7 +35,8 @@ BEGIN
     PERFORM shardq.check_cache_name(p_name);
     SELECT id INTO v_id FROM shardq.kv_cache WHERE name = p_name;
     IF v_id IS NULL THEN
-        RAISE EXCEPTION 'cache "%" does not exist', p_name USING ERRCODE = '42704';
+        RAISE EXCEPTION 'cache "%" does not exist', p_name
+            USING ERRCODE = '42704', SCHEMA = 'shardq', TABLE = 'kv_cache';
     END IF;
     RETURN v_id;
 END $$;
@@ -67,7 +68,8 @@ BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('shardq.kv_partitions'), p_cache);
     SELECT bucket_ms, durable INTO v_bucket_ms, v_durable FROM shardq.kv_cache WHERE id = p_cache;
     IF v_bucket_ms IS NULL THEN
-        RAISE EXCEPTION 'cache with id % does not exist', p_cache USING ERRCODE = '42704';
+        RAISE EXCEPTION 'cache with id % does not exist', p_cache
+            USING ERRCODE = '42704', SCHEMA = 'shardq', TABLE = 'kv_cache';
     END IF;
     FOR b IN (p_from_ms - 1) / v_bucket_ms + 1 .. (p_upto_ms - 1) / v_bucket_ms + 1 LOOP
         v_table := shardq.kv_bucket_table(p_cache, b);
@@ -101,7 +103,8 @@ DECLARE
 BEGIN
     SELECT c.bucket_ms, c.max_ttl_ms INTO v_bucket_ms, v_max_ttl FROM shardq.kv_cache c WHERE c.id = p_cache;
     IF v_bucket_ms IS NULL THEN
-        RAISE EXCEPTION 'cache with id % does not exist', p_cache USING ERRCODE = '42704';
+        RAISE EXCEPTION 'cache with id % does not exist', p_cache
+            USING ERRCODE = '42704', SCHEMA = 'shardq', TABLE = 'kv_cache';
     END IF;
     IF p_bucket < 1 OR p_bucket * v_bucket_ms <= v_now OR (p_bucket - 1) * v_bucket_ms > v_now + v_max_ttl + 2 * v_bucket_ms THEN
         RAISE EXCEPTION 'no partition is made for entries expiring in (% ms, % ms]: outside the cache''s TTL range'
@@ -153,7 +156,8 @@ BEGIN
         IF if_not_exists THEN
             RETURN v_id;
         END IF;
-        RAISE EXCEPTION 'cache "%" exists already', name USING ERRCODE = '42710';
+        RAISE EXCEPTION 'cache "%" exists already', name
+            USING ERRCODE = '42710', SCHEMA = 'shardq', TABLE = 'kv_cache';
     END IF;
     v_bucket := greatest(60000, (v_max_ttl + 15) / 16);
     INSERT INTO shardq.kv_cache (name, durable, default_ttl_ms, max_ttl_ms, max_entries, max_bytes, bucket_ms,
@@ -219,7 +223,8 @@ BEGIN
         IF if_exists THEN
             RETURN;
         END IF;
-        RAISE EXCEPTION 'cache "%" does not exist', name USING ERRCODE = '42704';
+        RAISE EXCEPTION 'cache "%" does not exist', name
+            USING ERRCODE = '42704', SCHEMA = 'shardq', TABLE = 'kv_cache';
     END IF;
     EXECUTE format('DROP TABLE IF EXISTS shardq.%I CASCADE', 'kv_' || v_id);
     DELETE FROM shardq.kv_cache WHERE id = v_id;

@@ -30,7 +30,8 @@ BEGIN
     PERFORM shardq.check_name(p_name);
     SELECT id, kind INTO v_id, v_kind FROM shardq.destination WHERE name = p_name;
     IF v_id IS NULL THEN
-        RAISE EXCEPTION 'destination "%" does not exist', p_name USING ERRCODE = '42704';
+        RAISE EXCEPTION 'destination "%" does not exist', p_name
+            USING ERRCODE = '42704', SCHEMA = 'shardq', TABLE = 'destination';
     ELSIF v_kind <> 'topic' THEN
         RAISE EXCEPTION '"%" is a %, not a topic', p_name, v_kind USING ERRCODE = '22023';
     END IF;
@@ -210,7 +211,8 @@ BEGIN
        FOR UPDATE;
     IF v_sub.id IS NULL THEN
         RAISE EXCEPTION 'durable subscription "%"% does not exist', left(p_name, 120),
-            coalesce(' of client id "' || left(p_client_id, 120) || '"', ' (no client id)') USING ERRCODE = '42704';
+            coalesce(' of client id "' || left(p_client_id, 120) || '"', ' (no client id)')
+            USING ERRCODE = '42704', SCHEMA = 'shardq', TABLE = 'subscription';
     END IF;
     IF shardq.active_consumers(v_sub.id, p_alive) > 0 THEN
         RAISE EXCEPTION 'durable subscription "%" has an active consumer: close it before unsubscribing', left(p_name, 120)
@@ -284,7 +286,8 @@ BEGIN
     PERFORM shardq.check_subscription_name(add_subscriber.name);
     PERFORM pg_advisory_xact_lock(hashtext('shardq.subscription'), hashtext('/' || add_subscriber.name));
     IF EXISTS (SELECT 1 FROM shardq.subscription s WHERE s.name = add_subscriber.name AND s.client_id IS NULL) THEN
-        RAISE EXCEPTION 'subscription "%" already exists', left(add_subscriber.name, 120) USING ERRCODE = '42710';
+        RAISE EXCEPTION 'subscription "%" already exists', left(add_subscriber.name, 120)
+            USING ERRCODE = '42710', SCHEMA = 'shardq', TABLE = 'subscription';
     END IF;
     v_id := shardq.new_subscription(v_topic, add_subscriber.name, NULL, nullif(add_subscriber.selector, ''), true, true,
                                     false, NULL, NULL);
@@ -309,7 +312,7 @@ BEGIN
     IF v_id IS NULL THEN
         RAISE EXCEPTION 'subscription "%"% of topic "%" does not exist', left(remove_subscriber.name, 120),
             coalesce(' of client id "' || left(remove_subscriber.client_id, 120) || '"', ''), remove_subscriber.topic
-            USING ERRCODE = '42704';
+            USING ERRCODE = '42704', SCHEMA = 'shardq', TABLE = 'subscription';
     END IF;
     IF NOT force AND shardq.active_consumers(v_id) > 0 THEN
         RAISE EXCEPTION 'subscription "%" has an active consumer: close it first, or remove it with force => true',
