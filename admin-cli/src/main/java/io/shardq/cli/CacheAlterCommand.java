@@ -20,7 +20,7 @@ import picocli.CommandLine.Parameters;
         })
 final class CacheAlterCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = CacheCommand.NAME_HELP)
     String name;
@@ -43,19 +43,8 @@ final class CacheAlterCommand implements Callable<Integer> {
             description = "soft bound on the key and value bytes (64MB: powers of 1024); 0 removes it")
     Long maxBytes;
 
-    @Option(
-            names = "--max-key-bytes",
-            paramLabel = "SIZE",
-            converter = Sizes.Converter.class,
-            description = "largest key accepted, 1 to 64kB")
-    Long maxKeyBytes;
-
-    @Option(
-            names = "--max-value-bytes",
-            paramLabel = "SIZE",
-            converter = Sizes.Converter.class,
-            description = "largest value accepted, 1 to 256MB")
-    Long maxValueBytes;
+    @Mixin
+    CacheSizeLimits sizes;
 
     /** Not alterable: there so that trying says why, instead of "unknown option". */
     @Option(names = "--max-ttl", hidden = true, paramLabel = "DURATION")
@@ -69,39 +58,24 @@ final class CacheAlterCommand implements Callable<Integer> {
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         if (maxTtl != null || durability) {
             throw usage((maxTtl != null ? "--max-ttl" : "durability") + " cannot be changed: it is fixed when the"
                     + " cache is created (drop and create the cache to change it)");
         }
-        if (defaultTtl == null
-                && maxEntries == null
-                && maxBytes == null
-                && maxKeyBytes == null
-                && maxValueBytes == null) {
+        if (defaultTtl == null && maxEntries == null && maxBytes == null && !sizes.given()) {
             throw usage("nothing to change: give --default-ttl, --max-entries, --max-bytes, --max-key-bytes or"
                     + " --max-value-bytes");
         }
         if (maxEntries != null && maxEntries < 0) {
             throw usage("--max-entries " + maxEntries + " is invalid: expected 0 (no bound) or more entries");
         }
-        Integer keyLimit = maxKeyBytes == null
-                ? null
-                : CacheCreateCommand.limit(spec, "--max-key-bytes", maxKeyBytes, CacheCreateCommand.MAX_KEY_LIMIT);
-        Integer valueLimit = maxValueBytes == null
-                ? null
-                : CacheCreateCommand.limit(
-                        spec, "--max-value-bytes", maxValueBytes, CacheCreateCommand.MAX_VALUE_LIMIT);
+        Integer keyLimit = sizes.keyLimit(cli.spec);
+        Integer valueLimit = sizes.valueLimit(cli.spec);
         Names.checkCache(name);
-        PrintWriter out = spec.commandLine().getOut();
-        try (AdminSession broker = connection.adminSession()) {
+        PrintWriter out = cli.spec.commandLine().getOut();
+        try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
             CacheInfo before = CacheCommand.require(admin, name);
             if (defaultTtl != null && defaultTtl.toMillis() > before.maxTtlMillis()) {
@@ -122,6 +96,6 @@ final class CacheAlterCommand implements Callable<Integer> {
     }
 
     private CommandLine.ParameterException usage(String message) {
-        return new CommandLine.ParameterException(spec.commandLine(), message);
+        return new CommandLine.ParameterException(cli.spec.commandLine(), message);
     }
 }

@@ -20,11 +20,8 @@ import picocli.CommandLine.Parameters;
             "Its entries live in a table of their own, partitioned by expiry time so expired entries are dropped a partition at a time. Durable by default; --unlogged makes writes cheaper, but PostgreSQL empties the cache after a crash or an unclean restart and does not replicate it."
         })
 final class CacheCreateCommand implements Callable<Integer> {
-    static final long MAX_KEY_LIMIT = 65_536;
-    static final long MAX_VALUE_LIMIT = 268_435_456;
-
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = CacheCommand.NAME_HELP)
     String name;
@@ -63,19 +60,8 @@ final class CacheCreateCommand implements Callable<Integer> {
                     + " the same way; default: none")
     Long maxBytes;
 
-    @Option(
-            names = "--max-key-bytes",
-            paramLabel = "SIZE",
-            converter = Sizes.Converter.class,
-            description = "largest key accepted, 1 to 64kB (default: 1kB)")
-    Long maxKeyBytes;
-
-    @Option(
-            names = "--max-value-bytes",
-            paramLabel = "SIZE",
-            converter = Sizes.Converter.class,
-            description = "largest value accepted, 1 to 256MB (default: 1MB)")
-    Long maxValueBytes;
+    @Mixin
+    CacheSizeLimits sizes;
 
     @Option(
             names = "--if-not-exists",
@@ -85,18 +71,12 @@ final class CacheCreateCommand implements Callable<Integer> {
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkCache(name);
         CacheOptions o = options();
-        PrintWriter out = spec.commandLine().getOut();
-        try (AdminSession broker = connection.adminSession()) {
+        PrintWriter out = cli.spec.commandLine().getOut();
+        try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
             boolean existed = ifNotExists
                     && admin.listCaches().stream().anyMatch(c -> c.name().equals(name));
@@ -131,11 +111,13 @@ final class CacheCreateCommand implements Callable<Integer> {
         if (maxBytes != null) {
             o = o.withMaxBytes(atLeastOne("--max-bytes", maxBytes, "bytes (leave it out for no bound)"));
         }
-        if (maxKeyBytes != null) {
-            o = o.withMaxKeyBytes(limit(spec, "--max-key-bytes", maxKeyBytes, MAX_KEY_LIMIT));
+        Integer keyLimit = sizes.keyLimit(cli.spec);
+        if (keyLimit != null) {
+            o = o.withMaxKeyBytes(keyLimit);
         }
-        if (maxValueBytes != null) {
-            o = o.withMaxValueBytes(limit(spec, "--max-value-bytes", maxValueBytes, MAX_VALUE_LIMIT));
+        Integer valueLimit = sizes.valueLimit(cli.spec);
+        if (valueLimit != null) {
+            o = o.withMaxValueBytes(valueLimit);
         }
         return o;
     }
@@ -154,18 +136,7 @@ final class CacheCreateCommand implements Callable<Integer> {
         return n;
     }
 
-    /** A key or value size limit within what the engine allows (1 B to {@code max}). */
-    static int limit(CommandLine.Model.CommandSpec spec, String option, long n, long max) {
-        if (n < 1 || n > max) {
-            throw new CommandLine.ParameterException(
-                    spec.commandLine(),
-                    option + " " + Format.count(n) + " is invalid: expected 1 to " + Format.count(max) + " bytes ("
-                            + Format.bytes(max) + ")");
-        }
-        return (int) n;
-    }
-
     private CommandLine.ParameterException usage(String message) {
-        return new CommandLine.ParameterException(spec.commandLine(), message);
+        return new CommandLine.ParameterException(cli.spec.commandLine(), message);
     }
 }

@@ -5,7 +5,6 @@ import io.shardq.broker.CacheStats;
 import io.shardq.broker.catalog.Names;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -19,7 +18,7 @@ import picocli.CommandLine.Parameters;
         })
 final class CacheDropCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = CacheCommand.NAME_HELP)
     String name;
@@ -30,17 +29,11 @@ final class CacheDropCommand implements Callable<Integer> {
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkCache(name);
-        PrintWriter out = spec.commandLine().getOut();
-        try (AdminSession broker = connection.adminSession()) {
+        PrintWriter out = cli.spec.commandLine().getOut();
+        try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
             CacheStats s = CacheCommand.emptyOrForced(
                     admin,

@@ -4,7 +4,6 @@ import io.shardq.broker.Broker;
 import io.shardq.broker.catalog.Names;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
@@ -20,7 +19,7 @@ final class CacheGetCommand implements Callable<Integer> {
     static final int NO_ENTRY = 3;
 
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(index = "0", paramLabel = "NAME", description = CacheCommand.NAME_HELP)
     String name;
@@ -34,21 +33,15 @@ final class CacheGetCommand implements Callable<Integer> {
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkCache(name);
         byte[] k = bytes.encode("key", key);
-        PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("cache get")) {
+        PrintWriter out = cli.spec.commandLine().getOut();
+        try (Broker broker = cli.connection.startBroker("cache get")) {
             byte[] v = CacheCommand.open(broker, name).get(k);
             if (v == null) {
-                PrintWriter err = spec.commandLine().getErr();
+                PrintWriter err = cli.spec.commandLine().getErr();
                 err.println("shardq: cache " + name + " has no entry for key \"" + CacheBytes.cut(key)
                         + "\" (never put, removed or expired)");
                 err.flush();

@@ -34,7 +34,7 @@ import picocli.CommandLine.Parameters;
         })
 final class CacheLoadCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(index = "0", paramLabel = "NAME", description = CacheCommand.NAME_HELP)
     String name;
@@ -61,17 +61,11 @@ final class CacheLoadCommand implements Callable<Integer> {
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() throws IOException {
         if (batch < 1 || batch > 100_000 || skip < 0) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--batch must be 1 to 100,000, --skip 0 or more");
+                    cli.spec.commandLine(), "--batch must be 1 to 100,000, --skip 0 or more");
         }
         Names.checkCache(name);
         boolean stdin = file.equals("-");
@@ -94,10 +88,10 @@ final class CacheLoadCommand implements Callable<Integer> {
     }
 
     private int load(Path input, String source) throws IOException {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = cli.spec.commandLine().getOut();
+        PrintWriter err = cli.spec.commandLine().getErr();
         try (GracefulStop stop = GracefulStop.install();
-                Broker broker = connection.startBroker("cache load")) {
+                Broker broker = cli.connection.startBroker("cache load")) {
             CacheInfo c = CacheCommand.require(broker.admin(), name);
             long entries = check(input, source, c);
             long total = Math.max(0, entries - skip);

@@ -23,7 +23,7 @@ import picocli.CommandLine.Parameters;
         })
 final class CachePutCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(index = "0", paramLabel = "NAME", description = CacheCommand.NAME_HELP)
     String name;
@@ -55,32 +55,26 @@ final class CachePutCommand implements Callable<Integer> {
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() throws IOException {
         if ((value == null) == (valueFile == null)) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(),
+                    cli.spec.commandLine(),
                     value == null
                             ? "no value: give VALUE, '-' for standard input, or --value-file FILE"
                             : "give VALUE or --value-file, not both");
         }
         if (ttl != null && ttl.isZero()) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--ttl 0 is invalid: expected a duration of at least 1 ms");
+                    cli.spec.commandLine(), "--ttl 0 is invalid: expected a duration of at least 1 ms");
         }
         Names.checkCache(name);
         byte[] k = bytes.encode("key", key);
         byte[] v = valueFile != null
                 ? Files.readAllBytes(valueFile)
                 : value.equals("-") ? CacheCommand.stdin().readAllBytes() : bytes.encode("value", value);
-        PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("cache put")) {
+        PrintWriter out = cli.spec.commandLine().getOut();
+        try (Broker broker = cli.connection.startBroker("cache put")) {
             CacheInfo c = CacheCommand.require(broker.admin(), name);
             checkTtl(c, ttl);
             CacheCommand.open(broker, name).put(k, v, ttl);

@@ -6,7 +6,6 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
@@ -19,7 +18,7 @@ import picocli.CommandLine.Parameters;
         })
 final class CacheRemoveCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(index = "0", paramLabel = "NAME", description = CacheCommand.NAME_HELP)
     String name;
@@ -37,12 +36,6 @@ final class CacheRemoveCommand implements Callable<Integer> {
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkCache(name);
@@ -50,8 +43,8 @@ final class CacheRemoveCommand implements Callable<Integer> {
         for (String key : keys) {
             k.add(bytes.encode("key", key));
         }
-        PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("cache remove")) {
+        PrintWriter out = cli.spec.commandLine().getOut();
+        try (Broker broker = cli.connection.startBroker("cache remove")) {
             int removed = CacheCommand.open(broker, name).removeAll(k);
             long distinct = k.stream().map(java.nio.ByteBuffer::wrap).distinct().count();
             if (output.json) {

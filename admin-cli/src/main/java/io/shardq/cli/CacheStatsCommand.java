@@ -7,7 +7,6 @@ import io.shardq.broker.CacheStats;
 import io.shardq.broker.catalog.Names;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
@@ -25,7 +24,7 @@ final class CacheStatsCommand implements Callable<Integer> {
             + " command's own instance has served no reads";
 
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = CacheCommand.NAME_HELP)
     String name;
@@ -33,17 +32,11 @@ final class CacheStatsCommand implements Callable<Integer> {
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkCache(name);
-        PrintWriter out = spec.commandLine().getOut();
-        try (AdminSession broker = connection.adminSession()) {
+        PrintWriter out = cli.spec.commandLine().getOut();
+        try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
             CacheInfo c = CacheCommand.require(admin, name);
             CacheStats s = admin.cacheStats(name);

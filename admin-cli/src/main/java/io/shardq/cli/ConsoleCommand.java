@@ -31,7 +31,7 @@ import picocli.CommandLine.Option;
         })
 final class ConsoleCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Option(
             names = "--port",
@@ -65,12 +65,6 @@ final class ConsoleCommand implements Callable<Integer> {
             description = "how far back the rate charts go, kept in memory (default: ${DEFAULT-VALUE}; at most 1h)")
     String history = "10m";
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() throws Exception {
         Duration every = Durations.parse(refresh);
@@ -82,12 +76,12 @@ final class ConsoleCommand implements Callable<Integer> {
                 || back.compareTo(every) < 0
                 || back.toHours() > 1) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(),
+                    cli.spec.commandLine(),
                     "--port must be 0 to 65535, --refresh 200ms to 1m, --history from --refresh to 1h");
         }
         InetAddress address = address();
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = cli.spec.commandLine().getOut();
+        PrintWriter err = cli.spec.commandLine().getErr();
         CountDownLatch interrupted = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);
         Thread hook = new Thread(
@@ -101,7 +95,7 @@ final class ConsoleCommand implements Callable<Integer> {
                 },
                 "shardq-cli-stop-1");
         Runtime.getRuntime().addShutdownHook(hook);
-        try (Broker broker = connection.startBroker("console");
+        try (Broker broker = cli.connection.startBroker("console");
                 ConsoleServer server = listen(broker, address, every, back)) {
             if (!address.isLoopbackAddress()) {
                 err.println("shardq: warning: the console listens on " + address.getHostAddress()
@@ -144,7 +138,8 @@ final class ConsoleCommand implements Callable<Integer> {
             return InetAddress.getByName(bind);
         } catch (UnknownHostException e) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--bind \"" + bind + "\" is not an address of this machine: " + e.getMessage());
+                    cli.spec.commandLine(),
+                    "--bind \"" + bind + "\" is not an address of this machine: " + e.getMessage());
         }
     }
 }

@@ -64,7 +64,7 @@ final class DemoCommand implements Callable<Integer> {
     static final long INITIAL_STOCK = 1_000_000_000L;
 
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Option(
             names = "--duration",
@@ -87,25 +87,19 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the summary as JSON (the live view goes to stderr)")
     boolean json;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() throws Exception {
         Duration sending = Durations.parse(duration);
         if (sending.isZero() || rate < 1 || rate > 100_000 || consumers < 1 || consumers > 8) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--duration must be more than 0, --rate 1 to 100000, --consumers 1 to 8");
+                    cli.spec.commandLine(), "--duration must be more than 0, --rate 1 to 100000, --consumers 1 to 8");
         }
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter view = json ? spec.commandLine().getErr() : out;
+        PrintWriter out = cli.spec.commandLine().getOut();
+        PrintWriter view = json ? cli.spec.commandLine().getErr() : out;
         try (GracefulStop stop = GracefulStop.installSignals();
-                ShardQConnectionFactory factory = new ShardQConnectionFactory(connection.config(
+                ShardQConnectionFactory factory = new ShardQConnectionFactory(cli.connection.config(
                         "shardq demo (" + ProcessHandle.current().pid() + ")"));
-                DemoConsumers processes = new DemoConsumers(connection)) {
+                DemoConsumers processes = new DemoConsumers(cli.connection)) {
             Broker broker = factory.broker();
             view.println("shardq demo: setting up " + ORDERS + ", " + EVENTS + " (" + String.join(", ", SUBSCRIPTIONS)
                     + "), " + PRICES + " and shardq_demo.inventory"

@@ -19,7 +19,6 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -35,22 +34,16 @@ import picocli.CommandLine.Option;
 @Command(name = "demo-consumer", hidden = true, description = "One consumer process of 'shardq demo'.")
 final class DemoConsumerCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Option(names = "--index", required = true, description = "the consumer's number in the demo")
     int index;
-
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
 
     private volatile boolean stop;
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = cli.spec.commandLine().getOut();
         // Ctrl-C in the terminal reaches the whole process group: the demo decides when its
         // consumers stop (STOP on stdin, or stdin closing when the demo is gone)
         sun.misc.Signal.handle(new sun.misc.Signal("INT"), sig -> {});
@@ -61,7 +54,7 @@ final class DemoConsumerCommand implements Callable<Integer> {
         long hits = 0;
         long misses = 0;
         long lastReport = 0;
-        try (ShardQConnectionFactory factory = new ShardQConnectionFactory(connection.config("shardq demo consumer "
+        try (ShardQConnectionFactory factory = new ShardQConnectionFactory(cli.connection.config("shardq demo consumer "
                         + index + " (" + ProcessHandle.current().pid() + ")"));
                 Connection c = factory.createConnection()) {
             c.start();

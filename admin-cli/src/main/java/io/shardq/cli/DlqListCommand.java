@@ -26,7 +26,7 @@ import picocli.CommandLine.Parameters;
         description = "Show the dead letters of a queue, oldest first, with why they died, without consuming them.")
 final class DlqListCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = "the queue whose dead letters to show (not the .DLQ itself)")
     String name;
@@ -43,20 +43,14 @@ final class DlqListCommand implements Callable<Integer> {
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkDestination(name);
         if (limit < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--limit must be 1 or more");
+            throw new CommandLine.ParameterException(cli.spec.commandLine(), "--limit must be 1 or more");
         }
-        PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("dlq list")) {
+        PrintWriter out = cli.spec.commandLine().getOut();
+        try (Broker broker = cli.connection.startBroker("dlq list")) {
             DestinationInfo q = QueueCommand.require(broker.admin(), name);
             Optional<DestinationInfo> dlq = DlqCommand.deadLetterQueue(broker.admin(), q);
             // a dead-letter queue may be shared: show the letters of this queue only

@@ -27,7 +27,7 @@ import picocli.CommandLine.Parameters;
         })
 final class DlqRequeueCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = "the queue whose dead letters to requeue (not the .DLQ itself)")
     String name;
@@ -45,23 +45,17 @@ final class DlqRequeueCommand implements Callable<Integer> {
                     + " (default: ${DEFAULT-VALUE})")
     int waitSeconds = 30;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() throws Exception {
         Names.checkDestination(name);
         if (batch < 1 || max < 0 || waitSeconds < 0) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--batch must be 1 or more, --max and --wait 0 or more");
+                    cli.spec.commandLine(), "--batch must be 1 or more, --max and --wait 0 or more");
         }
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = cli.spec.commandLine().getOut();
+        PrintWriter err = cli.spec.commandLine().getErr();
         try (GracefulStop stop = GracefulStop.install();
-                Broker broker = connection.startBroker("dlq requeue")) {
+                Broker broker = cli.connection.startBroker("dlq requeue")) {
             Requeued r;
             Progress progress = Progress.forTerminal(err, "requeuing dead letters of " + name, 0);
             try {

@@ -4,7 +4,6 @@ import io.shardq.broker.Admin;
 import io.shardq.broker.Privilege;
 import io.shardq.broker.catalog.Names;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
@@ -14,7 +13,7 @@ abstract class GrantChangeCommand implements Callable<Integer> {
             "send, receive (includes browse), browse or administer (purge, start, stop, grant and revoke)";
 
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(index = "0", paramLabel = "QUEUE", description = QueueCommand.NAME_HELP)
     String queue;
@@ -25,12 +24,6 @@ abstract class GrantChangeCommand implements Callable<Integer> {
     @Parameters(index = "2", paramLabel = "PRIVILEGE", description = PRIVILEGE_HELP)
     String privilege;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     abstract void apply(Admin admin, String queue, String role, Privilege privilege);
 
     /** "granted receive on queue orders to billing_app" */
@@ -40,11 +33,11 @@ abstract class GrantChangeCommand implements Callable<Integer> {
     public Integer call() {
         Names.checkDestination(queue);
         Privilege p = Privilege.parse(privilege);
-        connection.withAdmin(queue, admin -> {
+        cli.connection.withAdmin(queue, admin -> {
             apply(admin, queue, role, p);
             return null;
         });
-        spec.commandLine().getOut().println(done(queue, role, p));
+        cli.spec.commandLine().getOut().println(done(queue, role, p));
         return 0;
     }
 }

@@ -7,7 +7,6 @@ import io.shardq.broker.catalog.Names;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
@@ -20,7 +19,7 @@ import picocli.CommandLine.Parameters;
         })
 final class GrantsCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "QUEUE", description = QueueCommand.NAME_HELP)
     String queue;
@@ -28,17 +27,11 @@ final class GrantsCommand implements Callable<Integer> {
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkDestination(queue);
-        PrintWriter out = spec.commandLine().getOut();
-        List<Admin.Grant> grants = connection.withAdmin(queue, admin -> admin.grants(queue));
+        PrintWriter out = cli.spec.commandLine().getOut();
+        List<Admin.Grant> grants = cli.connection.withAdmin(queue, admin -> admin.grants(queue));
         if (output.json) {
             ObjectNode o = Json.object();
             o.put("queue", queue);

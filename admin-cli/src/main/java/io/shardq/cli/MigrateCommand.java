@@ -3,7 +3,6 @@ package io.shardq.cli;
 import io.shardq.broker.store.Database;
 import io.shardq.sql.Migrations;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -12,19 +11,14 @@ import picocli.CommandLine.Mixin;
         description = "Create or upgrade the shardq schema. Safe to run again and from several machines at once.")
 final class MigrateCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
-
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+    CommandContext cli;
 
     @Override
     public Integer call() {
-        try (Database db = connection.open()) {
+        try (Database db = cli.connection.open()) {
             Migrations.Result r = Migrations.migrate(db.dataSource());
-            spec.commandLine()
+            cli.spec
+                    .commandLine()
                     .getOut()
                     .printf(
                             "%s: schema shardq at version %s (%s)%n",

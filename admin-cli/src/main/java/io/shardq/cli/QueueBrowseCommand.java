@@ -28,7 +28,7 @@ import picocli.CommandLine.Parameters;
         })
 final class QueueBrowseCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = QueueCommand.NAME_HELP)
     String name;
@@ -51,21 +51,15 @@ final class QueueBrowseCommand implements Callable<Integer> {
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkDestination(name);
         Selector filter = Selector.compile(selector);
         if (limit < 1 || scan < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--limit and --scan must be 1 or more");
+            throw new CommandLine.ParameterException(cli.spec.commandLine(), "--limit and --scan must be 1 or more");
         }
-        PrintWriter out = spec.commandLine().getOut();
-        try (Broker broker = connection.startBroker("queue browse")) {
+        PrintWriter out = cli.spec.commandLine().getOut();
+        try (Broker broker = cli.connection.startBroker("queue browse")) {
             QueueCommand.require(broker.admin(), name);
             Browsed b = browse(broker, name, filter, limit, scan);
             if (output.json) {

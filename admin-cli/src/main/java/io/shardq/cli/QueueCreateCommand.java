@@ -5,7 +5,6 @@ import io.shardq.broker.QueueOptions;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -14,7 +13,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "create", description = "Create a queue.")
 final class QueueCreateCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = QueueCommand.NAME_HELP)
     String name;
@@ -39,17 +38,11 @@ final class QueueCreateCommand implements Callable<Integer> {
             description = "deliveries of a message before it goes to the dead-letter queue (default: 5)")
     Integer maxAttempts;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkDestination(name);
-        QueueCommand.checkBounds(spec, shards, sliceSize, maxAttempts);
-        try (AdminSession broker = connection.adminSession()) {
+        QueueCommand.checkBounds(cli.spec, shards, sliceSize, maxAttempts);
+        try (AdminSession broker = cli.connection.adminSession()) {
             QueueOptions o = QueueOptions.DEFAULTS.withShards(
                     shards != null ? shards : broker.config().getInt(BrokerProperty.DEFAULT_SHARDS));
             if (sliceSize != null) {
@@ -59,7 +52,7 @@ final class QueueCreateCommand implements Callable<Integer> {
                 o = o.withMaxAttempts(maxAttempts);
             }
             DestinationInfo d = broker.admin().createQueue(name, o);
-            spec.commandLine().getOut().println("created queue " + d.name() + ": " + QueueCommand.settings(d));
+            cli.spec.commandLine().getOut().println("created queue " + d.name() + ": " + QueueCommand.settings(d));
             return 0;
         }
     }

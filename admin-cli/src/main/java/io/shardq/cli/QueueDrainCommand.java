@@ -25,7 +25,7 @@ import picocli.CommandLine.Parameters;
         })
 final class QueueDrainCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = QueueCommand.NAME_HELP)
     String name;
@@ -59,32 +59,26 @@ final class QueueDrainCommand implements Callable<Integer> {
                     + " stay in the queue, in their order, with their ids")
     String selector;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() throws IOException {
         Names.checkDestination(name);
         Selector filter = Selector.compile(selector);
         if (batch < 1 || max < 0 || waitSeconds < 0) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--batch must be 1 or more, --max and --wait 0 or more");
+                    cli.spec.commandLine(), "--batch must be 1 or more, --max and --wait 0 or more");
         }
         if (append && to == null) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--append needs --to FILE");
+            throw new CommandLine.ParameterException(cli.spec.commandLine(), "--append needs --to FILE");
         }
         if (to != null && !append && Files.exists(to)) { // checked again when the file is created
             throw new ShardQException(
                     ErrorKind.INVALID_ARGUMENT,
                     to + " exists already: give a new file, or add --append to write at its end");
         }
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = cli.spec.commandLine().getOut();
+        PrintWriter err = cli.spec.commandLine().getErr();
         try (GracefulStop stop = GracefulStop.install();
-                Broker broker = connection.startBroker("queue drain");
+                Broker broker = cli.connection.startBroker("queue drain");
                 DrainOutput output = to == null ? DrainOutput.stdout(out) : DrainOutput.file(to, append)) {
             DestinationInfo d = QueueCommand.require(broker.admin(), name);
             if (!d.dequeueEnabled()) {

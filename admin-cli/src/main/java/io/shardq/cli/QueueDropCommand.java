@@ -6,7 +6,6 @@ import io.shardq.broker.ShardQException;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -20,7 +19,7 @@ import picocli.CommandLine.Parameters;
         })
 final class QueueDropCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = QueueCommand.NAME_HELP)
     String name;
@@ -28,16 +27,10 @@ final class QueueDropCommand implements Callable<Integer> {
     @Option(names = "--force", description = "drop it even if messages are waiting (they are lost)")
     boolean force;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkDestination(name);
-        try (AdminSession broker = connection.adminSession()) {
+        try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
             DestinationInfo d = QueueCommand.require(admin, name);
             long backlog = broker.admin().backlog(d.name());
@@ -51,7 +44,8 @@ final class QueueDropCommand implements Callable<Integer> {
             admin.dropQueue(name, force);
             String dlq = d.deadLetterQueue();
             boolean dlqExists = admin.list().stream().anyMatch(x -> x.name().equals(dlq));
-            spec.commandLine()
+            cli.spec
+                    .commandLine()
                     .getOut()
                     .println("dropped queue " + name
                             + (backlog > 0 ? " and the " + Format.messages(backlog) + " it held" : "")

@@ -28,7 +28,7 @@ import picocli.CommandLine.Parameters;
         })
 final class QueueLoadCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = QueueCommand.NAME_HELP)
     String name;
@@ -53,20 +53,15 @@ final class QueueLoadCommand implements Callable<Integer> {
                     + " JMS producer session would send it")
     boolean spread;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() throws IOException {
         Names.checkDestination(name);
         if (batch < 1 || skip < 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--batch must be 1 or more, --skip 0 or more");
+            throw new CommandLine.ParameterException(
+                    cli.spec.commandLine(), "--batch must be 1 or more, --skip 0 or more");
         }
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = cli.spec.commandLine().getOut();
+        PrintWriter err = cli.spec.commandLine().getErr();
         JsonLines.Check check = JsonLines.check(from);
         if (check.ignoredLastLine()) {
             err.println("shardq: note: ignored the incomplete last line of " + from + " (written by an interrupted"
@@ -74,7 +69,7 @@ final class QueueLoadCommand implements Callable<Integer> {
         }
         long total = Math.max(0, check.messages() - skip);
         try (GracefulStop stop = GracefulStop.install();
-                Broker broker = connection.startBroker("queue load");
+                Broker broker = cli.connection.startBroker("queue load");
                 BufferedReader in = Files.newBufferedReader(from, StandardCharsets.UTF_8)) {
             DestinationInfo d = QueueCommand.require(broker.admin(), name);
             if (!d.enqueueEnabled()) {

@@ -5,7 +5,6 @@ import io.shardq.broker.ShardQException;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -20,7 +19,7 @@ import picocli.CommandLine.Parameters;
         })
 final class QueuePurgeCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = QueueCommand.NAME_HELP)
     String name;
@@ -30,16 +29,10 @@ final class QueuePurgeCommand implements Callable<Integer> {
             description = "discard the waiting messages (without it, a queue holding messages is refused)")
     boolean force;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkDestination(name);
-        try (AdminSession broker = connection.adminSession()) {
+        try (AdminSession broker = cli.connection.adminSession()) {
             DestinationInfo d = QueueCommand.require(broker.admin(), name);
             long waiting = broker.admin().backlog(name);
             if (waiting > 0 && !force) {
@@ -50,7 +43,7 @@ final class QueuePurgeCommand implements Callable<Integer> {
             }
             // one statement: progress can only be its elapsed time
             Progress progress = Progress.forTerminal(
-                            spec.commandLine().getErr(), "purging " + Format.messages(waiting) + " from " + name, 0)
+                            cli.spec.commandLine().getErr(), "purging " + Format.messages(waiting) + " from " + name, 0)
                     .tick();
             long purged;
             try {
@@ -58,7 +51,8 @@ final class QueuePurgeCommand implements Callable<Integer> {
             } finally {
                 progress.finish();
             }
-            spec.commandLine()
+            cli.spec
+                    .commandLine()
                     .getOut()
                     .println("purged queue " + name + ": " + Format.messages(purged) + " discarded in "
                             + Format.duration(progress.elapsedMillis()));

@@ -11,7 +11,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -26,7 +25,7 @@ import picocli.CommandLine.Parameters;
         })
 final class QueueStatsCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     /** How long --rate samples: long enough to see traffic, short enough to wait for. */
     static final long RATE_SAMPLE_MILLIS = 1000;
@@ -43,17 +42,11 @@ final class QueueStatsCommand implements Callable<Integer> {
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() throws InterruptedException {
         Names.checkDestination(name);
-        PrintWriter out = spec.commandLine().getOut();
-        try (AdminSession broker = connection.adminSession()) {
+        PrintWriter out = cli.spec.commandLine().getOut();
+        try (AdminSession broker = cli.connection.adminSession()) {
             QueueCommand.require(broker.admin(), name);
             long t0 = System.nanoTime();
             QueueStats s = broker.admin().stats(name);

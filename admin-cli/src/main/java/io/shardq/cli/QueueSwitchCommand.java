@@ -4,7 +4,6 @@ import io.shardq.broker.Admin;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -12,7 +11,7 @@ import picocli.CommandLine.Parameters;
 /** {@code queue start} and {@code queue stop}: the same options, a different switch. */
 abstract class QueueSwitchCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = QueueCommand.NAME_HELP)
     String name;
@@ -22,12 +21,6 @@ abstract class QueueSwitchCommand implements Callable<Integer> {
 
     @Option(names = "--dequeue", description = "only receiving (dequeue)")
     boolean dequeue;
-
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
 
     /** The command's name, for messages. */
     abstract String verb();
@@ -39,10 +32,10 @@ abstract class QueueSwitchCommand implements Callable<Integer> {
     public Integer call() {
         Names.checkDestination(name);
         boolean both = !enqueue && !dequeue;
-        try (AdminSession broker = connection.adminSession()) {
+        try (AdminSession broker = cli.connection.adminSession()) {
             QueueCommand.require(broker.admin(), name);
             DestinationInfo d = apply(broker.admin(), name, enqueue || both, dequeue || both);
-            spec.commandLine().getOut().println(state(d));
+            cli.spec.commandLine().getOut().println(state(d));
             return 0;
         }
     }

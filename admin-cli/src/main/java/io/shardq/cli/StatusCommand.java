@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -27,7 +26,7 @@ import picocli.CommandLine.Mixin;
         description = "Show the server, the schema version, the durability settings and the ShardQ instances alive.")
 final class StatusCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     /** An instance whose heartbeat (every second by default) is older than this counts as gone. */
     static final int ALIVE_SECONDS = 30;
@@ -38,16 +37,10 @@ final class StatusCommand implements Callable<Integer> {
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() throws SQLException {
-        PrintWriter out = spec.commandLine().getOut();
-        try (Database db = connection.open();
+        PrintWriter out = cli.spec.commandLine().getOut();
+        try (Database db = cli.connection.open();
                 Connection c = db.dataSource().getConnection()) {
             String version;
             Map<String, String> settings = new LinkedHashMap<>();

@@ -4,7 +4,6 @@ import io.shardq.broker.Admin;
 import io.shardq.broker.catalog.Names;
 import io.shardq.broker.selector.Selector;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -18,7 +17,7 @@ import picocli.CommandLine.Parameters;
         })
 final class SubscriptionAddCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(index = "0", paramLabel = "TOPIC", description = TopicCommand.NAME_HELP)
     String topic;
@@ -33,12 +32,6 @@ final class SubscriptionAddCommand implements Callable<Integer> {
                     + " are kept for it (evaluated once, when a message is published)")
     String selector;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkDestination(topic);
@@ -46,11 +39,12 @@ final class SubscriptionAddCommand implements Callable<Integer> {
         if (filtered) {
             Selector.compile(selector); // before starting an instance: a typo is the common mistake
         }
-        try (AdminSession broker = connection.adminSession()) {
+        try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
             TopicCommand.require(admin, topic);
             admin.addSubscriber(topic, name, selector);
-            spec.commandLine()
+            cli.spec
+                    .commandLine()
                     .getOut()
                     .println("added subscription " + name + " to topic " + topic + ": it keeps "
                             + (filtered ? "the messages matching " + selector.strip() : "every message")

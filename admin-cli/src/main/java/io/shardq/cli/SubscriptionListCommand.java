@@ -5,7 +5,6 @@ import io.shardq.broker.catalog.Names;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
@@ -18,7 +17,7 @@ import picocli.CommandLine.Parameters;
         })
 final class SubscriptionListCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "TOPIC", description = TopicCommand.NAME_HELP)
     String topic;
@@ -26,17 +25,11 @@ final class SubscriptionListCommand implements Callable<Integer> {
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkDestination(topic);
-        PrintWriter out = spec.commandLine().getOut();
-        try (AdminSession broker = connection.adminSession()) {
+        PrintWriter out = cli.spec.commandLine().getOut();
+        try (AdminSession broker = cli.connection.adminSession()) {
             TopicCommand.require(broker.admin(), topic);
             List<SubscriptionStats> subs = broker.admin().subscriptions(topic);
             if (output.json) {

@@ -7,7 +7,6 @@ import io.shardq.broker.SubscriptionStats;
 import io.shardq.broker.catalog.Names;
 import java.util.Objects;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -21,7 +20,7 @@ import picocli.CommandLine.Parameters;
         })
 final class SubscriptionRemoveCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(index = "0", paramLabel = "TOPIC", description = TopicCommand.NAME_HELP)
     String topic;
@@ -38,16 +37,10 @@ final class SubscriptionRemoveCommand implements Callable<Integer> {
     @Option(names = "--force", description = "remove it even while consumers are attached (they then fail)")
     boolean force;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkDestination(topic);
-        try (AdminSession broker = connection.adminSession()) {
+        try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
             TopicCommand.require(admin, topic);
             SubscriptionStats s = admin.subscriptions(topic).stream()
@@ -67,7 +60,8 @@ final class SubscriptionRemoveCommand implements Callable<Integer> {
                                 + " first, or remove it anyway with --force (they then fail)");
             }
             admin.removeSubscriber(topic, name, clientId, force);
-            spec.commandLine()
+            cli.spec
+                    .commandLine()
                     .getOut()
                     .println("removed subscription " + TopicCommand.subscription(name, clientId) + " from topic "
                             + topic + (s.lag() > 0 ? " (it was " + Format.messages(s.lag()) + " behind)" : ""));

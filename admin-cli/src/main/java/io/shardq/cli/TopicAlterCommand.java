@@ -22,34 +22,13 @@ import picocli.CommandLine.Parameters;
         })
 final class TopicAlterCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = TopicCommand.NAME_HELP)
     String name;
 
-    @Option(
-            names = "--shards",
-            paramLabel = "N",
-            description = "new shard count, 1 to 256 (fewer: the shards from N up drain, then go)")
-    Integer shards;
-
-    @Option(
-            names = "--slice-size",
-            paramLabel = "N",
-            description = "messages per slice for new slices, 16 to 100000000")
-    Integer sliceSize;
-
-    @Option(
-            names = "--max-attempts",
-            paramLabel = "N",
-            description = "deliveries of a message to a subscription before it goes to the dead-letter queue")
-    Integer maxAttempts;
-
-    @Option(
-            names = "--dead-letter-queue",
-            paramLabel = "QUEUE",
-            description = "where messages go after --max-attempts failed deliveries (default: NAME.DLQ)")
-    String deadLetterQueue;
+    @Mixin
+    AlterOptions storage;
 
     @Option(
             names = "--max-lag",
@@ -69,47 +48,35 @@ final class TopicAlterCommand implements Callable<Integer> {
     @Mixin
     DeliveryPolicyOptions policy;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
-        if (shards == null
-                && sliceSize == null
-                && maxAttempts == null
-                && deadLetterQueue == null
-                && maxLag == null
-                && maxAgeSeconds == null
-                && !policy.given()) {
+        if (!storage.given() && maxLag == null && maxAgeSeconds == null && !policy.given()) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(),
-                    "nothing to change: give --shards, --slice-size, --max-attempts, --dead-letter-queue,"
-                            + " --max-lag, --max-age, " + DeliveryPolicyOptions.NAMES);
+                    cli.spec.commandLine(),
+                    "nothing to change: give " + AlterOptions.NAMES + ", --max-lag, --max-age, "
+                            + DeliveryPolicyOptions.NAMES);
         }
-        policy.check(spec.commandLine());
+        policy.check(cli.spec.commandLine());
         if (maxLag != null && maxLag < 0) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--max-lag " + maxLag + " is invalid: expected 0 (no limit) or more messages");
+                    cli.spec.commandLine(),
+                    "--max-lag " + maxLag + " is invalid: expected 0 (no limit) or more messages");
         }
         Names.checkDestination(name);
-        QueueCommand.checkBounds(spec, shards, sliceSize, maxAttempts);
-        if (deadLetterQueue != null) {
-            Names.checkDestination(deadLetterQueue);
-        }
-        PrintWriter out = spec.commandLine().getOut();
-        try (AdminSession broker = connection.adminSession()) {
+        storage.check(cli.spec);
+        PrintWriter out = cli.spec.commandLine().getOut();
+        try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
             TopicInfo before = TopicCommand.require(admin, name);
-            if (shards != null
-                    || sliceSize != null
-                    || maxAttempts != null
-                    || deadLetterQueue != null
-                    || maxLag != null
-                    || maxAgeSeconds != null) {
-                admin.alterTopic(name, shards, sliceSize, maxAttempts, deadLetterQueue, maxLag, maxAgeSeconds);
+            if (storage.given() || maxLag != null || maxAgeSeconds != null) {
+                admin.alterTopic(
+                        name,
+                        storage.shards,
+                        storage.sliceSize,
+                        storage.maxAttempts,
+                        storage.deadLetterQueue,
+                        maxLag,
+                        maxAgeSeconds);
             }
             policy.apply(admin, name, before.destination());
             TopicInfo t = admin.topic(name);

@@ -6,7 +6,6 @@ import io.shardq.broker.QueueOptions;
 import io.shardq.broker.TopicInfo;
 import io.shardq.broker.catalog.Names;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -20,7 +19,7 @@ import picocli.CommandLine.Parameters;
         })
 final class TopicCreateCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = TopicCommand.NAME_HELP)
     String name;
@@ -51,17 +50,11 @@ final class TopicCreateCommand implements Callable<Integer> {
             description = "succeed without a change when the topic exists already (its settings are kept)")
     boolean ifNotExists;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkDestination(name);
-        QueueCommand.checkBounds(spec, shards, sliceSize, maxAttempts);
-        try (AdminSession broker = connection.adminSession()) {
+        QueueCommand.checkBounds(cli.spec, shards, sliceSize, maxAttempts);
+        try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
             QueueOptions o = QueueOptions.DEFAULTS.withShards(
                     shards != null ? shards : broker.config().getInt(BrokerProperty.DEFAULT_SHARDS));
@@ -79,7 +72,8 @@ final class TopicCreateCommand implements Callable<Integer> {
                 admin.createTopic(name, o);
             }
             TopicInfo t = admin.topic(name);
-            spec.commandLine()
+            cli.spec
+                    .commandLine()
                     .getOut()
                     .println((existed ? "topic " + name + " exists already: " : "created topic " + name + ": ")
                             + TopicCommand.settings(t));

@@ -6,7 +6,6 @@ import io.shardq.broker.ShardQException;
 import io.shardq.broker.TopicInfo;
 import io.shardq.broker.catalog.Names;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -20,7 +19,7 @@ import picocli.CommandLine.Parameters;
         })
 final class TopicDropCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = TopicCommand.NAME_HELP)
     String name;
@@ -28,16 +27,10 @@ final class TopicDropCommand implements Callable<Integer> {
     @Option(names = "--force", description = "drop it even if subscriptions have messages to consume (they are lost)")
     boolean force;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkDestination(name);
-        try (AdminSession broker = connection.adminSession()) {
+        try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
             TopicInfo t = TopicCommand.require(admin, name);
             long retained = t.retained();
@@ -52,7 +45,8 @@ final class TopicDropCommand implements Callable<Integer> {
             admin.dropTopic(name, force);
             String dlq = t.destination().deadLetterQueue();
             boolean dlqExists = admin.list().stream().anyMatch(x -> x.name().equals(dlq));
-            spec.commandLine()
+            cli.spec
+                    .commandLine()
                     .getOut()
                     .println("dropped topic " + name
                             + (t.subscriptions() == 0

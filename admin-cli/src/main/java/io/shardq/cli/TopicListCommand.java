@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -18,21 +17,15 @@ import picocli.CommandLine.Mixin;
         description = "List the topics with their settings, expiry policy, subscriptions and retained messages.")
 final class TopicListCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        try (AdminSession broker = connection.adminSession()) {
+        PrintWriter out = cli.spec.commandLine().getOut();
+        try (AdminSession broker = cli.connection.adminSession()) {
             List<TopicInfo> topics = broker.admin().topics();
             // as queue list: a JMS TemporaryTopic is a topic with an owner (its connection's instance)
             Map<String, Admin.Temporary> temporary = broker.admin().temporaryDestinations().stream()

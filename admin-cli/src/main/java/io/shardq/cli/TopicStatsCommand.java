@@ -10,7 +10,6 @@ import io.shardq.broker.catalog.Names;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
@@ -23,7 +22,7 @@ import picocli.CommandLine.Parameters;
         })
 final class TopicStatsCommand implements Callable<Integer> {
     @Mixin
-    HelpOption help;
+    CommandContext cli;
 
     @Parameters(paramLabel = "NAME", description = TopicCommand.NAME_HELP)
     String name;
@@ -31,17 +30,11 @@ final class TopicStatsCommand implements Callable<Integer> {
     @Mixin
     JsonOption output;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
     public Integer call() {
         Names.checkDestination(name);
-        PrintWriter out = spec.commandLine().getOut();
-        try (AdminSession broker = connection.adminSession()) {
+        PrintWriter out = cli.spec.commandLine().getOut();
+        try (AdminSession broker = cli.connection.adminSession()) {
             TopicCommand.require(broker.admin(), name);
             TopicStats s = broker.admin().topicStats(name);
             if (output.json) {

@@ -90,8 +90,8 @@ final class CachePutAllCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter stdout = spec.commandLine().getOut();
         CachePutAllScenario scenario = scenario();
-        try (Database db = Database.open(QueueCommand.config(scenario.threads()), "perf")) {
-            Environment env = new ServerProbe(db.dataSource()).environment(db.displayUrl(), db.isEmbedded());
+        try (Database db = PerfDatabase.open(scenario.threads())) {
+            Environment env = PerfDatabase.environment(db, db.dataSource());
             CachePutAllReport report =
                     run(db.dataSource(), BrokerConfig::builder, env, scenario, Progress.forTerminal(stdout), stdout);
             output.write(report::writeTo, stdout);

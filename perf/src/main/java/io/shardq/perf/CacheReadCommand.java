@@ -5,7 +5,6 @@ import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.store.Database;
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -79,19 +78,8 @@ final class CacheReadCommand implements Callable<Integer> {
             description = "size of each value (default: ${DEFAULT-VALUE})")
     int valueBytes;
 
-    @Option(
-            names = "--warmup",
-            paramLabel = "SECONDS",
-            defaultValue = "2",
-            description = "warm-up per step, not measured (default: ${DEFAULT-VALUE})")
-    double warmup;
-
-    @Option(
-            names = "--duration",
-            paramLabel = "SECONDS",
-            defaultValue = "5",
-            description = "measured time per step (default: ${DEFAULT-VALUE})")
-    double duration;
+    @CommandLine.Mixin
+    RunOptions.Steps steps = new RunOptions.Steps(2, 5);
 
     @CommandLine.Mixin
     RunOptions.Output output;
@@ -104,8 +92,8 @@ final class CacheReadCommand implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         CacheReadScenario scenario = scenario(List.of());
         int maxThreads = Math.max(Collections.max(scenario.threads()), scenario.scaleThreads());
-        try (Database db = Database.open(QueueCommand.config(maxThreads), "perf")) {
-            Environment env = new ServerProbe(db.dataSource()).environment(db.displayUrl(), db.isEmbedded());
+        try (Database db = PerfDatabase.open(maxThreads)) {
+            Environment env = PerfDatabase.environment(db, db.dataSource());
             CacheReadReport report = run(
                     db.dataSource(), BrokerConfig::builder, env, this::scenario, Progress.forTerminal(stdout), stdout);
             output.write(report::writeTo, stdout);
@@ -226,8 +214,8 @@ final class CacheReadCommand implements Callable<Integer> {
                     sweep,
                     scaleThreads,
                     valueBytes,
-                    Duration.ofMillis(Math.round(warmup * 1000)),
-                    Duration.ofMillis(Math.round(duration * 1000)),
+                    steps.warmup(),
+                    steps.duration(),
                     systems,
                     LoadAverage.now());
         } catch (IllegalArgumentException | IndexOutOfBoundsException e) {

@@ -98,8 +98,8 @@ final class DelayCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter stdout = spec.commandLine().getOut();
         DelayScenario scenario = scenario();
-        try (Database db = Database.open(QueueCommand.config(producers + consumers), "perf")) {
-            Environment env = new ServerProbe(db.dataSource()).environment(db.displayUrl(), db.isEmbedded());
+        try (Database db = PerfDatabase.open(producers + consumers)) {
+            Environment env = PerfDatabase.environment(db, db.dataSource());
             DelayReport report = run(db.dataSource(), BrokerConfig::builder, env, scenario, stdout);
             output.write(report::writeTo, stdout);
             stdout.flush();

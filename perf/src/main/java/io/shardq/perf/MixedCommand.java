@@ -73,7 +73,7 @@ final class MixedCommand implements Callable<Integer> {
         MixedScenario scenario = scenario();
         try (Database db = Database.open(BrokerConfig.fromEnvironment(), "perf")) {
             DataSource ds = unsafe.apply(db.dataSource());
-            Environment env = new ServerProbe(ds).environment(db.displayUrl(), db.isEmbedded());
+            Environment env = PerfDatabase.environment(db, ds);
             stdout.println(MixedTextReport.header(env, scenario)); // the UNSAFE banner, if any, comes first
             stdout.flush();
             List<StageResult> results = new ArrayList<>();

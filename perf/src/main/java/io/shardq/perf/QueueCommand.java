@@ -1,10 +1,8 @@
 package io.shardq.perf;
 
 import io.shardq.broker.BrokerConfig;
-import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.store.Database;
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -76,16 +74,7 @@ final class QueueCommand implements Callable<Integer> {
     int instances;
 
     @CommandLine.Mixin
-    RunOptions.Messages messages;
-
-    @CommandLine.Mixin
-    RunOptions.Steps steps;
-
-    @CommandLine.Mixin
-    RunOptions.Unsafe unsafe;
-
-    @CommandLine.Mixin
-    RunOptions.Output output;
+    RunOptions.Steady steady;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -110,9 +99,9 @@ final class QueueCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("perf: none of the systems asked for is available: " + systems);
             return 2;
         }
-        try (Database db = Database.open(config(Collections.max(scenario.threads())), "perf")) {
-            DataSource ds = unsafe.apply(db.dataSource());
-            Environment env = new ServerProbe(ds).environment(db.displayUrl(), db.isEmbedded());
+        try (Database db = PerfDatabase.open(Collections.max(scenario.threads()))) {
+            DataSource ds = steady.unsafe.apply(db.dataSource());
+            Environment env = PerfDatabase.environment(db, ds);
             Comparison run = run(ds, env, scenario, notes, Progress.forTerminal(stdout), stdout);
             return run.results().stream().anyMatch(r -> r.errors() > 0) ? 1 : 0;
         }
@@ -137,7 +126,7 @@ final class QueueCommand implements Callable<Integer> {
         Comparison run = new Comparison(runner.run(scenario));
         stdout.println();
         stdout.print(TextReport.render(env, scenario, run));
-        output.write(new RunReport(env, scenario, run)::writeTo, stdout);
+        steady.output.write(new RunReport(env, scenario, run)::writeTo, stdout);
         stdout.flush();
         return run;
     }
@@ -193,14 +182,13 @@ final class QueueCommand implements Callable<Integer> {
         }
         try {
             Settings base = new Settings(
-                    threads.get(0), messages.payload, messages.batch, messages.shards, !nonPersistent, unsafe.on);
-            return new Scenario(
-                    threads,
-                    runnable,
-                    Duration.ofSeconds(steps.warmup),
-                    Duration.ofSeconds(steps.duration),
-                    base,
-                    asyncInFlight);
+                    threads.get(0),
+                    steady.messages.payload,
+                    steady.messages.batch,
+                    steady.messages.shards,
+                    !nonPersistent,
+                    steady.unsafe.on);
+            return new Scenario(threads, runnable, steady.steps.warmup(), steady.steps.duration(), base, asyncInFlight);
         } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -223,18 +211,5 @@ final class QueueCommand implements Callable<Integer> {
         }
         out.add(sync + 1, ShardQSystem.ASYNC_NAME);
         return out;
-    }
-
-    /**
-     * The environment's settings, with a pool large enough for every producer and consumer to hold
-     * a connection at once plus the harness's own probes.
-     */
-    static BrokerConfig config(int maxThreads) {
-        BrokerConfig config = BrokerConfig.fromEnvironment();
-        int needed = 2 * maxThreads + 4;
-        if (config.getInt(BrokerProperty.POOL_SIZE) >= needed) {
-            return config;
-        }
-        return BrokerConfig.builder().set(BrokerProperty.POOL_SIZE, needed).build();
     }
 }

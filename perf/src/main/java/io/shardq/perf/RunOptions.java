@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import javax.sql.DataSource;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
@@ -50,21 +51,41 @@ final class RunOptions {
         }
     }
 
-    /** {@code --warmup} and {@code --duration} of each step. */
+    /**
+     * {@code --warmup} and {@code --duration} of each step, in seconds (fractions allowed). Each
+     * command gives its own defaults: {@code @Mixin RunOptions.Steps steps = new RunOptions.Steps(5, 20)}
+     * (picocli keeps an initialised mixin and shows its values as the defaults).
+     */
     static final class Steps {
         @Option(
                 names = "--warmup",
                 paramLabel = "SECONDS",
-                defaultValue = "5",
                 description = "warm-up per step, not measured (default: ${DEFAULT-VALUE})")
-        int warmup;
+        double warmup;
 
         @Option(
                 names = "--duration",
                 paramLabel = "SECONDS",
-                defaultValue = "20",
                 description = "measured time per step (default: ${DEFAULT-VALUE})")
-        int duration;
+        double duration;
+
+        Steps(double warmup, double duration) {
+            this.warmup = warmup;
+            this.duration = duration;
+        }
+
+        /** Picocli's no-argument constructor: 5 s of warm-up, 20 s measured. */
+        Steps() {
+            this(5, 20);
+        }
+
+        java.time.Duration warmup() {
+            return java.time.Duration.ofMillis(Math.round(warmup * 1000));
+        }
+
+        java.time.Duration duration() {
+            return java.time.Duration.ofMillis(Math.round(duration * 1000));
+        }
     }
 
     /** {@code --payload}, {@code --batch} and {@code --shards} of the queue and topic benchmarks. */
@@ -89,5 +110,23 @@ final class RunOptions {
                 defaultValue = "8",
                 description = "shards of each queue and topic, for systems that shard (default: ${DEFAULT-VALUE})")
         int shards;
+    }
+
+    /**
+     * What the steady-state message benchmarks ({@code perf queue}, {@code perf topic}) take
+     * together: messages, step times, {@code --unsafe} and {@code --out}, one mixin of mixins.
+     */
+    static final class Steady {
+        @CommandLine.Mixin
+        Messages messages;
+
+        @CommandLine.Mixin
+        Steps steps = new Steps(5, 20);
+
+        @CommandLine.Mixin
+        Unsafe unsafe;
+
+        @CommandLine.Mixin
+        Output output;
     }
 }

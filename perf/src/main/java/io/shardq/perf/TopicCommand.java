@@ -3,7 +3,6 @@ package io.shardq.perf;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.store.Database;
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -83,16 +82,7 @@ final class TopicCommand implements Callable<Integer> {
     List<String> systems;
 
     @CommandLine.Mixin
-    RunOptions.Messages messages;
-
-    @CommandLine.Mixin
-    RunOptions.Steps steps;
-
-    @CommandLine.Mixin
-    RunOptions.Unsafe unsafe;
-
-    @CommandLine.Mixin
-    RunOptions.Output output;
+    RunOptions.Steady steady;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -101,11 +91,11 @@ final class TopicCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter stdout = spec.commandLine().getOut();
         TopicScenario scenario = scenario();
-        try (Database db = Database.open(QueueCommand.config(Collections.max(scenario.publishers())), "perf")) {
-            DataSource ds = unsafe.apply(db.dataSource());
-            Environment env = new ServerProbe(ds).environment(db.displayUrl(), db.isEmbedded());
+        try (Database db = PerfDatabase.open(Collections.max(scenario.publishers()))) {
+            DataSource ds = steady.unsafe.apply(db.dataSource());
+            Environment env = PerfDatabase.environment(db, ds);
             TopicReport report = run(ds, BrokerConfig::builder, env, scenario, Progress.forTerminal(stdout), stdout);
-            output.write(report::writeTo, stdout);
+            steady.output.write(report::writeTo, stdout);
             stdout.flush();
             return exitCode(report);
         }
@@ -160,17 +150,22 @@ final class TopicCommand implements Callable<Integer> {
         try {
             int threads =
                     consumerThreads != null ? consumerThreads : TopicScenario.defaultConsumerThreads(subscriptions);
-            Settings base =
-                    new Settings(publishers.get(0), messages.payload, messages.batch, messages.shards, true, unsafe.on);
+            Settings base = new Settings(
+                    publishers.get(0),
+                    steady.messages.payload,
+                    steady.messages.batch,
+                    steady.messages.shards,
+                    true,
+                    steady.unsafe.on);
             return new TopicScenario(
                     publishers,
                     subscriptions,
                     threads,
-                    receiveBatch != null ? receiveBatch : messages.batch,
+                    receiveBatch != null ? receiveBatch : steady.messages.batch,
                     rate,
                     chosen,
-                    Duration.ofSeconds(steps.warmup),
-                    Duration.ofSeconds(steps.duration),
+                    steady.steps.warmup(),
+                    steady.steps.duration(),
                     base,
                     LoadAverage.now());
         } catch (IllegalArgumentException | IndexOutOfBoundsException e) {

@@ -1,10 +1,6 @@
 package io.shardq.perf;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import javax.sql.DataSource;
 
@@ -20,14 +16,11 @@ import javax.sql.DataSource;
  */
 final class UpsertPutAllSystem implements PutAllSystem {
     static final String NAME = "upsert";
-    static final String TABLE = ReferenceTable.SCHEMA + ".kv_upsert";
-    static final String UPSERT = "insert into " + TABLE + " (k, v) select * from unnest(?::bytea[], ?::bytea[])"
-            + " on conflict (k) do update set v = excluded.v";
 
-    private final DataSource dataSource;
+    private final KeyValueTable table;
 
     UpsertPutAllSystem(DataSource dataSource) {
-        this.dataSource = dataSource;
+        this.table = new KeyValueTable(dataSource, "kv_upsert");
     }
 
     @Override
@@ -37,40 +30,21 @@ final class UpsertPutAllSystem implements PutAllSystem {
 
     @Override
     public void setUp() throws SQLException {
-        execute("create schema if not exists " + ReferenceTable.SCHEMA);
-        execute("drop table if exists " + TABLE);
-        execute("create table " + TABLE + " (k bytea primary key, v bytea not null)");
+        table.recreate();
     }
 
     @Override
     public void putAll(List<byte[]> keys, List<byte[]> values) throws SQLException {
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(UPSERT)) {
-            ps.setArray(1, c.createArrayOf("bytea", keys.toArray(new byte[0][])));
-            ps.setArray(2, c.createArrayOf("bytea", values.toArray(new byte[0][])));
-            ps.executeUpdate();
-        }
+        table.upsert(keys.toArray(new byte[0][]), values);
     }
 
     @Override
     public long stored() throws SQLException {
-        try (Connection c = dataSource.getConnection();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("select count(*) from " + TABLE)) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return table.count();
     }
 
     @Override
     public void close() throws SQLException {
-        execute("drop table if exists " + TABLE);
-    }
-
-    private void execute(String sql) throws SQLException {
-        try (Connection c = dataSource.getConnection();
-                Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
+        table.drop();
     }
 }

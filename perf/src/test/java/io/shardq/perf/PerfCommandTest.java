@@ -143,7 +143,7 @@ class PerfCommandTest {
 
     @Test
     void config_growsThePool_toOneConnectionPerWorkerAndSome() {
-        assertThat(QueueCommand.config(16).getInt(io.shardq.broker.BrokerProperty.POOL_SIZE))
+        assertThat(PerfDatabase.config(16).getInt(io.shardq.broker.BrokerProperty.POOL_SIZE))
                 .isGreaterThanOrEqualTo(36);
     }
 
