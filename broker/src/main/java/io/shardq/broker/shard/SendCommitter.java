@@ -21,8 +21,8 @@ import java.util.TreeMap;
  * <p>Scope ({@code shardq.commit.shared-sends}): one committer per shard (the default), whose
  * group is that shard's batches in one statement, or one per instance ({@code true}), whose group
  * carries batches to any shards and destinations in one transaction. (Off by default: on two cores
- * sharing the commit made deliveries slower, see "Issue 25: what stands in the way" in
- * docs/performance.md.) A group of one shard is one autocommit
+ * sharing the commit made deliveries slower, see
+ * docs/benchmarks/2026-11-28-what-bounds-the-queue.md.) A group of one shard is one autocommit
  * statement (the fast path) as before; a group of several shards is also one autocommit
  * statement, one pair of data-modifying CTEs per shard in (destination, shard) order ({@link
  * Enqueue#insertReservingTogether}); a shard it could not write there (a wrong guess of the head,
