@@ -86,7 +86,7 @@ public final class KvCaches {
     /** A view of cache {@code name}; {@code UNKNOWN_CACHE} naming it when it does not exist. */
     public <K, V> KvCache<K, V> open(String name, Codec<K> keys, Codec<V> values) {
         definition(Names.checkCache(name));
-        return new KvCache<>(this, name, keys, values, KvBinding.AUTOCOMMIT, defaultBatch);
+        return new StoredKvCache<>(this, name, keys, values, KvBinding.AUTOCOMMIT, defaultBatch);
     }
 
     /** Sets the near caches (the broker wires their NOTIFY handler to its LISTEN connection). */
@@ -155,7 +155,8 @@ public final class KvCaches {
         return writeBehind.computeIfAbsent(
                 d.id(),
                 id -> new WriteBehindQueue(
-                        new KvCache<>(this, d.name(), Codec.bytes(), Codec.bytes(), KvBinding.AUTOCOMMIT, defaultBatch),
+                        new StoredKvCache<>(
+                                this, d.name(), Codec.bytes(), Codec.bytes(), KvBinding.AUTOCOMMIT, defaultBatch),
                         writeBehindMaxPending,
                         writeBehindBlockMs,
                         () -> writeBehindFull.run()));

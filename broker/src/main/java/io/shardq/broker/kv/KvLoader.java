@@ -27,12 +27,12 @@ import java.util.function.Function;
  * that took it, before the connection goes back to the pool.
  */
 final class KvLoader<K, V> {
-    private final KvCache<K, V> view;
+    private final StoredKvCache<K, V> view;
     private final KvCaches caches;
     private final String name;
     private final KvCounters counters;
 
-    KvLoader(KvCache<K, V> view, KvCaches caches, KvCounters counters) {
+    KvLoader(StoredKvCache<K, V> view, KvCaches caches, KvCounters counters) {
         this.view = view;
         this.caches = caches;
         this.name = view.name();

@@ -40,12 +40,12 @@ final class KvPutGroup extends FlatCombiner<KvPutGroup.Request> {
     }
 
     static final class Request extends FlatCombiner.Request {
-        final KvCache<?, ?> view;
+        final StoredKvCache<?, ?> view;
         final KvDefinition definition;
         final List<KvRows.Row> rows;
         final int batch;
 
-        Request(KvCache<?, ?> view, KvDefinition definition, List<KvRows.Row> rows, int batch) {
+        Request(StoredKvCache<?, ?> view, KvDefinition definition, List<KvRows.Row> rows, int batch) {
             this.view = view;
             this.definition = definition;
             this.rows = rows;
@@ -54,7 +54,7 @@ final class KvPutGroup extends FlatCombiner<KvPutGroup.Request> {
     }
 
     /** Writes {@code rows} (sorted, distinct keys) with whatever other puts are waiting; throws what failed. */
-    void put(KvCache<?, ?> view, KvDefinition d, List<KvRows.Row> rows, int batch) {
+    void put(StoredKvCache<?, ?> view, KvDefinition d, List<KvRows.Row> rows, int batch) {
         submit(new Request(view, d, rows, batch));
     }
 

@@ -43,10 +43,10 @@ import java.util.Map;
  * synchronous {@link KvCache} methods.
  */
 public final class KvWriteBehind<K, V> {
-    private final KvCache<K, V> cache;
+    private final StoredKvCache<K, V> cache;
     private final WriteBehindQueue queue;
 
-    KvWriteBehind(KvCache<K, V> cache, WriteBehindQueue queue) {
+    KvWriteBehind(StoredKvCache<K, V> cache, WriteBehindQueue queue) {
         this.cache = cache;
         this.queue = queue;
     }

@@ -37,12 +37,12 @@ final class SessionPuts implements TransactionSynchronizations.Deferred {
     private int rows;
 
     private static final class Held {
-        final KvCache<?, ?> view;
+        final StoredKvCache<?, ?> view;
         final KvDefinition definition;
         final Map<ByteKey, KvRows.Row> rows = new LinkedHashMap<>();
         int batch;
 
-        Held(KvCache<?, ?> view, KvDefinition definition) {
+        Held(StoredKvCache<?, ?> view, KvDefinition definition) {
             this.view = view;
             this.definition = definition;
         }
@@ -69,7 +69,7 @@ final class SessionPuts implements TransactionSynchronizations.Deferred {
     }
 
     /** Holds {@code sorted} back (a later put of a key replaces an earlier one, as it would in the table). */
-    void add(KvCache<?, ?> view, KvDefinition d, List<KvRows.Row> sorted, int batch) {
+    void add(StoredKvCache<?, ?> view, KvDefinition d, List<KvRows.Row> sorted, int batch) {
         Held h = byCache.get(d.id());
         if (h == null || h.definition != d) {
             if (h != null) {
@@ -99,7 +99,7 @@ final class SessionPuts implements TransactionSynchronizations.Deferred {
         Held h = byCache.values().iterator().next();
         byCache.clear();
         rows = 0;
-        KvCache<?, ?> unbound = h.view.unbound();
+        StoredKvCache<?, ?> unbound = h.view.unbound();
         unbound.caches().putGroup(h.definition.id()).put(unbound, h.definition, h.sorted(), h.batch);
     }
 

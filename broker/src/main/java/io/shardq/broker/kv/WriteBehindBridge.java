@@ -19,11 +19,11 @@ import java.util.Map;
  * a later synchronous one. Puts are encoded and checked, all of them, before any is accepted.
  */
 final class WriteBehindBridge<K, V> {
-    private final KvCache<K, V> view;
+    private final StoredKvCache<K, V> view;
     private final KvCaches caches;
     private final KvBinding binding;
 
-    WriteBehindBridge(KvCache<K, V> view, KvCaches caches, KvBinding binding) {
+    WriteBehindBridge(StoredKvCache<K, V> view, KvCaches caches, KvBinding binding) {
         this.view = view;
         this.caches = caches;
         this.binding = binding;

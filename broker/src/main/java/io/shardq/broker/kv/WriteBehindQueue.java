@@ -31,7 +31,7 @@ final class WriteBehindQueue {
     /** A pending write: a value (null: a removal), its expiry (epoch ms, null: none) and bucket. */
     record Pending(byte[] value, Long expires, long bucket) {}
 
-    private final KvCache<byte[], byte[]> writer;
+    private final StoredKvCache<byte[], byte[]> writer;
     private final String name;
     private final int maxPending;
     private final long blockMillis;
@@ -51,7 +51,7 @@ final class WriteBehindQueue {
      * @param writer an unbound view of the cache (bytes in, bytes out) the flushes write through
      * @param full told when the queue holds a batch or more (wakes the flusher)
      */
-    WriteBehindQueue(KvCache<byte[], byte[]> writer, int maxPending, long blockMillis, Runnable full) {
+    WriteBehindQueue(StoredKvCache<byte[], byte[]> writer, int maxPending, long blockMillis, Runnable full) {
         this.writer = writer;
         this.name = writer.name();
         this.maxPending = Math.max(1, maxPending);

@@ -140,11 +140,12 @@ class KvBadInputTest {
         cache.put("k", "v", Duration.ofMinutes(5)); // its partition is made now
         assertThat(cache.get("k")).isEqualTo("v");
         // the partition goes behind this instance's back (a leader whose clock is far ahead)
-        long bucket =
-                cache.definition().bucket(clock.millis() + Duration.ofMinutes(5).toMillis());
+        long bucket = KvInternals.of(cache)
+                .definition()
+                .bucket(clock.millis() + Duration.ofMinutes(5).toMillis());
         try (java.sql.Connection c = broker.dataSource().getConnection();
                 java.sql.PreparedStatement ps = c.prepareStatement("select shardq.kv_drop_bucket(?, ?)")) {
-            ps.setInt(1, cache.cacheId());
+            ps.setInt(1, KvInternals.of(cache).cacheId());
             ps.setLong(2, bucket);
             ps.execute();
         }

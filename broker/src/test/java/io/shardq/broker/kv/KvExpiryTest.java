@@ -172,11 +172,12 @@ class KvExpiryTest {
         broker.admin().createCache("late", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(16)));
         KvCache<String, String> c = broker.cache("late", Codec.utf8(), Codec.utf8());
         c.put("k", "old");
-        KvDefinition d = c.definition();
+        KvDefinition d = KvInternals.of(c).definition();
         long expires = clock.millis() + 1_000; // stamped now, with a TTL of one second
-        KvRows.Row row = new KvRows.Row(c.key(d, "k"), c.value(d, "new"), expires, d.bucket(expires));
+        KvRows.Row row = new KvRows.Row(
+                KvInternals.of(c).key(d, "k"), KvInternals.of(c).value(d, "new"), expires, d.bucket(expires));
         clock.advance(Duration.ofMinutes(3)); // buckets are 60 s: its bucket ended before the write
-        c.putRows(d, List.of(row), 100);
+        KvInternals.of(c).putRows(d, List.of(row), 100);
         assertThat(c.get("k")).isNull();
         assertThat(c.containsKey("k")).isFalse();
         broker.admin().dropCache("late"); // its ended partition is not the other tests' business
@@ -188,12 +189,14 @@ class KvExpiryTest {
         KvCache<String, String> c = broker.cache("gone", Codec.utf8(), Codec.utf8());
         c.put("k", "old");
         c.put("other", "x", Duration.ofSeconds(1)); // this instance makes (and knows) the bucket's partition
-        KvDefinition d = c.definition();
+        KvDefinition d = KvInternals.of(c).definition();
         long expires = clock.millis() + 1_000; // stamped now, in that bucket
-        KvRows.Row row = new KvRows.Row(c.key(d, "k"), c.value(d, "new"), expires, d.bucket(expires));
+        KvRows.Row row = new KvRows.Row(
+                KvInternals.of(c).key(d, "k"), KvInternals.of(c).value(d, "new"), expires, d.bucket(expires));
         clock.advance(Duration.ofMinutes(3));
         assertThat(leader.round().expired()).isPositive(); // the leader drops the ended partition
-        c.putRows(d, List.of(row), 100); // then the row arrives (a writer stalled between stamp and write)
+        KvInternals.of(c)
+                .putRows(d, List.of(row), 100); // then the row arrives (a writer stalled between stamp and write)
         assertThat(c.get("k")).isNull(); // what a put of an expired entry leaves: no older value
         assertThat(c.containsKey("k")).isFalse();
         broker.admin().dropCache("gone");
@@ -247,7 +250,8 @@ class KvExpiryTest {
     @Test
     void theRound_purgesLoadFailuresNoWaiterCanRead_andThoseOfDroppedCaches(TestDatabase db) throws Exception {
         broker.admin().createCacheOrGet("loads", CacheOptions.DEFAULTS);
-        int id = broker.cache("loads", Codec.utf8(), Codec.utf8()).cacheId();
+        int id = KvInternals.of(broker.cache("loads", Codec.utf8(), Codec.utf8()))
+                .cacheId();
         try (java.sql.Connection c = db.connect();
                 java.sql.Statement st = c.createStatement()) {
             st.execute("delete from shardq.kv_load_failure");

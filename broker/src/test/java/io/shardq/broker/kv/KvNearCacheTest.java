@@ -193,7 +193,7 @@ class KvNearCacheTest {
         onA.put("k", "v1");
         filled(onB, "k", "v1"); // A's NOTIFY of v1 has arrived
         onB.invalidate("k");
-        NearCache near = onB.nearCache();
+        NearCache near = KvInternals.of(onB).nearCache();
         near.beforeFill = () -> {
             // B has read v1 from the database; A's commit and its NOTIFY arrive before B installs it
             near.beforeFill = null;
@@ -258,8 +258,8 @@ class KvNearCacheTest {
     /** Updates a stored value with plain SQL: no NOTIFY, so near caches keep the old one. */
     void changeBehindTheCachesBack(String key, String value) throws Exception {
         try (Connection c = db.connect();
-                PreparedStatement ps =
-                        c.prepareStatement("update shardq.\"kv_" + onA.cacheId() + "\" set v = ? where k = ?")) {
+                PreparedStatement ps = c.prepareStatement(
+                        "update shardq.\"kv_" + KvInternals.of(onA).cacheId() + "\" set v = ? where k = ?")) {
             ps.setBytes(1, value.getBytes(StandardCharsets.UTF_8));
             ps.setBytes(2, key.getBytes(StandardCharsets.UTF_8));
             assertThat(ps.executeUpdate()).isEqualTo(1);

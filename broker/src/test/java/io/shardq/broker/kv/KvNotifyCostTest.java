@@ -48,7 +48,7 @@ class KvNotifyCostTest {
             double without = 0;
             for (int round = 0; round < 2; round++) {
                 for (boolean notifying : round == 0 ? new boolean[] {true, false} : new boolean[] {false, true}) {
-                    cache.nearCaches().notifying = notifying;
+                    KvInternals.of(cache).nearCaches().notifying = notifying;
                     double rate = run(cache, 10_000);
                     System.out.printf("kv notify cost: round %d, NOTIFY %s: %.0f puts/s%n", round, notifying, rate);
                     if (notifying) {
@@ -58,7 +58,7 @@ class KvNotifyCostTest {
                     }
                 }
             }
-            cache.nearCaches().notifying = true;
+            KvInternals.of(cache).nearCaches().notifying = true;
             System.out.printf(
                     "kv notify cost: %d threads, autocommit put of one key: with NOTIFY %.0f puts/s, without %.0f"
                             + " puts/s, ratio %.3f%n",

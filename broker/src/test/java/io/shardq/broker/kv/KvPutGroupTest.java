@@ -89,7 +89,7 @@ class KvPutGroupTest {
 
     @Test
     void aGroupWhoseTransactionFails_writesTheOthersOnTheirOwn_andFailsOnlyTheBadRequest() {
-        KvDefinition d = cache.definition();
+        KvDefinition d = KvInternals.of(cache).definition();
         long now = clock.millis();
         // an expiry beyond the cache's max TTL (a row no put would make): no partition is made for it
         long far = now + Duration.ofDays(30).toMillis();
@@ -97,9 +97,9 @@ class KvPutGroupTest {
         KvRows.Row good1 = row("a", "1", null, 0);
         KvRows.Row good2 = row("b", "2", null, 0);
         KvPutGroup group = new KvPutGroup(500);
-        KvPutGroup.Request r1 = new KvPutGroup.Request(cache, d, List.of(good1), 7);
-        KvPutGroup.Request r2 = new KvPutGroup.Request(cache, d, List.of(bad), 7);
-        KvPutGroup.Request r3 = new KvPutGroup.Request(cache, d, List.of(good2), 7);
+        KvPutGroup.Request r1 = new KvPutGroup.Request(KvInternals.of(cache), d, List.of(good1), 7);
+        KvPutGroup.Request r2 = new KvPutGroup.Request(KvInternals.of(cache), d, List.of(bad), 7);
+        KvPutGroup.Request r3 = new KvPutGroup.Request(KvInternals.of(cache), d, List.of(good2), 7);
 
         group.runForTest(List.of(r1, r2, r3));
 

@@ -49,7 +49,8 @@ class KvSessionPutsTest {
                 Statement s = c.createStatement()) {
             c.setAutoCommit(false);
             try {
-                s.executeQuery("select 1 from shardq.\"kv_" + cache.cacheId() + "\" for update nowait")
+                s.executeQuery("select 1 from shardq.\"kv_"
+                                + KvInternals.of(cache).cacheId() + "\" for update nowait")
                         .close();
                 return true;
             } catch (SQLException e) {
@@ -94,7 +95,8 @@ class KvSessionPutsTest {
                 in.put("b", "2");
                 in.put("a", "3"); // the later put of a key wins, as in the table
                 try (Statement st = s.connection().createStatement();
-                        ResultSet rs = st.executeQuery("select count(*) from shardq.\"kv_" + cache.cacheId() + "\"")) {
+                        ResultSet rs = st.executeQuery("select count(*) from shardq.\"kv_"
+                                + KvInternals.of(cache).cacheId() + "\"")) {
                     rs.next();
                     assertThat(rs.getInt(1)).isEqualTo(2);
                 }

@@ -184,7 +184,10 @@ class KvSingleFlightTest {
 
     void awaitEveryoneWaiting(int inJvm) {
         await().atMost(DEADLINE)
-                .until(() -> onA.loads().waiting() + onB.loads().waiting() == inJvm && ungrantedAdvisoryLocks() == 1);
+                .until(() -> KvInternals.of(onA).loads().waiting()
+                                        + KvInternals.of(onB).loads().waiting()
+                                == inJvm
+                        && ungrantedAdvisoryLocks() == 1);
     }
 
     long ungrantedAdvisoryLocks() throws Exception {

@@ -124,7 +124,7 @@ class KvWriteBehindTest {
             KvCache<String, String> c = small.cache("wb", Codec.utf8(), Codec.utf8());
             KvWriteBehind<String, String> wb = c.writeBehind();
             Duration ttl = null; // into the forever partition, which refuses rows until told otherwise
-            refuseWrites(c.cacheId(), true);
+            refuseWrites(KvInternals.of(c).cacheId(), true);
 
             wb.put("a", "1", ttl);
             wb.put("b", "2", ttl);
@@ -145,7 +145,7 @@ class KvWriteBehindTest {
             assertThat(c.get("d")).isNull(); // not accepted
             assertThat(small.admin().cacheStats("wb").writeBehindFailures()).isGreaterThanOrEqualTo(1);
 
-            refuseWrites(c.cacheId(), false);
+            refuseWrites(KvInternals.of(c).cacheId(), false);
             wb.flush();
             assertThat(onB.getAll(List.of("a", "b", "c", "d"))).isEqualTo(Map.of("a", "1b", "b", "2", "c", "3"));
         } finally {
