@@ -188,7 +188,7 @@ final class BatchMover {
     }
 
     long waiting() {
-        return broker.admin().backlog(queue);
+        return broker.admin().queues().backlog(queue);
     }
 
     /**
@@ -198,12 +198,12 @@ final class BatchMover {
     private long othersHoldShardsWithMessages() {
         Admin admin = broker.admin();
         Set<Integer> mine = new HashSet<>();
-        for (Admin.Lease l : admin.leases(queue)) {
+        for (Admin.Lease l : admin.cluster().leases(queue)) {
             if (l.instanceId() == broker.instanceId() && l.live()) {
                 mine.add(l.shardNo());
             }
         }
-        return admin.shards(queue).stream()
+        return admin.queues().shards(queue).stream()
                 .filter(s -> s.backlog() > 0 && !mine.contains(s.shardNo()))
                 .count();
     }
@@ -220,7 +220,9 @@ final class BatchMover {
         if (admin.list().stream().anyMatch(x -> x.name().equals(dlq))) {
             return false;
         }
-        admin.createOrGet(dlq, QueueOptions.DEFAULTS.withShards(broker.config().getInt(BrokerProperty.DEFAULT_SHARDS)));
+        admin.queues()
+                .createOrGet(
+                        dlq, QueueOptions.DEFAULTS.withShards(broker.config().getInt(BrokerProperty.DEFAULT_SHARDS)));
         err.println("shardq: note: created the dead-letter queue " + dlq + " for messages of " + queue
                 + " that reached their " + d.maxAttempts() + " delivery attempts");
         err.flush();

@@ -83,10 +83,10 @@ final class CacheAlterCommand implements Callable<Integer> {
                         + " cache " + name + ", " + Durations.format(before.maxTtlMillis())
                         + " (fixed at creation)");
             }
-            CacheInfo c = admin.alterCache(name, defaultTtl, maxEntries, maxBytes, keyLimit, valueLimit);
+            CacheInfo c = admin.caches().alter(name, defaultTtl, maxEntries, maxBytes, keyLimit, valueLimit);
             boolean unchanged = CacheCommand.settings(c).equals(CacheCommand.settings(before));
             if (output.json) {
-                Json.print(out, CacheCommand.json(c, admin.cacheStats(name)).put("changed", !unchanged));
+                Json.print(out, CacheCommand.json(c, admin.caches().stats(name)).put("changed", !unchanged));
             } else {
                 out.println((unchanged ? "cache " + name + " unchanged: " : "altered cache " + name + ": ")
                         + CacheCommand.settings(c));

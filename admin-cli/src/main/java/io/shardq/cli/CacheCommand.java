@@ -69,7 +69,7 @@ final class CacheCommand implements Runnable {
     static CacheStats emptyOrForced(
             Admin admin, String name, boolean force, java.util.function.Function<String, String> refusal) {
         require(admin, name);
-        CacheStats s = admin.cacheStats(name);
+        CacheStats s = admin.caches().stats(name);
         if (s.entries() > 0 && !force) {
             throw new ShardQException(
                     ErrorKind.ILLEGAL_STATE,
@@ -81,7 +81,7 @@ final class CacheCommand implements Runnable {
     static CacheInfo require(Admin admin, String name) {
         Names.checkCache(name);
         try {
-            return admin.cache(name);
+            return admin.caches().get(name);
         } catch (ShardQException e) {
             if (e.kind() != ErrorKind.UNKNOWN_CACHE) {
                 throw e;

@@ -79,12 +79,15 @@ final class CacheCreateCommand implements Callable<Integer> {
         try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
             boolean existed = ifNotExists
-                    && admin.listCaches().stream().anyMatch(c -> c.name().equals(name));
-            CacheInfo c = ifNotExists ? admin.createCacheOrGet(name, o) : admin.createCache(name, o);
+                    && admin.caches().list().stream().anyMatch(c -> c.name().equals(name));
+            CacheInfo c = ifNotExists
+                    ? admin.caches().createOrGet(name, o)
+                    : admin.caches().create(name, o);
             if (output.json) {
                 Json.print(
                         out,
-                        CacheCommand.json(c, broker.admin().cacheStats(name)).put("created", !existed));
+                        CacheCommand.json(c, broker.admin().caches().stats(name))
+                                .put("created", !existed));
             } else {
                 out.println((existed ? "cache " + name + " exists already: " : "created cache " + name + ": ")
                         + CacheCommand.settings(c));

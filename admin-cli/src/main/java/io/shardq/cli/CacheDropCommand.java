@@ -40,7 +40,7 @@ final class CacheDropCommand implements Callable<Integer> {
                     name,
                     force,
                     held -> "cache " + name + " is not empty: " + held + "; drop it anyway with --force");
-            admin.dropCache(name);
+            admin.caches().drop(name);
             if (output.json) {
                 Json.print(out, Json.object().put("dropped", name).put("entries", s.entries()));
             } else {

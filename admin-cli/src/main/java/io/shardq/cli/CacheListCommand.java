@@ -38,8 +38,8 @@ final class CacheListCommand implements Callable<Integer> {
                     "DATA",
                     "DISK");
             ArrayNode json = Json.array();
-            for (CacheInfo c : admin.listCaches()) {
-                CacheStats s = admin.cacheStats(c.name());
+            for (CacheInfo c : admin.caches().list()) {
+                CacheStats s = admin.caches().stats(c.name());
                 table.row(
                         c.name(),
                         c.durable() ? "durable" : "unlogged",

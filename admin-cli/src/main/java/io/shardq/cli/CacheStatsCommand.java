@@ -39,7 +39,7 @@ final class CacheStatsCommand implements Callable<Integer> {
         try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
             CacheInfo c = CacheCommand.require(admin, name);
-            CacheStats s = admin.cacheStats(name);
+            CacheStats s = admin.caches().stats(name);
             if (output.json) {
                 Json.print(out, json(c, s));
                 return 0;

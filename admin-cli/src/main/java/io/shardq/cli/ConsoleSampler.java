@@ -151,47 +151,47 @@ final class ConsoleSampler implements AutoCloseable {
 
     private Round sample() {
         Admin admin = broker.admin();
-        Map<String, Admin.Temporary> temporary =
-                admin.temporaryDestinations().stream().collect(Collectors.toMap(Admin.Temporary::name, t -> t));
+        Map<String, Admin.Temporary> temporary = admin.cluster().temporaryDestinations().stream()
+                .collect(Collectors.toMap(Admin.Temporary::name, t -> t));
         List<QueueStats> queues = new ArrayList<>();
         Map<String, List<Admin.Lease>> leases = new LinkedHashMap<>();
         for (DestinationInfo d : admin.list()) {
             if (d.isQueue()) {
-                QueueStats s = gone(() -> admin.stats(d.name()));
+                QueueStats s = gone(() -> admin.queues().stats(d.name()));
                 if (s != null) {
                     queues.add(s);
-                    leases.put(d.name(), admin.leases(d.name()));
+                    leases.put(d.name(), admin.cluster().leases(d.name()));
                 }
             }
         }
         List<TopicStats> topics = new ArrayList<>();
-        for (TopicInfo t : admin.topics()) {
-            TopicStats s = gone(() -> admin.topicStats(t.name()));
+        for (TopicInfo t : admin.topics().list()) {
+            TopicStats s = gone(() -> admin.topics().stats(t.name()));
             if (s != null) {
                 topics.add(s);
-                leases.put(t.name(), admin.leases(t.name()));
+                leases.put(t.name(), admin.cluster().leases(t.name()));
             }
         }
         List<CacheInfo> caches = new ArrayList<>();
         Map<String, CacheStats> cacheStats = new HashMap<>();
-        for (CacheInfo c : admin.listCaches()) {
-            CacheStats s = gone(() -> admin.cacheStats(c.name()));
+        for (CacheInfo c : admin.caches().list()) {
+            CacheStats s = gone(() -> admin.caches().stats(c.name()));
             if (s != null) {
                 caches.add(c);
                 cacheStats.put(c.name(), s);
             }
         }
         Map<String, Admin.Purges> purges =
-                admin.purges().stream().collect(Collectors.toMap(Admin.Purges::name, p -> p));
+                admin.queues().purges().stream().collect(Collectors.toMap(Admin.Purges::name, p -> p));
         return new Round(
                 queues,
                 leases,
                 topics,
                 caches,
                 cacheStats,
-                admin.instances(StatusCommand.ALIVE_SECONDS),
+                admin.cluster().instances(StatusCommand.ALIVE_SECONDS),
                 temporary,
-                admin.consumers(StatusCommand.ALIVE_SECONDS),
+                admin.cluster().consumers(StatusCommand.ALIVE_SECONDS),
                 purges);
     }
 

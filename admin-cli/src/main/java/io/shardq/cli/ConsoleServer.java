@@ -498,7 +498,7 @@ final class ConsoleServer implements AutoCloseable {
         switch (p.get(2)) {
             case "send" -> o = send("queue", name, x);
             case "purge" -> {
-                long purged = broker.admin().purge(name);
+                long purged = broker.admin().queues().purge(name);
                 o.put("purged", purged);
                 o.put("message", "purged queue " + name + ": " + Format.messages(purged) + " discarded");
             }
@@ -513,8 +513,8 @@ final class ConsoleServer implements AutoCloseable {
                 boolean enqueue = !which.equals("dequeue");
                 boolean dequeue = !which.equals("enqueue");
                 DestinationInfo d = p.get(2).equals("stop")
-                        ? broker.admin().stop(name, enqueue, dequeue)
-                        : broker.admin().start(name, enqueue, dequeue);
+                        ? broker.admin().queues().stop(name, enqueue, dequeue)
+                        : broker.admin().queues().start(name, enqueue, dequeue);
                 o.put("enqueueEnabled", d.enqueueEnabled());
                 o.put("dequeueEnabled", d.dequeueEnabled());
                 o.put("message", QueueSwitchCommand.state(d));

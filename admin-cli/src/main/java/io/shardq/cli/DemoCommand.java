@@ -136,20 +136,20 @@ final class DemoCommand implements Callable<Integer> {
     private static void setUp(Admin admin, DataSource ds) throws SQLException {
         for (DestinationInfo d : admin.list()) {
             if (d.name().equals(ORDERS)) {
-                admin.dropQueue(ORDERS, true);
+                admin.queues().drop(ORDERS, true);
             } else if (d.name().equals(EVENTS)) {
-                admin.dropTopic(EVENTS, true);
+                admin.topics().drop(EVENTS, true);
             }
         }
-        if (admin.listCaches().stream().anyMatch(c -> c.name().equals(PRICES))) {
-            admin.dropCache(PRICES);
+        if (admin.caches().list().stream().anyMatch(c -> c.name().equals(PRICES))) {
+            admin.caches().drop(PRICES);
         }
-        admin.createQueue(ORDERS, QueueOptions.DEFAULTS.withShards(4));
-        admin.createTopic(EVENTS, QueueOptions.DEFAULTS.withShards(2));
+        admin.queues().create(ORDERS, QueueOptions.DEFAULTS.withShards(4));
+        admin.topics().create(EVENTS, QueueOptions.DEFAULTS.withShards(2));
         for (String s : SUBSCRIPTIONS) {
-            admin.addSubscriber(EVENTS, s, null);
+            admin.topics().addSubscriber(EVENTS, s, null);
         }
-        admin.createCache(PRICES, CacheOptions.DEFAULTS);
+        admin.caches().create(PRICES, CacheOptions.DEFAULTS);
         try (java.sql.Connection c = ds.getConnection();
                 Statement st = c.createStatement()) {
             st.execute("create schema if not exists shardq_demo");
@@ -431,7 +431,7 @@ final class DemoCommand implements Callable<Integer> {
         private Snapshot snapshot(long elapsedNanos, long sendNanos, String phase) throws SQLException {
             Admin admin = broker.admin();
             Map<String, Long> lag = new LinkedHashMap<>();
-            for (SubscriptionStats s : admin.subscriptions(EVENTS)) {
+            for (SubscriptionStats s : admin.topics().subscriptions(EVENTS)) {
                 lag.put(s.name(), s.lag());
             }
             Map<String, Long> got = new LinkedHashMap<>();
@@ -453,7 +453,7 @@ final class DemoCommand implements Callable<Integer> {
                     sent(),
                     processed,
                     twice,
-                    admin.backlog(ORDERS),
+                    admin.queues().backlog(ORDERS),
                     lag,
                     got,
                     processes.lines(),
@@ -520,7 +520,7 @@ final class DemoCommand implements Callable<Integer> {
                 }
             }
             Map<String, Long> lag = new LinkedHashMap<>();
-            for (SubscriptionStats s : broker.admin().subscriptions(EVENTS)) {
+            for (SubscriptionStats s : broker.admin().topics().subscriptions(EVENTS)) {
                 lag.put(s.name(), s.lag());
             }
             Map<String, long[]> events = new LinkedHashMap<>();
@@ -545,7 +545,7 @@ final class DemoCommand implements Callable<Integer> {
                     stockDown,
                     processedQuantity,
                     events,
-                    broker.admin().backlog(ORDERS));
+                    broker.admin().queues().backlog(ORDERS));
         }
 
         /** The order numbers of the messages waiting in {@code queue}, by browsing it. */

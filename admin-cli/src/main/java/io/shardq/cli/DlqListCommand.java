@@ -86,7 +86,7 @@ final class DlqListCommand implements Callable<Integer> {
                         + " does not exist yet (the first dead letter creates it)");
                 return 0;
             }
-            long waiting = broker.admin().backlog(dlq.get().name());
+            long waiting = broker.admin().queues().backlog(dlq.get().name());
             if (letters.isEmpty()) {
                 out.println("no dead letters of " + name + " in " + dlq.get().name()
                         + (seen < waiting ? " among the first " + Format.count(seen) : ""));

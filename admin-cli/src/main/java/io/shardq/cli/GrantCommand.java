@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
 final class GrantCommand extends GrantChangeCommand {
     @Override
     void apply(Admin admin, String queue, String role, Privilege privilege) {
-        admin.grant(queue, role, privilege);
+        admin.grants().grant(queue, role, privilege);
     }
 
     @Override

@@ -31,7 +31,8 @@ final class GrantsCommand implements Callable<Integer> {
     public Integer call() {
         Names.checkDestination(queue);
         PrintWriter out = cli.spec.commandLine().getOut();
-        List<Admin.Grant> grants = cli.connection.withAdmin(queue, admin -> admin.grants(queue));
+        List<Admin.Grant> grants =
+                cli.connection.withAdmin(queue, admin -> admin.grants().list(queue));
         if (output.json) {
             ObjectNode o = Json.object();
             o.put("queue", queue);

@@ -45,8 +45,8 @@ final class QueueAlterCommand implements Callable<Integer> {
             DestinationInfo d = before;
             if (storage.given()) {
                 d = broker.admin()
-                        .alterQueue(
-                                name, storage.shards, storage.sliceSize, storage.maxAttempts, storage.deadLetterQueue);
+                        .queues()
+                        .alter(name, storage.shards, storage.sliceSize, storage.maxAttempts, storage.deadLetterQueue);
             }
             d = policy.apply(broker.admin(), name, d);
             cli.spec

@@ -67,7 +67,7 @@ final class QueueBrowseCommand implements Callable<Integer> {
                 return 0;
             }
             print(out, b.shown());
-            long waiting = broker.admin().backlog(name);
+            long waiting = broker.admin().queues().backlog(name);
             out.println(summary(b.shown().size(), b.seen(), b.scanEnded(), waiting, filter));
             return 0;
         }

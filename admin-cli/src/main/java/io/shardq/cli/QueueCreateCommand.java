@@ -51,7 +51,7 @@ final class QueueCreateCommand implements Callable<Integer> {
             if (maxAttempts != null) {
                 o = o.withMaxAttempts(maxAttempts);
             }
-            DestinationInfo d = broker.admin().createQueue(name, o);
+            DestinationInfo d = broker.admin().queues().create(name, o);
             cli.spec.commandLine().getOut().println("created queue " + d.name() + ": " + QueueCommand.settings(d));
             return 0;
         }

@@ -87,7 +87,7 @@ final class QueueDrainCommand implements Callable<Integer> {
                         "dequeue is stopped on queue " + name + " (start it: shardq queue start " + name
                                 + " --dequeue)");
             }
-            long waiting = broker.admin().backlog(d.name());
+            long waiting = broker.admin().queues().backlog(d.name());
             long expected = filter != null ? 0 : max > 0 ? Math.min(max, waiting) : waiting; // 0: unknown
             Progress progress = Progress.forTerminal(err, "draining " + name, expected);
             BatchMover mover =

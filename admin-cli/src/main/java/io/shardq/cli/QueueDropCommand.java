@@ -33,7 +33,7 @@ final class QueueDropCommand implements Callable<Integer> {
         try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
             DestinationInfo d = QueueCommand.require(admin, name);
-            long backlog = broker.admin().backlog(d.name());
+            long backlog = broker.admin().queues().backlog(d.name());
             if (backlog > 0 && !force) {
                 // the engine refuses too (in the same statement as the drop); this says it in CLI terms
                 throw new ShardQException(
@@ -41,7 +41,7 @@ final class QueueDropCommand implements Callable<Integer> {
                         "queue " + name + " is not empty: " + Format.messages(backlog) + " waiting; drain it first"
                                 + " (shardq queue drain " + name + " --to FILE) or drop it anyway with --force");
             }
-            admin.dropQueue(name, force);
+            admin.queues().drop(name, force);
             String dlq = d.deadLetterQueue();
             boolean dlqExists = admin.list().stream().anyMatch(x -> x.name().equals(dlq));
             cli.spec

@@ -30,7 +30,7 @@ final class QueueListCommand implements Callable<Integer> {
             List<DestinationInfo> queues = broker.admin().list().stream()
                     .filter(DestinationInfo::isQueue)
                     .toList();
-            Map<String, Admin.Temporary> temporary = broker.admin().temporaryDestinations().stream()
+            Map<String, Admin.Temporary> temporary = broker.admin().cluster().temporaryDestinations().stream()
                     .collect(Collectors.toMap(Admin.Temporary::name, t -> t));
             Table table = new Table(
                     "QUEUE",
@@ -44,7 +44,7 @@ final class QueueListCommand implements Callable<Integer> {
                     "WAITING");
             ArrayNode json = Json.array();
             for (DestinationInfo d : queues) {
-                long backlog = broker.admin().backlog(d.name());
+                long backlog = broker.admin().queues().backlog(d.name());
                 Admin.Temporary t = temporary.get(d.name());
                 table.row(
                         d.name(),

@@ -34,7 +34,7 @@ final class QueuePurgeCommand implements Callable<Integer> {
         Names.checkDestination(name);
         try (AdminSession broker = cli.connection.adminSession()) {
             DestinationInfo d = QueueCommand.require(broker.admin(), name);
-            long waiting = broker.admin().backlog(name);
+            long waiting = broker.admin().queues().backlog(name);
             if (waiting > 0 && !force) {
                 throw new ShardQException(
                         ErrorKind.ILLEGAL_STATE,
@@ -47,7 +47,7 @@ final class QueuePurgeCommand implements Callable<Integer> {
                     .tick();
             long purged;
             try {
-                purged = broker.admin().purge(name);
+                purged = broker.admin().queues().purge(name);
             } finally {
                 progress.finish();
             }

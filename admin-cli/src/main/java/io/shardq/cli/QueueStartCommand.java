@@ -18,6 +18,6 @@ final class QueueStartCommand extends QueueSwitchCommand {
 
     @Override
     DestinationInfo apply(Admin admin, String name, boolean enqueue, boolean dequeue) {
-        return admin.start(name, enqueue, dequeue);
+        return admin.queues().start(name, enqueue, dequeue);
     }
 }

@@ -49,12 +49,12 @@ final class QueueStatsCommand implements Callable<Integer> {
         try (AdminSession broker = cli.connection.adminSession()) {
             QueueCommand.require(broker.admin(), name);
             long t0 = System.nanoTime();
-            QueueStats s = broker.admin().stats(name);
+            QueueStats s = broker.admin().queues().stats(name);
             Rates rates = null;
             if (rate) {
                 Thread.sleep(RATE_SAMPLE_MILLIS);
                 long t1 = System.nanoTime();
-                QueueStats s2 = broker.admin().stats(name);
+                QueueStats s2 = broker.admin().queues().stats(name);
                 double seconds = (t1 - t0) / 1e9;
                 rates = new Rates(
                         (s2.enqueued() - s.enqueued()) / seconds,
@@ -62,9 +62,9 @@ final class QueueStatsCommand implements Callable<Integer> {
                         seconds);
                 s = s2;
             }
-            Map<Long, String> holders = holderNames(broker.admin().leases(name));
-            List<Admin.Consumers> consumers = broker.admin().consumersOf(name, StatusCommand.ALIVE_SECONDS);
-            Admin.Purges purges = broker.admin().purgesOf(name);
+            Map<Long, String> holders = holderNames(broker.admin().cluster().leases(name));
+            List<Admin.Consumers> consumers = broker.admin().cluster().consumersOf(name, StatusCommand.ALIVE_SECONDS);
+            Admin.Purges purges = broker.admin().queues().purgesOf(name);
             if (output.json) {
                 ObjectNode o = json(s, rates, holders);
                 purgesJson(o, purges);
@@ -141,7 +141,7 @@ final class QueueStatsCommand implements Callable<Integer> {
     }
 
     /**
-     * The purge counts ({@code Admin.purgesOf}) in {@code queue stats --json} and the console's
+     * The purge counts ({@code QueueAdmin.purgesOf}) in {@code queue stats --json} and the console's
      * {@code /api/queues/NAME}: {@code purged} (messages discarded in all), {@code purges} and {@code
      * lastPurgeAt} (epoch millis, null when never purged).
      */

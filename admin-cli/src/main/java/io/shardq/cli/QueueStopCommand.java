@@ -18,6 +18,6 @@ final class QueueStopCommand extends QueueSwitchCommand {
 
     @Override
     DestinationInfo apply(Admin admin, String name, boolean enqueue, boolean dequeue) {
-        return admin.stop(name, enqueue, dequeue);
+        return admin.queues().stop(name, enqueue, dequeue);
     }
 }

@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
 final class RevokeCommand extends GrantChangeCommand {
     @Override
     void apply(Admin admin, String queue, String role, Privilege privilege) {
-        admin.revoke(queue, role, privilege);
+        admin.grants().revoke(queue, role, privilege);
     }
 
     @Override

@@ -143,7 +143,7 @@ final class StatusCommand implements Callable<Integer> {
     /** Through {@code shardq.instances()}; a schema migrated before that function existed has none to ask. */
     private static List<Admin.Instance> alive(Database db) {
         try {
-            return new Admin(db.dataSource()).instances(ALIVE_SECONDS);
+            return new Admin(db.dataSource()).cluster().instances(ALIVE_SECONDS);
         } catch (ShardQException e) {
             if (e.getCause() instanceof SQLException s && "42883".equals(s.getSQLState())) {
                 throw new ShardQException(

@@ -42,7 +42,7 @@ final class SubscriptionAddCommand implements Callable<Integer> {
         try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
             TopicCommand.require(admin, topic);
-            admin.addSubscriber(topic, name, selector);
+            admin.topics().addSubscriber(topic, name, selector);
             cli.spec
                     .commandLine()
                     .getOut()

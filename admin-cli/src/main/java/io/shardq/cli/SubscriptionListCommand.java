@@ -31,7 +31,7 @@ final class SubscriptionListCommand implements Callable<Integer> {
         PrintWriter out = cli.spec.commandLine().getOut();
         try (AdminSession broker = cli.connection.adminSession()) {
             TopicCommand.require(broker.admin(), topic);
-            List<SubscriptionStats> subs = broker.admin().subscriptions(topic);
+            List<SubscriptionStats> subs = broker.admin().topics().subscriptions(topic);
             if (output.json) {
                 com.fasterxml.jackson.databind.node.ObjectNode o = Json.object();
                 o.put("topic", topic);

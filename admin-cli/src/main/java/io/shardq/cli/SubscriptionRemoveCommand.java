@@ -43,7 +43,7 @@ final class SubscriptionRemoveCommand implements Callable<Integer> {
         try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
             TopicCommand.require(admin, topic);
-            SubscriptionStats s = admin.subscriptions(topic).stream()
+            SubscriptionStats s = admin.topics().subscriptions(topic).stream()
                     .filter(x -> x.name().equals(name) && Objects.equals(x.clientId(), clientId))
                     .findFirst()
                     .orElseThrow(() -> new ShardQException(
@@ -59,7 +59,7 @@ final class SubscriptionRemoveCommand implements Callable<Integer> {
                                 + ": close " + (s.consumers() == 1 ? "it" : "them")
                                 + " first, or remove it anyway with --force (they then fail)");
             }
-            admin.removeSubscriber(topic, name, clientId, force);
+            admin.topics().removeSubscriber(topic, name, clientId, force);
             cli.spec
                     .commandLine()
                     .getOut()

@@ -69,17 +69,18 @@ final class TopicAlterCommand implements Callable<Integer> {
             Admin admin = broker.admin();
             TopicInfo before = TopicCommand.require(admin, name);
             if (storage.given() || maxLag != null || maxAgeSeconds != null) {
-                admin.alterTopic(
-                        name,
-                        storage.shards,
-                        storage.sliceSize,
-                        storage.maxAttempts,
-                        storage.deadLetterQueue,
-                        maxLag,
-                        maxAgeSeconds);
+                admin.topics()
+                        .alter(
+                                name,
+                                storage.shards,
+                                storage.sliceSize,
+                                storage.maxAttempts,
+                                storage.deadLetterQueue,
+                                maxLag,
+                                maxAgeSeconds);
             }
             policy.apply(admin, name, before.destination());
-            TopicInfo t = admin.topic(name);
+            TopicInfo t = admin.topics().get(name);
             boolean unchanged = t.destination().equals(before.destination())
                     && java.util.Objects.equals(t.maxLag(), before.maxLag())
                     && java.util.Objects.equals(t.maxAgeSeconds(), before.maxAgeSeconds());

@@ -56,7 +56,7 @@ final class TopicCommand implements Runnable {
                     ErrorKind.INVALID_ARGUMENT,
                     "\"" + name + "\" is a " + d.kind() + ", not a topic (shardq " + d.kind() + " ... administers it)");
         }
-        return admin.topic(name);
+        return admin.topics().get(name);
     }
 
     /** The queue settings, then the expiry policy: "..., dequeue on, backlogs never expire". */

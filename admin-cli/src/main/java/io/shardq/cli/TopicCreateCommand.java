@@ -67,11 +67,11 @@ final class TopicCreateCommand implements Callable<Integer> {
             boolean existed =
                     ifNotExists && admin.list().stream().anyMatch(d -> d.name().equals(name) && d.isTopic());
             if (ifNotExists) {
-                admin.createTopicOrGet(name, o);
+                admin.topics().createOrGet(name, o);
             } else {
-                admin.createTopic(name, o);
+                admin.topics().create(name, o);
             }
-            TopicInfo t = admin.topic(name);
+            TopicInfo t = admin.topics().get(name);
             cli.spec
                     .commandLine()
                     .getOut()

@@ -42,7 +42,7 @@ final class TopicDropCommand implements Callable<Integer> {
                                 + " not yet consumed by every subscription (shardq topic stats " + name
                                 + " shows which); drop it anyway with --force");
             }
-            admin.dropTopic(name, force);
+            admin.topics().drop(name, force);
             String dlq = t.destination().deadLetterQueue();
             boolean dlqExists = admin.list().stream().anyMatch(x -> x.name().equals(dlq));
             cli.spec

@@ -26,9 +26,9 @@ final class TopicListCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = cli.spec.commandLine().getOut();
         try (AdminSession broker = cli.connection.adminSession()) {
-            List<TopicInfo> topics = broker.admin().topics();
+            List<TopicInfo> topics = broker.admin().topics().list();
             // as queue list: a JMS TemporaryTopic is a topic with an owner (its connection's instance)
-            Map<String, Admin.Temporary> temporary = broker.admin().temporaryDestinations().stream()
+            Map<String, Admin.Temporary> temporary = broker.admin().cluster().temporaryDestinations().stream()
                     .collect(Collectors.toMap(Admin.Temporary::name, t -> t));
             Table table = new Table(
                     "TOPIC",

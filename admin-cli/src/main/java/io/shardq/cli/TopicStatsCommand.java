@@ -36,7 +36,7 @@ final class TopicStatsCommand implements Callable<Integer> {
         PrintWriter out = cli.spec.commandLine().getOut();
         try (AdminSession broker = cli.connection.adminSession()) {
             TopicCommand.require(broker.admin(), name);
-            TopicStats s = broker.admin().topicStats(name);
+            TopicStats s = broker.admin().topics().stats(name);
             if (output.json) {
                 Json.print(out, json(s));
             } else {

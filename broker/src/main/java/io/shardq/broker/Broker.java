@@ -164,7 +164,7 @@ public final class Broker implements AutoCloseable {
     }
 
     /**
-     * A view of the key/value cache {@code name} (made by {@link Admin#createCache}) with these
+     * A view of the key/value cache {@code name} (made by {@link CacheAdmin#create}) with these
      * codecs; operations run on their own until bound with {@link KvCache#in} or {@link KvCache#on}.
      * Throws {@code UNKNOWN_CACHE} naming it when there is no such cache.
      */

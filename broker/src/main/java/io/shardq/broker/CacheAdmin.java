@@ -20,7 +20,7 @@ import java.util.List;
  * catalog as it is now, and the stats carry this instance's counters. Without a Broker the stats
  * have zero counters and the database's figures.
  */
-final class CacheAdmin {
+public final class CacheAdmin {
     private final AdminSql sql;
     /** This instance's key/value caches, when the Admin is a Broker's; null otherwise. */
     private volatile io.shardq.broker.kv.KvCaches caches;
@@ -37,12 +37,12 @@ final class CacheAdmin {
      * Creates a key/value cache ({@code shardq.create_cache}) with its entry table and the
      * partitions for the next max TTL; {@code CACHE_EXISTS} when the name is taken.
      */
-    CacheInfo createCache(String name, CacheOptions o) {
+    public CacheInfo create(String name, CacheOptions o) {
         return createCache(name, o, false);
     }
 
     /** Creates the cache unless it exists; returns it either way (as it is, options ignored). */
-    CacheInfo createCacheOrGet(String name, CacheOptions o) {
+    public CacheInfo createOrGet(String name, CacheOptions o) {
         return createCache(name, o, true);
     }
 
@@ -61,7 +61,7 @@ final class CacheAdmin {
                 o.maxValueBytes(),
                 ifNotExists);
         cacheChanged(name);
-        return cache(name);
+        return get(name);
     }
 
     /**
@@ -69,7 +69,7 @@ final class CacheAdmin {
      * bounds (0 clears one) and the key and value size limits. The maximum TTL is fixed at creation.
      * Other instances see the change within 10 s.
      */
-    CacheInfo alterCache(
+    public CacheInfo alter(
             String name,
             java.time.Duration defaultTtl,
             Long maxEntries,
@@ -87,23 +87,23 @@ final class CacheAdmin {
                 maxKeyBytes,
                 maxValueBytes);
         cacheChanged(name);
-        return cache(name);
+        return get(name);
     }
 
     /** Drops the cache and all its entries ({@code shardq.drop_cache}). */
-    void dropCache(String name) {
+    public void drop(String name) {
         Names.checkCache(name);
         sql.call(Query.ADMIN_DROP_CACHE, "dropping cache " + name, name);
         cacheChanged(name);
     }
 
     /** Every cache, by name, from {@code shardq.caches()}. */
-    List<CacheInfo> listCaches() {
+    public List<CacheInfo> list() {
         return cacheRows(null);
     }
 
     /** The cache called {@code name}; {@code UNKNOWN_CACHE} when there is none. */
-    CacheInfo cache(String name) {
+    public CacheInfo get(String name) {
         Names.checkCache(name);
         List<CacheInfo> one = cacheRows(name);
         if (one.isEmpty()) {
@@ -116,8 +116,8 @@ final class CacheAdmin {
      * The cache's exact figures ({@code shardq.cache_stats}, a scan of its entries) with this
      * instance's counters (zero when this Admin has no {@link Broker}).
      */
-    CacheStats cacheStats(String name) {
-        cache(name); // names an unknown cache
+    public CacheStats stats(String name) {
+        get(name); // names an unknown cache
         io.shardq.broker.kv.KvCaches local = caches;
         return local != null ? local.stats(name) : statsWithoutCounters(name);
     }

@@ -10,7 +10,7 @@ import java.time.Instant;
  * @param maxBytes null: no bound
  * @param bucketMillis width of an expiry bucket (one partition each)
  * @param entriesEstimate PostgreSQL's estimate (0 before the first ANALYZE), expired entries
- *     not yet reclaimed included; {@link Admin#cacheStats} counts exactly
+ *     not yet reclaimed included; {@link CacheAdmin#stats} counts exactly
  * @param bytes on disk, every partition with its indexes
  * @param partitions bucket partitions, the one for entries that never expire included
  * @param evictions entries the maintenance leader evicted for the bounds

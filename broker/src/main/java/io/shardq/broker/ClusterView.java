@@ -17,7 +17,7 @@ import java.util.List;
  * as one snapshot (read only: it changes nothing). The records it returns are {@link Admin}'s
  * ({@link Admin.Instance}, {@link Admin.Temporary}, {@link Admin.Lease}), the API callers know.
  */
-final class ClusterView {
+public final class ClusterView {
     private final AdminSql sql;
 
     ClusterView(AdminSql sql) {
@@ -25,7 +25,7 @@ final class ClusterView {
     }
 
     /** Instances not stopped whose heartbeat is at most {@code aliveWithinSeconds} old, by id. */
-    List<Admin.Instance> instances(int aliveWithinSeconds) {
+    public List<Admin.Instance> instances(int aliveWithinSeconds) {
         List<Admin.Instance> out = new ArrayList<>();
         try (Connection c = sql.dataSource().getConnection();
                 PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_INSTANCES))) {
@@ -48,7 +48,7 @@ final class ClusterView {
     }
 
     /** Every temporary destination with its owner, by name. */
-    List<Admin.Temporary> temporaryDestinations() {
+    public List<Admin.Temporary> temporaryDestinations() {
         List<Admin.Temporary> out = new ArrayList<>();
         try (Connection c = sql.dataSource().getConnection();
                 PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_TEMPORARY_DESTINATIONS))) {
@@ -71,7 +71,7 @@ final class ClusterView {
     }
 
     /** The leased cursors of a destination, by subscription and shard. */
-    List<Admin.Lease> leases(String name) {
+    public List<Admin.Lease> leases(String name) {
         Names.checkDestination(name);
         List<Admin.Lease> out = new ArrayList<>();
         try (Connection c = sql.dataSource().getConnection();
@@ -90,6 +90,47 @@ final class ClusterView {
             }
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "reading the leases of " + name);
+        }
+        return out;
+    }
+
+    /** Every open consumer count on instances alive within {@code aliveWithinSeconds}. */
+    public List<Admin.Consumers> consumers(int aliveWithinSeconds) {
+        return consumers(null, aliveWithinSeconds);
+    }
+
+    /**
+     * The open consumer counts of one destination (for a queue one row per live instance with a
+     * consumer of it; none when it has no consumer), on instances alive within {@code
+     * aliveWithinSeconds}, by subscription and instance id.
+     */
+    public List<Admin.Consumers> consumersOf(String destination, int aliveWithinSeconds) {
+        Names.checkDestination(destination);
+        return consumers(destination, aliveWithinSeconds);
+    }
+
+    /** @param destination null for every destination */
+    private List<Admin.Consumers> consumers(String destination, int aliveWithinSeconds) {
+        List<Admin.Consumers> out = new ArrayList<>();
+        try (Connection c = sql.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_CONSUMERS))) {
+            ps.setInt(1, aliveWithinSeconds);
+            ps.setString(2, destination);
+            ps.setString(3, destination);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Admin.Consumers(
+                            rs.getString(1),
+                            rs.getString(2),
+                            rs.getString(3),
+                            rs.getString(4),
+                            rs.getLong(5),
+                            rs.getString(6),
+                            rs.getLong(7)));
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "reading the consumers");
         }
         return out;
     }

@@ -86,7 +86,7 @@ final class Destinations {
 
     DestinationRuntime deadLetterRuntime(String name) {
         if (!runtimes.containsKey(name) && catalog.find(name).isEmpty()) {
-            admin.createOrGet(name, QueueOptions.DEFAULTS.withShards(defaultShards));
+            admin.queues().createOrGet(name, QueueOptions.DEFAULTS.withShards(defaultShards));
         }
         return runtime(name, false);
     }
@@ -119,7 +119,7 @@ final class Destinations {
                 if (TemporaryDestinations.hasTemporaryName(name)) {
                     throw TemporaryDestinations.gone(name); // a deleted temporary topic is not created as a topic
                 }
-                admin.createTopicOrGet(name, QueueOptions.DEFAULTS.withShards(defaultShards));
+                admin.topics().createOrGet(name, QueueOptions.DEFAULTS.withShards(defaultShards));
             }
         }
         DestinationInfo info = runtime(name, createIfMissing).info();
@@ -144,7 +144,7 @@ final class Destinations {
                                         ? ""
                                         : " (automatic creation is off: shardq.auto-create-destinations=false)"));
             }
-            info = admin.createOrGet(name, QueueOptions.DEFAULTS.withShards(defaultShards));
+            info = admin.queues().createOrGet(name, QueueOptions.DEFAULTS.withShards(defaultShards));
         }
         DestinationInfo found = info;
         return runtimes.computeIfAbsent(name, n -> {

@@ -18,7 +18,7 @@ import java.util.List;
  * class checks the names first, so a bad role or destination name fails with a clear message
  * before any SQL runs.
  */
-final class GrantAdmin {
+public final class GrantAdmin {
     private final AdminSql sql;
 
     GrantAdmin(AdminSql sql) {
@@ -29,7 +29,7 @@ final class GrantAdmin {
      * Grants {@code role} (an existing PostgreSQL role) a privilege on the destination: {@code
      * shardq.grant}. The caller (this pool's role) needs the administer privilege on it.
      */
-    void grant(String name, String role, Privilege privilege) {
+    public void grant(String name, String role, Privilege privilege) {
         Names.checkDestination(name);
         sql.call(
                 Query.ADMIN_GRANT,
@@ -40,7 +40,7 @@ final class GrantAdmin {
     }
 
     /** Revokes a privilege ({@code shardq.revoke}); revoking receive or browse takes both. */
-    void revoke(String name, String role, Privilege privilege) {
+    public void revoke(String name, String role, Privilege privilege) {
         Names.checkDestination(name);
         sql.call(
                 Query.ADMIN_REVOKE,
@@ -51,7 +51,7 @@ final class GrantAdmin {
     }
 
     /** Who may do what with the destination (its owner, who may do everything, is not listed). */
-    List<Admin.Grant> grants(String name) {
+    public List<Admin.Grant> list(String name) {
         Names.checkDestination(name);
         List<Admin.Grant> out = new ArrayList<>();
         try (Connection c = sql.dataSource().getConnection();

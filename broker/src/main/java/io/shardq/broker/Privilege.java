@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * What a PostgreSQL role may do with a destination. Each is a table privilege on the destination's
- * message table {@code shardq.m_<id>}, granted by {@code shardq.grant} (or {@link Admin#grant}):
+ * message table {@code shardq.m_<id>}, granted by {@code shardq.grant} (or {@link GrantAdmin#grant}):
  * see docs/architecture.md, "Authorization".
  */
 public enum Privilege {

@@ -23,7 +23,7 @@ class AdminViewsTest {
     @Test
     void shardStats_countsWaiting_withoutMessagesTakenOutOfOrder(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createQueue("views.q", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("views.q", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 0; i < 10; i++) {
                     p.send("views.q", Messages.text("m" + i, Map.of("i", i)));
@@ -53,13 +53,15 @@ class AdminViewsTest {
                 assertThat(rs.getLong(5)).isEqualTo(3);
                 assertThat(rs.next()).isFalse();
             }
-            assertThat(broker.admin().shards("views.q")).singleElement().satisfies(sh -> {
-                assertThat(sh.nextSeq()).isEqualTo(11);
-                assertThat(sh.position()).isEqualTo(1);
-                assertThat(sh.backlog()).isEqualTo(6);
-            });
-            assertThat(broker.admin().stats("views.q").backlog()).isEqualTo(6);
-            assertThat(broker.admin().backlog("views.q")).isEqualTo(6);
+            assertThat(broker.admin().queues().shards("views.q"))
+                    .singleElement()
+                    .satisfies(sh -> {
+                        assertThat(sh.nextSeq()).isEqualTo(11);
+                        assertThat(sh.position()).isEqualTo(1);
+                        assertThat(sh.backlog()).isEqualTo(6);
+                    });
+            assertThat(broker.admin().queues().stats("views.q").backlog()).isEqualTo(6);
+            assertThat(broker.admin().queues().backlog("views.q")).isEqualTo(6);
         }
     }
 
@@ -69,17 +71,17 @@ class AdminViewsTest {
         try (Broker broker = Broker.start(
                 db.brokerConfig().set(BrokerProperty.INSTANCE_NAME, "views-app").build())) {
             id = broker.instanceId();
-            broker.admin().createQueue("views.l", QueueOptions.DEFAULTS.withShards(2));
+            broker.admin().queues().create("views.l", QueueOptions.DEFAULTS.withShards(2));
             try (BrokerSession c = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 assertThat(c.receive("views.l", 100, false)).isNull(); // takes the leases
             }
-            assertThat(broker.admin().leases("views.l")).hasSize(2).allSatisfy(l -> {
+            assertThat(broker.admin().cluster().leases("views.l")).hasSize(2).allSatisfy(l -> {
                 assertThat(l.instanceId()).isEqualTo(id);
                 assertThat(l.instanceName()).isEqualTo("views-app");
                 assertThat(l.subscription()).isEmpty();
                 assertThat(l.live()).isTrue();
             });
-            assertThat(broker.admin().instances(30))
+            assertThat(broker.admin().cluster().instances(30))
                     .filteredOn(i -> i.id() == id)
                     .singleElement()
                     .satisfies(i -> {
@@ -110,7 +112,7 @@ class AdminViewsTest {
             assertThatThrownBy(() -> s.executeQuery("select * from shardq.shard_stats('views.nope')"))
                     .isInstanceOfSatisfying(
                             SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42704"));
-            assertThatThrownBy(() -> broker.admin().leases("views.nope"))
+            assertThatThrownBy(() -> broker.admin().cluster().leases("views.nope"))
                     .isInstanceOfSatisfying(
                             ShardQException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.UNKNOWN_DESTINATION));
         }

@@ -92,7 +92,7 @@ class FuzzTest {
     void generatedInput_isAcceptedOrRefusedCleanly_andTouchesNothingElse(TestDatabase db) {
         System.out.println("FuzzTest seed " + SEED);
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createQueue("fuzz.sentinel", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("fuzz.sentinel", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession s = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 s.send("fuzz.sentinel", Messages.text("untouched", Map.of("k", 1)));
             }
@@ -101,7 +101,7 @@ class FuzzTest {
             assertTimeoutPreemptively(Duration.ofMinutes(3), () -> properties(broker, 2000));
             assertTimeoutPreemptively(Duration.ofMinutes(3), () -> sizes(broker, 40));
 
-            assertThat(broker.admin().backlog("fuzz.sentinel")).isEqualTo(1);
+            assertThat(broker.admin().queues().backlog("fuzz.sentinel")).isEqualTo(1);
             try (BrokerSession s = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 Delivery d = s.receive("fuzz.sentinel", 5000, false);
                 assertThat(Messages.body(d.message())).isEqualTo("untouched");
@@ -153,8 +153,8 @@ class FuzzTest {
                     };
             inputs++;
             try {
-                broker.admin().createQueue(name, QueueOptions.DEFAULTS.withShards(1));
-                broker.admin().dropQueue(name, true);
+                broker.admin().queues().create(name, QueueOptions.DEFAULTS.withShards(1));
+                broker.admin().queues().drop(name, true);
             } catch (ShardQException e) {
                 assertThat(e.kind())
                         .as(name)
@@ -165,7 +165,7 @@ class FuzzTest {
     }
 
     private void properties(Broker broker, int n) {
-        broker.admin().createQueue("fuzz.props", QueueOptions.DEFAULTS.withShards(2));
+        broker.admin().queues().create("fuzz.props", QueueOptions.DEFAULTS.withShards(2));
         Map<String, Map<String, Object>> sent = new HashMap<>();
         try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             for (int i = 0; i < n; i++) {
@@ -203,7 +203,7 @@ class FuzzTest {
     }
 
     private void sizes(Broker broker, int n) {
-        broker.admin().createQueue("fuzz.sizes", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("fuzz.sizes", QueueOptions.DEFAULTS.withShards(1));
         for (int i = 0; i < n; i++) {
             int size =
                     switch (i % 4) {

@@ -24,8 +24,8 @@ class QueriesTest {
     @Test
     void everyNamedQuery_prepares(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createQueue("q", QueueOptions.DEFAULTS.withShards(1));
-            broker.admin().createCache("c", CacheOptions.DEFAULTS);
+            broker.admin().queues().create("q", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().caches().create("c", CacheOptions.DEFAULTS);
         }
         assertThat(Queries.all()).hasSizeGreaterThan(20);
         try (Connection c = db.connect();

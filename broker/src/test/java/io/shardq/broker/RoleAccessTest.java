@@ -24,8 +24,8 @@ class RoleAccessTest {
         }
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
             Admin admin = broker.admin();
-            admin.createQueue("access.q", QueueOptions.DEFAULTS);
-            admin.grant("access.q", role, Privilege.SEND);
+            admin.queues().create("access.q", QueueOptions.DEFAULTS);
+            admin.grants().grant("access.q", role, Privilege.SEND);
             AtomicLong now = new AtomicLong();
             RoleAccess access =
                     new RoleAccess(role, Engines.of(broker).dataSource(), TimeUnit.SECONDS.toNanos(10), now::get);
@@ -41,7 +41,7 @@ class RoleAccessTest {
                     .isEqualTo(ErrorKind.SECURITY);
             assertThat(access.queries()).isEqualTo(1);
 
-            admin.revoke("access.q", role, Privilege.SEND);
+            admin.grants().revoke("access.q", role, Privilege.SEND);
             access.require("access.q", Privilege.SEND); // still cached: PostgreSQL is asked again later
             now.addAndGet(TimeUnit.SECONDS.toNanos(10));
             assertThatThrownBy(() -> access.require("access.q", Privilege.SEND))

@@ -21,10 +21,11 @@ class TopicViewsTest {
     void topicShardStats_namesTheSlowestSubscription_andCountsWhatItRetains(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
             broker.admin()
-                    .createTopic("views.t", QueueOptions.DEFAULTS.withShards(2).withSliceSize(16));
-            broker.admin().createQueue("views.q", QueueOptions.DEFAULTS.withShards(1));
-            broker.admin().addSubscriber("views.t", "fast", null);
-            broker.admin().addSubscriber("views.t", "slow", null);
+                    .topics()
+                    .create("views.t", QueueOptions.DEFAULTS.withShards(2).withSliceSize(16));
+            broker.admin().queues().create("views.q", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().topics().addSubscriber("views.t", "fast", null);
+            broker.admin().topics().addSubscriber("views.t", "slow", null);
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 0; i < 40; i++) {
                     p.send("views.t", Messages.text("m" + i));
@@ -58,7 +59,7 @@ class TopicViewsTest {
                 assertThat(rs.getLong(8)).isGreaterThanOrEqualTo(3); // 40 messages in slices of 16
                 assertThat(rs.next()).isFalse();
             }
-            TopicStats st = broker.admin().topicStats("views.t");
+            TopicStats st = broker.admin().topics().stats("views.t");
             assertThat(st.shards()).hasSize(2);
             assertThat(st.published()).isEqualTo(40);
             assertThat(st.topic().retained()).isEqualTo(40);
@@ -67,17 +68,19 @@ class TopicViewsTest {
             assertThat(st.holdingRetirement()).singleElement().satisfies(h -> assertThat(h.name())
                     .isEqualTo("slow"));
 
-            assertThat(broker.admin().topics()).extracting(TopicInfo::name).containsExactly("views.t");
-            broker.admin().alterTopic("views.t", null, null, null, null, 1000L, 3600L);
-            TopicInfo t = broker.admin().topic("views.t");
+            assertThat(broker.admin().topics().list())
+                    .extracting(TopicInfo::name)
+                    .containsExactly("views.t");
+            broker.admin().topics().alter("views.t", null, null, null, null, 1000L, 3600L);
+            TopicInfo t = broker.admin().topics().get("views.t");
             assertThat(t.maxLag()).isEqualTo(1000);
             assertThat(t.maxAgeSeconds()).isEqualTo(3600);
 
-            assertThatThrownBy(() -> broker.admin().topicStats("views.q"))
+            assertThatThrownBy(() -> broker.admin().topics().stats("views.q"))
                     .isInstanceOfSatisfying(
                             ShardQException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.INVALID_ARGUMENT))
                     .hasMessage("\"views.q\" is a queue, not a topic");
-            assertThatThrownBy(() -> broker.admin().topic("views.none"))
+            assertThatThrownBy(() -> broker.admin().topics().get("views.none"))
                     .isInstanceOfSatisfying(
                             ShardQException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.UNKNOWN_DESTINATION));
         }

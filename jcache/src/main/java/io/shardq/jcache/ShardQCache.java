@@ -103,7 +103,7 @@ final class ShardQCache<K, V> implements Cache<K, V> {
         this.configName = MBeans.name(MBeans.CONFIGURATION, uri, name);
         this.stats = new JCacheStatistics(
                 config::isStatisticsEnabled,
-                () -> broker.admin().cache(storeName).evictions());
+                () -> broker.admin().caches().get(storeName).evictions());
         this.entries =
                 new StoredEntries<>(this, codec, broker, kv, storeName, manager.clock(), expiry, stats, listeners);
         this.through = new ReadWriteThrough<>(codec, config, loader, writer, entries);

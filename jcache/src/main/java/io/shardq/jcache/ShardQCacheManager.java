@@ -226,7 +226,7 @@ final class ShardQCacheManager implements CacheManager {
                 throw new CacheException("cache \"" + cacheName + "\" already exists in this cache manager");
             }
             try {
-                broker.admin().createCacheOrGet(storeName(cacheName), options(config));
+                broker.admin().caches().createOrGet(storeName(cacheName), options(config));
             } catch (ShardQException e) {
                 throw new CacheException("cannot create cache \"" + cacheName + "\": " + e.getMessage(), e);
             }
@@ -312,7 +312,7 @@ final class ShardQCacheManager implements CacheManager {
             }
             CacheInfo info;
             try {
-                info = broker.admin().cache(storeName(cacheName));
+                info = broker.admin().caches().get(storeName(cacheName));
             } catch (ShardQException e) {
                 if (e.kind() == ErrorKind.UNKNOWN_CACHE || e.kind() == ErrorKind.INVALID_NAME) {
                     return null;
@@ -347,7 +347,7 @@ final class ShardQCacheManager implements CacheManager {
             c.closeLocal();
         }
         try {
-            broker.admin().dropCache(storeName(cacheName));
+            broker.admin().caches().drop(storeName(cacheName));
         } catch (ShardQException e) {
             if (e.kind() != ErrorKind.UNKNOWN_CACHE && e.kind() != ErrorKind.INVALID_NAME) {
                 throw new CacheException("cannot destroy cache \"" + cacheName + "\": " + e.getMessage(), e);

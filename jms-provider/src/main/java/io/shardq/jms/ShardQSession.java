@@ -343,7 +343,7 @@ public class ShardQSession implements QueueSession, TopicSession {
 
     /**
      * The key/value cache {@code name} (created by an administrator: {@code shardq cache create},
-     * {@code shardq.create_cache} or {@code Admin#createCache}) as this session sees it. In a
+     * {@code shardq.create_cache} or {@code CacheAdmin#create}) as this session sees it. In a
      * transacted session its operations join the session's transaction: {@link #commit()} makes
      * the cache entries, the messages and the application's SQL on {@link #getConnection()}
      * visible together, {@link #rollback()} discards all three; other instances' near caches see a

@@ -70,7 +70,7 @@ class AsyncSendFaultTest {
                 }
             };
             try (ShardQConnectionFactory factory = new ShardQConnectionFactory(config)) {
-                factory.broker().admin().createQueue("async.fault", QueueOptions.DEFAULTS);
+                factory.broker().admin().queues().create("async.fault", QueueOptions.DEFAULTS);
                 Connection connection = factory.createConnection();
                 Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
                 Queue q = s.createQueue("async.fault");

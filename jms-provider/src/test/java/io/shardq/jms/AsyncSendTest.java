@@ -80,7 +80,7 @@ class AsyncSendTest extends JmsConnectionFixture {
             assertThat(r.completed.get(i)).as("completion %d", i).isEqualTo(Integer.toString(i));
         }
         assertThat(r.threads).doesNotContain(Thread.currentThread());
-        assertThat(factory.broker().admin().backlog("async.many")).isEqualTo(n);
+        assertThat(factory.broker().admin().queues().backlog("async.many")).isEqualTo(n);
         System.out.printf("async send: %d messages queued in %d ms, all completed after %d ms%n", n, queuedMs, doneMs);
     }
 
@@ -104,7 +104,7 @@ class AsyncSendTest extends JmsConnectionFixture {
         fixed.close();
         assertThat(r.completed).isEmpty();
         assertThat(r.failed).isEmpty();
-        assertThat(factory.broker().admin().backlog("async.bad")).isZero();
+        assertThat(factory.broker().admin().queues().backlog("async.bad")).isZero();
     }
 
     @Test
@@ -137,7 +137,7 @@ class AsyncSendTest extends JmsConnectionFixture {
         assertThat(completions.get()).isEqualTo(20);
         assertThat(refused).hasSize(100).allSatisfy(e -> assertThat(e).isInstanceOf(IllegalStateException.class));
         s.commit();
-        assertThat(factory.broker().admin().backlog("async.rules")).isEqualTo(20);
+        assertThat(factory.broker().admin().queues().backlog("async.rules")).isEqualTo(20);
     }
 
     interface Attempt {
@@ -154,7 +154,7 @@ class AsyncSendTest extends JmsConnectionFixture {
             p.send(s.createTextMessage("ok" + i), r);
         }
         p.close();
-        factory.broker().admin().stop("async.refused", true, false); // enqueue stopped from now on
+        factory.broker().admin().queues().stop("async.refused", true, false); // enqueue stopped from now on
         MessageProducer p2 = s.createProducer(q);
         for (int i = 0; i < 1_000; i++) {
             p2.send(s.createTextMessage("refused" + i), r);

@@ -123,8 +123,8 @@ class DestinationGrantsTest {
                         .isInstanceOf(SQLException.class)
                         .hasMessageContaining("permission denied for schema shardq");
                 // with a grant on another queue it may, and the admin functions say what is missing
-                admin.createQueue("g.other", io.shardq.broker.QueueOptions.DEFAULTS);
-                admin.grant("g.other", role, Privilege.BROWSE);
+                admin.queues().create("g.other", io.shardq.broker.QueueOptions.DEFAULTS);
+                admin.grants().grant("g.other", role, Privilege.BROWSE);
                 assertThatThrownBy(() -> st.executeQuery("select shardq.purge_queue('g.none')"))
                         .isInstanceOf(SQLException.class)
                         .hasMessageContaining("role \"" + role + "\" may not purge destination \"g.none\"")
@@ -143,17 +143,17 @@ class DestinationGrantsTest {
             asRole.setURL(db.jdbcUrl());
             asRole.setUser(role);
             asRole.setPassword(PASSWORD);
-            assertThatThrownBy(() -> new Admin(asRole).purge("g.none"))
+            assertThatThrownBy(() -> new Admin(asRole).queues().purge("g.none"))
                     .isInstanceOf(io.shardq.broker.ShardQException.class)
                     .hasMessageContaining("may not purge destination \"g.none\"")
                     .extracting(e -> ((io.shardq.broker.ShardQException) e).kind())
                     .isEqualTo(io.shardq.broker.ErrorKind.SECURITY);
-            assertThatThrownBy(() -> new Admin(asRole).grant("g.none", role, Privilege.ADMINISTER))
+            assertThatThrownBy(() -> new Admin(asRole).grants().grant("g.none", role, Privilege.ADMINISTER))
                     .extracting(e -> ((io.shardq.broker.ShardQException) e).kind())
                     .isEqualTo(io.shardq.broker.ErrorKind.SECURITY);
-            assertThat(admin.backlog("g.none")).isEqualTo(3);
+            assertThat(admin.queues().backlog("g.none")).isEqualTo(3);
             assertThat(admin.require("g.none").enqueueEnabled()).isTrue();
-            assertThat(admin.grants("g.none")).isEmpty();
+            assertThat(admin.grants().list("g.none")).isEmpty();
         }
     }
 
@@ -163,9 +163,9 @@ class DestinationGrantsTest {
             sendAsOwner(f, "g.all", 2);
             Admin admin = f.broker().admin();
             for (Privilege p : Privilege.values()) {
-                admin.grant("g.all", role, p);
+                admin.grants().grant("g.all", role, p);
             }
-            assertThat(admin.grants("g.all"))
+            assertThat(admin.grants().list("g.all"))
                     .extracting(Admin.Grant::privilege)
                     .containsExactlyInAnyOrder(Privilege.values());
             try (Connection c = f.createConnection(role, PASSWORD)) {
@@ -184,24 +184,24 @@ class DestinationGrantsTest {
                 assertThat(ctx.createConsumer(q).receiveBody(String.class, 5000))
                         .isEqualTo("m1");
             }
-            assertThat(admin.backlog("g.all")).isEqualTo(2);
+            assertThat(admin.queues().backlog("g.all")).isEqualTo(2);
             try (var c = psqlAsRole();
                     Statement st = c.createStatement();
                     ResultSet rs = st.executeQuery("select shardq.purge_queue('g.all')")) {
                 rs.next();
                 assertThat(rs.getLong(1)).isEqualTo(2);
             }
-            assertThat(admin.backlog("g.all")).isZero();
+            assertThat(admin.queues().backlog("g.all")).isZero();
         }
     }
 
     @Test
     void aRevoke_reachesAnOpenConnection_onceItsCacheTimeHasPassed() throws Exception {
         try (ShardQConnectionFactory f = factory(0)) { // 0: ask PostgreSQL every time
-            f.broker().admin().createQueue("g.revoke", io.shardq.broker.QueueOptions.DEFAULTS);
+            f.broker().admin().queues().create("g.revoke", io.shardq.broker.QueueOptions.DEFAULTS);
             Admin admin = f.broker().admin();
-            admin.grant("g.revoke", role, Privilege.SEND);
-            admin.grant("g.revoke", role, Privilege.RECEIVE);
+            admin.grants().grant("g.revoke", role, Privilege.SEND);
+            admin.grants().grant("g.revoke", role, Privilege.RECEIVE);
             try (Connection c = f.createConnection(role, PASSWORD)) {
                 c.start();
                 Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -209,16 +209,16 @@ class DestinationGrantsTest {
                 var producer = s.createProducer(q);
                 var consumer = s.createConsumer(q);
                 producer.send(s.createTextMessage("before"));
-                admin.revoke("g.revoke", role, Privilege.SEND);
+                admin.grants().revoke("g.revoke", role, Privilege.SEND);
                 assertThatThrownBy(() -> producer.send(s.createTextMessage("after")))
                         .isInstanceOf(JMSSecurityException.class)
                         .hasMessageContaining("send");
                 assertThat(((TextMessage) consumer.receive(5000)).getText()).isEqualTo("before");
-                admin.revoke("g.revoke", role, Privilege.RECEIVE);
+                admin.grants().revoke("g.revoke", role, Privilege.RECEIVE);
                 assertThatThrownBy(() -> consumer.receiveNoWait()).isInstanceOf(JMSSecurityException.class);
             }
-            assertThat(admin.grants("g.revoke")).isEmpty();
-            assertThat(admin.backlog("g.revoke")).isZero();
+            assertThat(admin.grants().list("g.revoke")).isEmpty();
+            assertThat(admin.queues().backlog("g.revoke")).isZero();
         }
     }
 
@@ -226,8 +226,8 @@ class DestinationGrantsTest {
     void aRevoke_stopsAListener_tellsTheExceptionListener_andAGrantResumesIt() throws Exception {
         try (ShardQConnectionFactory f = factory(0)) {
             Admin admin = f.broker().admin();
-            admin.createQueue("g.listener", io.shardq.broker.QueueOptions.DEFAULTS);
-            admin.grant("g.listener", role, Privilege.RECEIVE);
+            admin.queues().create("g.listener", io.shardq.broker.QueueOptions.DEFAULTS);
+            admin.grants().grant("g.listener", role, Privilege.RECEIVE);
             var received = new java.util.concurrent.LinkedBlockingQueue<String>();
             var refused = new java.util.concurrent.LinkedBlockingQueue<jakarta.jms.JMSException>();
             try (Connection c = f.createConnection(role, PASSWORD)) {
@@ -245,16 +245,16 @@ class DestinationGrantsTest {
                 assertThat(received.poll(10, java.util.concurrent.TimeUnit.SECONDS))
                         .isEqualTo("m0");
 
-                admin.revoke("g.listener", role, Privilege.RECEIVE);
+                admin.grants().revoke("g.listener", role, Privilege.RECEIVE);
                 jakarta.jms.JMSException told = refused.poll(10, java.util.concurrent.TimeUnit.SECONDS);
                 assertThat(told)
                         .isInstanceOf(JMSSecurityException.class)
                         .hasMessageContaining("may not receive from destination \"g.listener\"");
                 // told only after a check that failed: the dispatcher takes nothing from now on
                 sendAsOwner(f, "g.listener", 1);
-                assertThat(admin.backlog("g.listener")).isEqualTo(1);
+                assertThat(admin.queues().backlog("g.listener")).isEqualTo(1);
 
-                admin.grant("g.listener", role, Privilege.RECEIVE);
+                admin.grants().grant("g.listener", role, Privilege.RECEIVE);
                 assertThat(received.poll(10, java.util.concurrent.TimeUnit.SECONDS))
                         .isEqualTo("m0");
                 assertThat(refused).isEmpty(); // told once
@@ -262,7 +262,7 @@ class DestinationGrantsTest {
                 // after onMessage can beat the acknowledgement, and the message is redelivered)
                 org.awaitility.Awaitility.await()
                         .atMost(java.time.Duration.ofSeconds(10))
-                        .until(() -> admin.backlog("g.listener") == 0);
+                        .until(() -> admin.queues().backlog("g.listener") == 0);
             }
         }
     }
@@ -292,7 +292,7 @@ class DestinationGrantsTest {
                         .hasMessageContaining("permission denied")
                         .satisfies(e ->
                                 assertThat(((SQLException) e).getSQLState()).isEqualTo("42501"));
-                admin.grant("g.sql", role, Privilege.BROWSE);
+                admin.grants().grant("g.sql", role, Privilege.BROWSE);
                 try (ResultSet rs = st.executeQuery("select count(*) from " + table)) {
                     rs.next();
                     assertThat(rs.getLong(1)).isEqualTo(3);
@@ -303,7 +303,7 @@ class DestinationGrantsTest {
                 assertThatThrownBy(() -> st.executeQuery("select * from " + table + "_0_0"))
                         .hasMessageContaining("permission denied");
                 for (Privilege p : Privilege.values()) {
-                    admin.grant("g.sql", role, p);
+                    admin.grants().grant("g.sql", role, p);
                 }
                 assertThatThrownBy(() -> st.executeUpdate(
                                 "insert into " + table + " values (0, 0, 99, 0, 0, 0, 4, null, '\\x', '\\x')"))
@@ -311,11 +311,11 @@ class DestinationGrantsTest {
                 assertThatThrownBy(() -> st.executeUpdate("delete from " + table))
                         .hasMessageContaining("is refused");
                 assertThatThrownBy(() -> st.executeUpdate("truncate " + table)).hasMessageContaining("is refused");
-                admin.revoke("g.sql", role, Privilege.BROWSE);
+                admin.grants().revoke("g.sql", role, Privilege.BROWSE);
                 assertThatThrownBy(() -> st.executeQuery("select count(*) from " + table))
                         .hasMessageContaining("permission denied");
             }
-            assertThat(admin.backlog("g.sql")).isEqualTo(3);
+            assertThat(admin.queues().backlog("g.sql")).isEqualTo(3);
         }
     }
 }

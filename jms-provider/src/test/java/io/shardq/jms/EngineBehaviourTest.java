@@ -111,7 +111,7 @@ class EngineBehaviourTest {
             pool.shutdown();
             assertThat(received).hasSize(total);
             assertThat(received.values()).allMatch(v -> v == 1, "received exactly once");
-            assertThat(factory.broker().admin().backlog("engine.many")).isZero();
+            assertThat(factory.broker().admin().queues().backlog("engine.many")).isZero();
         } finally {
             factory.close();
         }
@@ -122,7 +122,7 @@ class EngineBehaviourTest {
         ShardQConnectionFactory factory =
                 new ShardQConnectionFactory(defaults(db).build());
         try {
-            factory.broker().admin().createQueue("engine.order", QueueOptions.DEFAULTS.withShards(8));
+            factory.broker().admin().queues().create("engine.order", QueueOptions.DEFAULTS.withShards(8));
             // as Spring's JmsTemplate does: connection, session, producer, send, close, each time
             for (int n = 0; n < 50; n++) {
                 try (Connection c = factory.createConnection()) {
@@ -241,7 +241,8 @@ class EngineBehaviourTest {
         try (Connection c = factory.createConnection()) {
             factory.broker()
                     .admin()
-                    .createQueue(
+                    .queues()
+                    .create(
                             "engine.np.poison",
                             QueueOptions.DEFAULTS.withShards(1).withMaxAttempts(3));
             c.start();
@@ -317,7 +318,7 @@ class EngineBehaviourTest {
         ShardQConnectionFactory factory =
                 new ShardQConnectionFactory(defaults(db).build());
         try (Connection c = factory.createConnection()) {
-            factory.broker().admin().createQueue("engine.prefetch", QueueOptions.DEFAULTS.withShards(1));
+            factory.broker().admin().queues().create("engine.prefetch", QueueOptions.DEFAULTS.withShards(1));
             c.start();
             Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             Queue queue = s.createQueue("engine.prefetch");

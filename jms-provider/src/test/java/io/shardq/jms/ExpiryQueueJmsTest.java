@@ -18,7 +18,7 @@ class ExpiryQueueJmsTest extends JmsConnectionFixture {
     void anExpiredMessage_isNotDelivered_andArrivesInTheExpiryQueueWithoutExpiration() throws Exception {
         Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         Queue q = s.createQueue("jms.expiring");
-        factory.broker().admin().createOrGet("jms.expiring", io.shardq.broker.QueueOptions.DEFAULTS);
+        factory.broker().admin().queues().createOrGet("jms.expiring", io.shardq.broker.QueueOptions.DEFAULTS);
         factory.broker().admin().setDeliveryPolicy("jms.expiring", "jms.expiring.expired", null, null);
         MessageProducer p = s.createProducer(q);
         p.setTimeToLive(5);

@@ -37,7 +37,7 @@ class JmsCacheTest {
         connection = factory.createConnection();
         connection.start();
         // the database is shared by this class's tests
-        factory.broker().admin().createCacheOrGet("prices", CacheOptions.DEFAULTS);
+        factory.broker().admin().caches().createOrGet("prices", CacheOptions.DEFAULTS);
         outside().clear();
         try (java.sql.Connection c = db.connect();
                 Statement st = c.createStatement()) {
@@ -65,14 +65,14 @@ class JmsCacheTest {
         s.rollback(); // all three as before
         assertThat(stock()).isEqualTo(10);
         assertThat(outside().get("sku-1")).isNull();
-        assertThat(factory.broker().admin().backlog("jms.orders")).isEqualTo(1);
+        assertThat(factory.broker().admin().queues().backlog("jms.orders")).isEqualTo(1);
 
         handle(s, consumer, prices, "13.00"); // redelivered
         assertThat(outside().get("sku-1")).as("not visible before the commit").isNull();
         s.commit();
         assertThat(stock()).isEqualTo(9);
         assertThat(outside().get("sku-1")).isEqualTo("13.00");
-        assertThat(factory.broker().admin().backlog("jms.orders")).isZero();
+        assertThat(factory.broker().admin().queues().backlog("jms.orders")).isZero();
     }
 
     @Test
@@ -95,7 +95,7 @@ class JmsCacheTest {
 
     @Test
     void anOversizedValue_failsTheOperation_andTheRestOfTheTransactionStillRollsBack() throws Exception {
-        factory.broker().admin().createCacheOrGet("small", CacheOptions.DEFAULTS.withMaxValueBytes(8));
+        factory.broker().admin().caches().createOrGet("small", CacheOptions.DEFAULTS.withMaxValueBytes(8));
         ShardQSession s = (ShardQSession) connection.createSession(true, Session.SESSION_TRANSACTED);
         KvCache<String, String> small = s.cache("small");
         small.put("a", "ok");

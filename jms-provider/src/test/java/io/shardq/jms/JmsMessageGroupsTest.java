@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class JmsMessageGroupsTest extends JmsConnectionFixture {
     @Test
     void jmsxGroupId_routesByGroup_andGroupSeqArrivesInOrder() throws Exception {
-        factory.broker().admin().createQueue("jms.groups", QueueOptions.DEFAULTS.withShards(8));
+        factory.broker().admin().queues().create("jms.groups", QueueOptions.DEFAULTS.withShards(8));
         factory.broker().admin().setDeliveryPolicy("jms.groups", null, null, null, true);
         Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         Queue q = s.createQueue("jms.groups");
@@ -36,7 +36,7 @@ class JmsMessageGroupsTest extends JmsConnectionFixture {
                 p.send(m);
             }
         }
-        long shardsUsed = factory.broker().admin().shards("jms.groups").stream()
+        long shardsUsed = factory.broker().admin().queues().shards("jms.groups").stream()
                 .filter(sh -> sh.backlog() > 0)
                 .count();
         assertThat(shardsUsed).as("shards holding messages of 20 groups").isGreaterThan(1);

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class JmsPriorityTest extends JmsConnectionFixture {
     @Test
     void aBacklog_isReceivedHighestFirst_inSendOrderWithinAPriority() throws Exception {
-        factory.broker().admin().createQueue("jms.prio", QueueOptions.DEFAULTS.withShards(2));
+        factory.broker().admin().queues().create("jms.prio", QueueOptions.DEFAULTS.withShards(2));
         Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         Queue q = s.createQueue("jms.prio");
         MessageProducer p = s.createProducer(q);

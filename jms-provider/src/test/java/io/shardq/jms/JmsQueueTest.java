@@ -177,7 +177,8 @@ class JmsQueueTest {
     void messageListener_exceptionRedelivers_thenDeadLetters() throws Exception {
         factory.broker()
                 .admin()
-                .createQueue("jms.listener", QueueOptions.DEFAULTS.withShards(1).withMaxAttempts(3));
+                .queues()
+                .create("jms.listener", QueueOptions.DEFAULTS.withShards(1).withMaxAttempts(3));
         Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         Queue q = s.createQueue("jms.listener");
         s.createProducer(q).send(s.createTextMessage("poison"));
@@ -219,7 +220,7 @@ class JmsQueueTest {
             texts.add(((TextMessage) o).getText());
         }
         assertThat(texts).containsExactly("m1", "m3");
-        assertThat(factory.broker().admin().backlog("jms.browse")).isEqualTo(5);
+        assertThat(factory.broker().admin().queues().backlog("jms.browse")).isEqualTo(5);
     }
 
     @Test
@@ -266,7 +267,7 @@ class JmsQueueTest {
         p.send(s.createTextMessage("order 1"));
         s.rollback();
         assertThat(countOrders()).isZero();
-        assertThat(factory.broker().admin().backlog("jms.shared-tx")).isZero();
+        assertThat(factory.broker().admin().queues().backlog("jms.shared-tx")).isZero();
 
         try (PreparedStatement ps = s.getConnection().prepareStatement("insert into public.orders values (?)")) {
             ps.setInt(1, 2);
@@ -293,9 +294,9 @@ class JmsQueueTest {
             try (Statement st = app.createStatement()) {
                 st.execute("insert into public.audit values ('sent')");
             }
-            assertThat(factory.broker().admin().backlog("jms.app-tx")).isZero();
+            assertThat(factory.broker().admin().queues().backlog("jms.app-tx")).isZero();
             app.commit();
-            assertThat(factory.broker().admin().backlog("jms.app-tx")).isEqualTo(1);
+            assertThat(factory.broker().admin().queues().backlog("jms.app-tx")).isEqualTo(1);
             s.close();
         }
         Session r = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -391,7 +392,7 @@ class JmsQueueTest {
             assertThat(consumer.receiveBody(String.class, 5000)).isEqualTo("second");
             assertThat(consumer.receiveBodyNoWait(String.class)).isNull();
         }
-        assertThat(factory.broker().admin().backlog("jms.body.type")).isZero();
+        assertThat(factory.broker().admin().queues().backlog("jms.body.type")).isZero();
     }
 
     @Test
@@ -419,7 +420,7 @@ class JmsQueueTest {
         // the pool recovers: the next transaction works
         s.createProducer(q).send(s.createTextMessage("after"));
         s.commit();
-        assertThat(factory.broker().admin().backlog("jms.loss")).isEqualTo(1);
+        assertThat(factory.broker().admin().queues().backlog("jms.loss")).isEqualTo(1);
     }
 
     long countOrders() throws Exception {

@@ -100,7 +100,8 @@ class MessageListenerTest {
         // onMessage returned: the message is consumed, even though close() had begun
         MessageConsumer other = s.createConsumer(q);
         assertThat(other.receive(500)).isNull();
-        assertThat(factory.broker().admin().backlog("listener.closing")).isZero();
+        assertThat(factory.broker().admin().queues().backlog("listener.closing"))
+                .isZero();
     }
 
     @Test

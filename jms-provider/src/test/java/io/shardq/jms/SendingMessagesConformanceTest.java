@@ -111,7 +111,7 @@ class SendingMessagesConformanceTest {
             p.send(s.createTextMessage("held"));
             p.setDeliveryDelay(0);
             p.send(s.createTextMessage("now"));
-            assertThat(f.broker().admin().stats("conf.np.delay.held").scheduled())
+            assertThat(f.broker().admin().queues().stats("conf.np.delay.held").scheduled())
                     .isEqualTo(1);
             QueueBrowser browser = s.createBrowser(q);
             List<String> browsed = new ArrayList<>();

@@ -56,7 +56,7 @@ class ShardQQueueBrowserTest {
         Enumeration<?> last = session.createBrowser(q, "i = " + (n - 1)).getEnumeration();
         assertThat(Collections.list(last)).singleElement().satisfies(m -> assertThat(((TextMessage) m).getText())
                 .isEqualTo("m" + (n - 1)));
-        assertThat(factory.broker().admin().backlog("browse.many")).isEqualTo(n);
+        assertThat(factory.broker().admin().queues().backlog("browse.many")).isEqualTo(n);
     }
 
     @Test
@@ -81,7 +81,7 @@ class ShardQQueueBrowserTest {
         assertThat(first.hasMoreElements()).isFalse();
         assertThatThrownBy(first::nextElement).isInstanceOf(NoSuchElementException.class);
         assertThatThrownBy(browser::getEnumeration).isInstanceOf(IllegalStateException.class);
-        assertThat(factory.broker().admin().backlog("browse.contract")).isEqualTo(3);
+        assertThat(factory.broker().admin().queues().backlog("browse.contract")).isEqualTo(3);
     }
 
     @Test

@@ -47,7 +47,8 @@ class StreamedBytesMessageTest extends JmsConnectionFixture {
     void streamedBody_throughAQueue_readsBackIntact_andGoesWithItsSlice(TestDatabase db) throws Exception {
         factory.broker()
                 .admin()
-                .createQueue("stream.q", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
+                .queues()
+                .create("stream.q", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
         Session s = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
         Queue q = s.createQueue("stream.q");
         MessageProducer p = s.createProducer(q);
@@ -81,7 +82,8 @@ class StreamedBytesMessageTest extends JmsConnectionFixture {
     void aBodyReadAfterItsMessageWasConsumedAndRetired_failsSayingSo(TestDatabase db) throws Exception {
         factory.broker()
                 .admin()
-                .createQueue("stream.late", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
+                .queues()
+                .create("stream.late", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
         Session s = connection.createSession(true, Session.SESSION_TRANSACTED);
         Queue q = s.createQueue("stream.late");
         MessageProducer p = s.createProducer(q);
@@ -111,7 +113,8 @@ class StreamedBytesMessageTest extends JmsConnectionFixture {
     void streamedBody_throughATopic_isStoredOnce_andReachesBothSubscriptions(TestDatabase db) throws Exception {
         factory.broker()
                 .admin()
-                .createTopic("stream.t", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
+                .topics()
+                .create("stream.t", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
         try (Connection subs = factory.createConnection()) {
             subs.setClientID("stream-subs");
             subs.start();
@@ -231,7 +234,8 @@ class StreamedBytesMessageTest extends JmsConnectionFixture {
     void deadLetter_keepsItsOwnCopyOfTheBody(TestDatabase db) throws Exception {
         factory.broker()
                 .admin()
-                .createQueue(
+                .queues()
+                .create(
                         "stream.dl",
                         QueueOptions.DEFAULTS.withShards(1).withSliceSize(16).withMaxAttempts(2));
         Session s = connection.createSession(true, Session.SESSION_TRANSACTED);
@@ -264,7 +268,7 @@ class StreamedBytesMessageTest extends JmsConnectionFixture {
 
     @Test
     void expiredMessage_reachesItsExpiryQueue_withItsBody(TestDatabase db) throws Exception {
-        factory.broker().admin().createOrGet("stream.exp", QueueOptions.DEFAULTS.withShards(1));
+        factory.broker().admin().queues().createOrGet("stream.exp", QueueOptions.DEFAULTS.withShards(1));
         factory.broker().admin().setDeliveryPolicy("stream.exp", "stream.exp.expired", null, null);
         Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer p = s.createProducer(s.createQueue("stream.exp"));
@@ -298,7 +302,7 @@ class StreamedBytesMessageTest extends JmsConnectionFixture {
         p.send(streamed(s, 7, 10));
         assertThat(storage(db, "stream.purge")).isEqualTo(new long[] {2, 5});
         long before = chunks(db);
-        assertThat(factory.broker().admin().purge("stream.purge")).isEqualTo(2);
+        assertThat(factory.broker().admin().queues().purge("stream.purge")).isEqualTo(2);
         assertThat(storage(db, "stream.purge")).isEqualTo(new long[] {0, 0});
         assertThat(chunks(db)).isEqualTo(before - 5);
     }
@@ -307,13 +311,13 @@ class StreamedBytesMessageTest extends JmsConnectionFixture {
     void droppedQueue_andATopicMessageNobodyWanted_leaveNoOrphans(TestDatabase db) throws Exception {
         Session s = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         long before = chunks(db);
-        factory.broker().admin().createQueue("stream.drop", QueueOptions.DEFAULTS);
+        factory.broker().admin().queues().create("stream.drop", QueueOptions.DEFAULTS);
         s.createProducer(s.createQueue("stream.drop")).send(streamed(s, 10, SIZE));
         assertThat(chunks(db)).isEqualTo(before + 4);
-        factory.broker().admin().dropQueue("stream.drop", true);
+        factory.broker().admin().queues().drop("stream.drop", true);
         assertThat(chunks(db)).isEqualTo(before);
 
-        factory.broker().admin().createTopic("stream.nobody", QueueOptions.DEFAULTS);
+        factory.broker().admin().topics().create("stream.nobody", QueueOptions.DEFAULTS);
         s.createProducer(s.createTopic("stream.nobody")).send(streamed(s, 11, SIZE)); // no subscription: not stored
         assertThat(chunks(db)).isEqualTo(before);
     }

@@ -36,8 +36,8 @@ class StreamedGigabyteTest {
     void aGigabyte_streamsThroughA256MegabyteHeap_andItsStorageIsReclaimed(TestDatabase db) throws Exception {
         try (Broker admin = Broker.start(db.brokerConfig().build())) {
             admin.admin()
-                    .createQueue(
-                            "stream.gib", QueueOptions.DEFAULTS.withShards(1).withSliceSize(SLICE));
+                    .queues()
+                    .create("stream.gib", QueueOptions.DEFAULTS.withShards(1).withSliceSize(SLICE));
         }
         String line;
         try (ChildJvm child = ChildJvm.start(

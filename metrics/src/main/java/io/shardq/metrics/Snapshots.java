@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * previous snapshot, logged once per failure streak, and is retried after the next interval.
  *
  * <p>Cost of one read: one statement listing the destinations, then about six per queue ({@link
- * Admin#stats}) and four per topic ({@link Admin#topicStats}), and one listing the key/value
+ * io.shardq.broker.QueueAdmin#stats}) and four per topic ({@link io.shardq.broker.TopicAdmin#stats}), and one listing the key/value
  * caches. Thread-safe.
  */
 final class Snapshots {
@@ -93,9 +93,9 @@ final class Snapshots {
         for (DestinationInfo d : admin.list()) {
             try {
                 if (d.isTopic()) {
-                    topics.put(d.name(), admin.topicStats(d.name()));
+                    topics.put(d.name(), admin.topics().stats(d.name()));
                 } else {
-                    queues.put(d.name(), admin.stats(d.name()));
+                    queues.put(d.name(), admin.queues().stats(d.name()));
                 }
             } catch (ShardQException e) {
                 if (e.kind() != ErrorKind.UNKNOWN_DESTINATION) {
@@ -105,7 +105,7 @@ final class Snapshots {
             }
         }
         Map<String, CacheInfo> caches = new TreeMap<>();
-        for (CacheInfo c : admin.listCaches()) {
+        for (CacheInfo c : admin.caches().list()) {
             caches.put(c.name(), c);
         }
         return new Snapshot(now, Map.copyOf(queues), Map.copyOf(topics), Map.copyOf(caches));

@@ -48,7 +48,8 @@ class RetirementBlockedTest {
             assertThat(blocked.value()).isZero();
 
             broker.admin()
-                    .createQueue("held", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
+                    .queues()
+                    .create("held", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
             try (Connection holder = db.connect()) {
                 holder.setAutoCommit(false);
                 try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED);

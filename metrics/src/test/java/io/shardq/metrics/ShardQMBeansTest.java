@@ -80,13 +80,13 @@ class ShardQMBeansTest {
             long id = broker.instanceId();
             ObjectName gone = new ObjectName("io.shardq:type=Destination,instance=" + id + ",name=gone");
             assertThat(server.isRegistered(gone)).isFalse();
-            broker.admin().createQueue("gone", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("gone", QueueOptions.DEFAULTS.withShards(1));
             clock.advance(Duration.ofSeconds(5));
             jmx.refresh();
             assertThat(server.isRegistered(gone)).isTrue();
             assertThat(server.getAttribute(gone, "Backlog")).isEqualTo(0L);
 
-            broker.admin().dropQueue("gone", true);
+            broker.admin().queues().drop("gone", true);
             clock.advance(Duration.ofSeconds(5));
             jmx.refresh();
             assertThat(server.isRegistered(gone)).isFalse();

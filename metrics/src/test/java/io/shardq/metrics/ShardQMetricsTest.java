@@ -35,7 +35,7 @@ class ShardQMetricsTest {
         try (Broker broker = Broker.start(db.brokerConfig().build());
                 ShardQMetrics metrics = metrics(broker)) {
             Workload.run(broker);
-            broker.admin().createQueue("np", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("np", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 p.send("np", Messages.nonPersistent("in memory only"));
                 p.commit();
@@ -162,7 +162,7 @@ class ShardQMetricsTest {
     void meters_ofADroppedDestination_disappear_andNewOnesAppear(TestDatabase db) {
         try (Broker broker = Broker.start(db.brokerConfig().build());
                 ShardQMetrics metrics = metrics(broker)) {
-            broker.admin().createQueue("short.lived", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("short.lived", QueueOptions.DEFAULTS.withShards(1));
             MeterRegistry r = new SimpleMeterRegistry();
             MeterRegistry other = new SimpleMeterRegistry();
             metrics.bindTo(r);
@@ -176,8 +176,8 @@ class ShardQMetricsTest {
                             .gauge())
                     .isNotNull();
 
-            broker.admin().dropQueue("short.lived", true);
-            broker.admin().createQueue("newcomer", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().drop("short.lived", true);
+            broker.admin().queues().create("newcomer", QueueOptions.DEFAULTS.withShards(1));
             metrics.refresh();
             assertThat(r.find("shardq.destination.backlog")
                             .tag("destination", "short.lived")
@@ -206,7 +206,7 @@ class ShardQMetricsTest {
     void snapshot_servesEveryGauge_forTheInterval(TestDatabase db) {
         try (Broker broker = Broker.start(db.brokerConfig().build());
                 ShardQMetrics metrics = metrics(broker)) {
-            broker.admin().createQueue("cached", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("cached", QueueOptions.DEFAULTS.withShards(1));
             MeterRegistry r = new SimpleMeterRegistry();
             metrics.bindTo(r);
             long reads = metrics.snapshotReads();
@@ -243,7 +243,7 @@ class ShardQMetricsTest {
     @Test
     void close_removesEveryMeter_andRefusesToBindAgain(TestDatabase db) {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createQueue("closing", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("closing", QueueOptions.DEFAULTS.withShards(1));
             MeterRegistry r = new SimpleMeterRegistry();
             ShardQMetrics metrics = metrics(broker);
             metrics.bindTo(r);
@@ -263,7 +263,7 @@ class ShardQMetricsTest {
                 ShardQMetrics metrics = new ShardQMetrics(broker, Duration.ZERO, Tags.of("app", "test"))) {
             MeterRegistry r = new SimpleMeterRegistry();
             metrics.bindTo(r);
-            broker.admin().createQueue("arrives", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("arrives", QueueOptions.DEFAULTS.withShards(1));
             org.awaitility.Awaitility.await()
                     .atMost(Duration.ofSeconds(20))
                     .until(() -> r.find("shardq.destination.backlog")

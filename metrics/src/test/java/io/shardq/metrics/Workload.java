@@ -25,8 +25,10 @@ final class Workload {
     private Workload() {}
 
     static void run(Broker broker) {
-        broker.admin().createQueue("orders", QueueOptions.DEFAULTS.withShards(1).withMaxAttempts(2));
-        broker.admin().createTopic("prices", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin()
+                .queues()
+                .create("orders", QueueOptions.DEFAULTS.withShards(1).withMaxAttempts(2));
+        broker.admin().topics().create("prices", QueueOptions.DEFAULTS.withShards(1));
         try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             for (int i = 0; i < SENT; i++) {
                 p.send("orders", Messages.text("order " + i));
@@ -60,7 +62,7 @@ final class Workload {
             s.commit();
             fast.close();
         }
-        broker.admin().createCache("rates", CacheOptions.DEFAULTS);
+        broker.admin().caches().create("rates", CacheOptions.DEFAULTS);
         KvCache<String, String> rates = broker.cache("rates", Codec.utf8(), Codec.utf8());
         rates.put("EUR", "1.08");
         rates.put("GBP", "0.86");

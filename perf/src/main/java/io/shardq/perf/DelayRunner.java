@@ -107,7 +107,7 @@ final class DelayRunner {
                     consuming = false;
                 }
             } finally {
-                factory.broker().admin().dropQueue(QUEUE, true);
+                factory.broker().admin().queues().drop(QUEUE, true);
             }
         }
     }
@@ -164,7 +164,7 @@ final class DelayRunner {
         long reads2 = factory.broker().stats().dequeueSqlReads();
         Thread.sleep(Runner.STATS_FLUSH_WAIT.toMillis()); // pg_stat_database is reported at most once a second
         SqlCounters.Snapshot s2 = counters.snapshot();
-        long left = factory.broker().admin().stats(QUEUE).scheduled();
+        long left = factory.broker().admin().queues().stats(QUEUE).scheduled();
         return result(sc, firstDue, scheduleNanos, s0, s1, s2, wal0, wal2, reads2 - reads0, left);
     }
 

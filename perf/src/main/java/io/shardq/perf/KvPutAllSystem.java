@@ -34,7 +34,7 @@ final class KvPutAllSystem implements PutAllSystem {
     @Override
     public void setUp() {
         drop();
-        broker.admin().createCache(CACHE, CacheOptions.DEFAULTS.withDurable(true));
+        broker.admin().caches().create(CACHE, CacheOptions.DEFAULTS.withDurable(true));
         cache = broker.cache(CACHE, Codec.bytes(), Codec.bytes()).withMaxBatchSize(maxBatchSize);
     }
 
@@ -55,7 +55,7 @@ final class KvPutAllSystem implements PutAllSystem {
     /** The exact count ({@code shardq.cache_stats}, a scan of the cache's entries). */
     @Override
     public long stored() {
-        return broker.admin().cacheStats(CACHE).entries();
+        return broker.admin().caches().stats(CACHE).entries();
     }
 
     @Override
@@ -69,8 +69,8 @@ final class KvPutAllSystem implements PutAllSystem {
 
     /** Drops the cache if it exists. */
     static void dropCache(Broker broker, String name) {
-        if (broker.admin().listCaches().stream().anyMatch(c -> c.name().equals(name))) {
-            broker.admin().dropCache(name);
+        if (broker.admin().caches().list().stream().anyMatch(c -> c.name().equals(name))) {
+            broker.admin().caches().drop(name);
         }
     }
 }

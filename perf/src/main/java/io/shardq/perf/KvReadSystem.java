@@ -40,7 +40,7 @@ class KvReadSystem implements ReadSystem {
     @Override
     public void setUp() {
         KvPutAllSystem.dropCache(broker, CACHE);
-        broker.admin().createCache(CACHE, CacheOptions.DEFAULTS.withDurable(true));
+        broker.admin().caches().create(CACHE, CacheOptions.DEFAULTS.withDurable(true));
         cache = broker.cache(CACHE, Codec.utf8(), Codec.bytes()).withMaxBatchSize(LOAD_BATCH);
     }
 
@@ -55,7 +55,7 @@ class KvReadSystem implements ReadSystem {
 
     @Override
     public long stored() {
-        return broker.admin().cacheStats(CACHE).entries();
+        return broker.admin().caches().stats(CACHE).entries();
     }
 
     @Override

@@ -43,7 +43,7 @@ final class KvSessionPutAllSystem implements PutAllSystem {
     public void setUp() {
         closeSessions();
         KvPutAllSystem.dropCache(broker, CACHE);
-        broker.admin().createCache(CACHE, CacheOptions.DEFAULTS.withDurable(true));
+        broker.admin().caches().create(CACHE, CacheOptions.DEFAULTS.withDurable(true));
         cache = broker.cache(CACHE, Codec.bytes(), Codec.bytes()).withMaxBatchSize(maxBatchSize);
     }
 
@@ -68,7 +68,7 @@ final class KvSessionPutAllSystem implements PutAllSystem {
 
     @Override
     public long stored() {
-        return broker.admin().cacheStats(CACHE).entries();
+        return broker.admin().caches().stats(CACHE).entries();
     }
 
     @Override

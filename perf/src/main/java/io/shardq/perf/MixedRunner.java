@@ -87,7 +87,8 @@ final class MixedRunner implements AutoCloseable {
         dropQueue();
         factory.broker()
                 .admin()
-                .createQueue(QUEUE, QueueOptions.DEFAULTS.withShards(w.shards()).withSliceSize(50_000));
+                .queues()
+                .create(QUEUE, QueueOptions.DEFAULTS.withShards(w.shards()).withSliceSize(50_000));
         connection = factory.createConnection();
         connection.start();
         prefill(w.prefill());
@@ -138,7 +139,7 @@ final class MixedRunner implements AutoCloseable {
                     meters.stream().map(TemplateMeter::takeLatencies).toList();
             progress.end();
             stop(running, threads, workers);
-            long backlog = factory.broker().admin().backlog(QUEUE);
+            long backlog = factory.broker().admin().queues().backlog(QUEUE);
             return result(users, endNanos - startNanos, start, end, latencies, backlog, startLsn, endLsn);
         } finally {
             progress.end();
@@ -210,7 +211,7 @@ final class MixedRunner implements AutoCloseable {
                 w.stepsOf(Workload.Step.Kind.UPDATE_ACCOUNT, committed),
                 tables.auditRows(),
                 w.stepsOf(Workload.Step.Kind.INSERT_AUDIT, committed),
-                factory.broker().admin().backlog(QUEUE),
+                factory.broker().admin().queues().backlog(QUEUE),
                 w.prefill() + sum.sent() - sum.received());
     }
 
@@ -276,7 +277,7 @@ final class MixedRunner implements AutoCloseable {
 
     private void dropQueue() throws Exception {
         try {
-            factory.broker().admin().dropQueue(QUEUE, true);
+            factory.broker().admin().queues().drop(QUEUE, true);
         } catch (ShardQException notThere) {
             // a clean database: nothing left from a previous run
         }

@@ -64,7 +64,7 @@ final class NearCache implements ReadSystem {
 
     @Override
     public long stored() {
-        return broker.admin().cacheStats(KvReadSystem.CACHE).entries();
+        return broker.admin().caches().stats(KvReadSystem.CACHE).entries();
     }
 
     @Override

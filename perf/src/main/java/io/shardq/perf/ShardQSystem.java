@@ -264,7 +264,7 @@ final class ShardQSystem implements QueueSystem {
 
     @Override
     public long backlog() throws Exception {
-        return factory.broker().admin().backlog(queue);
+        return factory.broker().admin().queues().backlog(queue);
     }
 
     @Override
@@ -316,7 +316,7 @@ final class ShardQSystem implements QueueSystem {
         if (factory != null) {
             try {
                 if (owner) {
-                    factory.broker().admin().dropQueue(queue, true);
+                    factory.broker().admin().queues().drop(queue, true);
                 }
             } finally {
                 factory.close();
@@ -327,12 +327,13 @@ final class ShardQSystem implements QueueSystem {
     /** Drops {@code name} if a previous run left it, and creates it anew with {@code shards} shards. */
     static void freshQueue(ShardQConnectionFactory factory, String name, int shards) throws JMSException {
         try {
-            factory.broker().admin().dropQueue(name, true);
+            factory.broker().admin().queues().drop(name, true);
         } catch (ShardQException e) {
             // not there yet
         }
         factory.broker()
                 .admin()
-                .createQueue(name, QueueOptions.DEFAULTS.withShards(shards).withSliceSize(50_000));
+                .queues()
+                .create(name, QueueOptions.DEFAULTS.withShards(shards).withSliceSize(50_000));
     }
 }

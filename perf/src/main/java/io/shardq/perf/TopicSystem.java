@@ -123,13 +123,14 @@ final class TopicSystem implements QueueSystem {
         }
         factory = new ShardQConnectionFactory(config.build());
         try {
-            factory.broker().admin().dropTopic(TOPIC, true);
+            factory.broker().admin().topics().drop(TOPIC, true);
         } catch (ShardQException e) {
             // not there yet
         }
         factory.broker()
                 .admin()
-                .createTopic(
+                .topics()
+                .create(
                         TOPIC,
                         QueueOptions.DEFAULTS.withShards(settings.shards()).withSliceSize(50_000));
         publisherConnection = factory.createConnection();
@@ -316,7 +317,7 @@ final class TopicSystem implements QueueSystem {
     private Map<String, Long> lags() {
         Map<String, Long> out = new LinkedHashMap<>();
         try {
-            for (SubscriptionStats s : factory.broker().admin().subscriptions(TOPIC)) {
+            for (SubscriptionStats s : factory.broker().admin().topics().subscriptions(TOPIC)) {
                 out.put(s.name(), s.lag());
             }
         } catch (Exception e) {
@@ -347,7 +348,7 @@ final class TopicSystem implements QueueSystem {
     @Override
     public long backlog() throws Exception {
         long sum = 0;
-        for (SubscriptionStats s : factory.broker().admin().subscriptions(TOPIC)) {
+        for (SubscriptionStats s : factory.broker().admin().topics().subscriptions(TOPIC)) {
             sum += s.lag();
         }
         return sum;
@@ -386,7 +387,7 @@ final class TopicSystem implements QueueSystem {
         }
         if (factory != null) {
             try {
-                factory.broker().admin().dropTopic(TOPIC, true);
+                factory.broker().admin().topics().drop(TOPIC, true);
             } finally {
                 factory.close();
             }

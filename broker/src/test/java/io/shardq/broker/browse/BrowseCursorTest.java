@@ -45,7 +45,8 @@ class BrowseCursorTest {
     @Test
     void browse_mergesShardsOldestFirst_andSkipsConsumedAndTakenOutOfOrder() throws Exception {
         broker.admin()
-                .createQueue("b.merge", QueueOptions.DEFAULTS.withShards(2).withSliceSize(16));
+                .queues()
+                .create("b.merge", QueueOptions.DEFAULTS.withShards(2).withSliceSize(16));
         // two producing sessions, first used by two threads, are pinned to the two shards
         try (BrokerSession a = broker.openSession(BrokerSession.Mode.TRANSACTED);
                 BrokerSession b = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
@@ -90,12 +91,12 @@ class BrowseCursorTest {
                 .isSortedAccordingTo(Comparator.comparingLong(BrowsedMessage::enqueuedAt)
                         .thenComparingInt(BrowsedMessage::shard)
                         .thenComparingLong(BrowsedMessage::seq));
-        assertThat(broker.admin().backlog("b.merge")).isEqualTo(seen.size());
+        assertThat(broker.admin().queues().backlog("b.merge")).isEqualTo(seen.size());
     }
 
     @Test
     void browse_showsOnlyMessagesSentBeforeItOpened() {
-        broker.admin().createQueue("b.snapshot", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("b.snapshot", QueueOptions.DEFAULTS.withShards(1));
         send("b.snapshot", 0, 5);
         try (BrowseCursor cursor = broker.browse("b.snapshot", null, BrowseCursor.Options.DEFAULTS)) {
             send("b.snapshot", 5, 10);
@@ -108,7 +109,9 @@ class BrowseCursorTest {
 
     @Test
     void browse_selectorMatchingNothing_readsEveryRow_holdingOnePageAtMost() {
-        broker.admin().createQueue("b.none", QueueOptions.DEFAULTS.withShards(2).withSliceSize(64));
+        broker.admin()
+                .queues()
+                .create("b.none", QueueOptions.DEFAULTS.withShards(2).withSliceSize(64));
         try (BrokerSession a = broker.openSession(BrokerSession.Mode.TRANSACTED);
                 BrokerSession b = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             for (int i = 0; i < 500; i++) {
@@ -134,7 +137,7 @@ class BrowseCursorTest {
 
     @Test
     void browse_pagesBoundedInBytes_whenBodiesAreLarge() {
-        broker.admin().createQueue("b.large", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("b.large", QueueOptions.DEFAULTS.withShards(1));
         int bodyBytes = 10_000;
         try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             for (int i = 0; i < 20; i++) {
@@ -162,7 +165,7 @@ class BrowseCursorTest {
 
     @Test
     void browse_mergesTheMemorySource_filteredBySelector() {
-        broker.admin().createQueue("b.memory", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("b.memory", QueueOptions.DEFAULTS.withShards(1));
         send("b.memory", 0, 3);
         MemorySource memory = () -> List.of(
                         inMemory("np-early", "red", 1),
@@ -179,7 +182,7 @@ class BrowseCursorTest {
 
     @Test
     void close_endsTheCursor_andIsSafeTwice() {
-        broker.admin().createQueue("b.close", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("b.close", QueueOptions.DEFAULTS.withShards(1));
         send("b.close", 0, 3);
         BrowseCursor cursor = broker.browse("b.close", null, BrowseCursor.Options.DEFAULTS);
         assertThat(cursor.hasNext()).isTrue();

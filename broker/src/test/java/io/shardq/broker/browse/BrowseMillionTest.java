@@ -36,9 +36,10 @@ class BrowseMillionTest {
                 .set(BrokerProperty.CACHE_MAX_BYTES, 1 << 20)
                 .build())) {
             broker.admin()
-                    .createQueue("million", QueueOptions.DEFAULTS.withShards(2).withSliceSize(100_000));
+                    .queues()
+                    .create("million", QueueOptions.DEFAULTS.withShards(2).withSliceSize(100_000));
             load(broker, "million");
-            QueueStats stats = broker.admin().stats("million");
+            QueueStats stats = broker.admin().queues().stats("million");
             assertThat(stats.backlog()).isEqualTo(MESSAGES);
             assertThat(stats.shards()).allSatisfy(s -> assertThat(s.backlog()).isEqualTo(MESSAGES / 2));
 

@@ -22,7 +22,7 @@ class CatalogOrderTest {
         DestinationInfo before;
         DestinationInfo after;
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            before = broker.admin().createQueue("order.q", QueueOptions.DEFAULTS.withShards(4));
+            before = broker.admin().queues().create("order.q", QueueOptions.DEFAULTS.withShards(4));
             after = broker.admin().setDeliveryPolicy("order.q", null, null, null, true);
         }
         assertThat(before.messageGroups()).isFalse();
@@ -54,7 +54,7 @@ class CatalogOrderTest {
     void aDestinationFoundGone_isNotBroughtBackByAnOlderRead(TestDatabase db) {
         DestinationInfo existing;
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            existing = broker.admin().createQueue("gone.q", QueueOptions.DEFAULTS.withShards(1));
+            existing = broker.admin().queues().create("gone.q", QueueOptions.DEFAULTS.withShards(1));
         }
         Catalog catalog = new Catalog(db.dataSource());
         Object early = catalog.readStarted("gone.q", existing);

@@ -34,7 +34,7 @@ class TemporaryDestinationsTest {
             assertThat(d.shardCount()).isEqualTo(1);
             assertThat(d.deadLetterQueue()).isEqualTo("temporary.DLQ");
             assertThat(broker.temporaries().owner(d.name())).contains(owner);
-            assertThat(broker.admin().temporaryDestinations())
+            assertThat(broker.admin().cluster().temporaryDestinations())
                     .extracting(Admin.Temporary::name, Admin.Temporary::kind, Admin.Temporary::ownerAlive)
                     .containsExactly(org.assertj.core.groups.Tuple.tuple(d.name(), "queue", true));
 
@@ -60,7 +60,7 @@ class TemporaryDestinationsTest {
                         .isEqualTo(ErrorKind.UNKNOWN_DESTINATION);
             }
             assertThat(broker.admin().list()).extracting(DestinationInfo::name).doesNotContain(d.name());
-            broker.admin().createQueue("plain", io.shardq.broker.QueueOptions.DEFAULTS);
+            broker.admin().queues().create("plain", io.shardq.broker.QueueOptions.DEFAULTS);
             assertThatThrownBy(() -> broker.temporaries().drop("plain", owner))
                     .hasMessageContaining("is not temporary");
         }
@@ -96,7 +96,7 @@ class TemporaryDestinationsTest {
             DestinationInfo mine = leader.temporaries().create("queue", UUID.randomUUID());
             Awaitility.await()
                     .atMost(Duration.ofSeconds(30))
-                    .until(() -> leader.admin().temporaryDestinations().stream()
+                    .until(() -> leader.admin().cluster().temporaryDestinations().stream()
                             .noneMatch(t -> t.name().equals(orphan)));
             assertThat(leader.temporaries().owner(mine.name())).isPresent(); // a live instance's stays
         }

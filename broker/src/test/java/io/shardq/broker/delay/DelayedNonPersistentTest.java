@@ -66,7 +66,7 @@ class DelayedNonPersistentTest {
     void aDelayedNonPersistentMessage_isHeldInMemoryAsScheduled_andDeliveredOnceDue(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(
                 db.brokerConfig().set(BrokerProperty.SCHEDULE_POLL_MS, 20).build(), clock)) {
-            broker.admin().createQueue("npd.q", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("npd.q", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
                     BrokerSession c = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 long due = clock.millis() + Duration.ofMinutes(5).toMillis();
@@ -77,7 +77,7 @@ class DelayedNonPersistentTest {
                 assertThat(Messages.body(first.message())).isEqualTo("now");
                 // the clock does not move: the delayed one cannot be due, whatever the scheduling
                 assertThat(c.receive("npd.q", 200, false)).isNull();
-                assertThat(broker.admin().stats("npd.q").scheduled()).isEqualTo(1);
+                assertThat(broker.admin().queues().stats("npd.q").scheduled()).isEqualTo(1);
                 assertThat(scheduledRows(db)).as("never written to PostgreSQL").isZero();
                 assertThat(broker.browse("npd.q", 10))
                         .as("browsers do not show it before it is due")
@@ -89,7 +89,7 @@ class DelayedNonPersistentTest {
                 assertThat(Messages.body(late.message())).isEqualTo("late");
                 assertThat(late.message().persistent()).isFalse();
                 assertThat(clock.millis()).isGreaterThanOrEqualTo(due);
-                assertThat(broker.admin().stats("npd.q").scheduled()).isZero();
+                assertThat(broker.admin().queues().stats("npd.q").scheduled()).isZero();
             }
         }
     }
@@ -98,18 +98,18 @@ class DelayedNonPersistentTest {
     void aTransactedDelayedNonPersistentSend_isHeldFromItsCommit_andARollbackHoldsNothing(TestDatabase db) {
         try (Broker broker = Broker.start(
                 db.brokerConfig().set(BrokerProperty.SCHEDULE_POLL_MS, 20).build(), clock)) {
-            broker.admin().createQueue("npd.tx", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("npd.tx", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED);
                     BrokerSession c = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 long due = clock.millis() + 60_000;
                 p.send("npd.tx", nonPersistent("rolled back", due));
-                assertThat(broker.admin().stats("npd.tx").scheduled())
+                assertThat(broker.admin().queues().stats("npd.tx").scheduled())
                         .as("not before commit")
                         .isZero();
                 p.rollback();
                 p.send("npd.tx", nonPersistent("committed", due));
                 p.commit();
-                assertThat(broker.admin().stats("npd.tx").scheduled()).isEqualTo(1);
+                assertThat(broker.admin().queues().stats("npd.tx").scheduled()).isEqualTo(1);
                 clock.advance(Duration.ofMinutes(1));
                 Delivery d = c.receive("npd.tx", DEADLINE_MS, false);
                 assertThat(Messages.body(d.message())).isEqualTo("committed");
@@ -124,7 +124,7 @@ class DelayedNonPersistentTest {
     void aDelayedNonPersistentTopicMessage_reachesTheSubscriptionsOnceDue(TestDatabase db) {
         try (Broker broker = Broker.start(
                 db.brokerConfig().set(BrokerProperty.SCHEDULE_POLL_MS, 20).build(), clock)) {
-            broker.admin().createTopic("npd.t", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().topics().create("npd.t", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
                     BrokerSession c1 = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
                     BrokerSession c2 = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
@@ -152,7 +152,7 @@ class DelayedNonPersistentTest {
                         .set(BrokerProperty.NON_PERSISTENT_MAX_BYTES, 4096)
                         .build(),
                 clock)) {
-            broker.admin().createQueue("npd.bound", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("npd.bound", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 long due = clock.millis() + 60_000;
                 int held = 0;
@@ -171,7 +171,8 @@ class DelayedNonPersistentTest {
                 assertThat(refused.getMessage())
                         .contains("shardq.non-persistent.max-bytes = 4096")
                         .contains(held + " held until their delivery delay passes");
-                assertThat(broker.admin().stats("npd.bound").scheduled()).isEqualTo(held);
+                assertThat(broker.admin().queues().stats("npd.bound").scheduled())
+                        .isEqualTo(held);
                 assertThatThrownBy(() -> p.send("npd.bound", nonPersistent("again" + "x".repeat(100), due)))
                         .isInstanceOf(ShardQException.class);
             }

@@ -38,8 +38,8 @@ class ConsumerCountsTest {
                 Broker b = Broker.start(db.brokerConfig()
                         .set(BrokerProperty.INSTANCE_NAME, "cc-b")
                         .build())) {
-            a.admin().createQueue("cc.q", QueueOptions.DEFAULTS.withShards(2));
-            a.admin().createTopic("cc.t", QueueOptions.DEFAULTS);
+            a.admin().queues().create("cc.q", QueueOptions.DEFAULTS.withShards(2));
+            a.admin().topics().create("cc.t", QueueOptions.DEFAULTS);
             BrokerSession sa = a.openSession(BrokerSession.Mode.TRANSACTED);
             BrokerSession sb = b.openSession(BrokerSession.Mode.TRANSACTED);
             BrokerConsumer a1 = sa.createConsumer("cc.q", null);
@@ -52,12 +52,13 @@ class ConsumerCountsTest {
             await().atMost(PATIENCE)
                     .until(() -> counts(outside, "cc.q"), c -> c.equals(Map.of("cc-a", 2L, "cc-b", 1L)));
             // one destination's rows (shardq queue stats)
-            assertThat(outside.consumersOf("cc.q", 30))
+            assertThat(outside.cluster().consumersOf("cc.q", 30))
                     .extracting(Admin.Consumers::instanceName, Admin.Consumers::consumers)
                     .containsExactlyInAnyOrder(tuple("cc-a", 2L), tuple("cc-b", 1L));
-            assertThat(outside.consumersOf("cc.t", 30)).singleElement().satisfies(c -> assertThat(c.subscription())
-                    .isEqualTo("audit"));
-            assertThat(outside.consumers(30).stream()
+            assertThat(outside.cluster().consumersOf("cc.t", 30))
+                    .singleElement()
+                    .satisfies(c -> assertThat(c.subscription()).isEqualTo("audit"));
+            assertThat(outside.cluster().consumers(30).stream()
                             .filter(c -> c.destination().equals("cc.t")))
                     .singleElement()
                     .satisfies(c -> {
@@ -74,23 +75,25 @@ class ConsumerCountsTest {
             await().atMost(PATIENCE).until(() -> counts(outside, "cc.q"), c -> c.equals(Map.of("cc-b", 1L)));
             b.close(); // a stopped instance's consumers do not count
             await().atMost(PATIENCE).until(() -> counts(outside, "cc.q"), Map::isEmpty);
-            assertThat(outside.consumers(30)).noneMatch(c -> c.instanceName().equals("cc-b"));
+            assertThat(outside.cluster().consumers(30))
+                    .noneMatch(c -> c.instanceName().equals("cc-b"));
         }
     }
 
     @Test
     void purges_areCountedApartFromConsumption_whoeverPurges(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createQueue("cc.p", QueueOptions.DEFAULTS.withShards(2));
+            broker.admin().queues().create("cc.p", QueueOptions.DEFAULTS.withShards(2));
             send(broker, "cc.p", 5);
-            assertThat(broker.admin().purge("cc.p")).isEqualTo(5);
+            assertThat(broker.admin().queues().purge("cc.p")).isEqualTo(5);
             send(broker, "cc.p", 3);
             try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 assertThat(s.receive("cc.p", 5_000, false)).isNotNull();
                 s.commit();
             }
-            assertThat(new Admin(db.dataSource()).purge("cc.p")).isEqualTo(2);
-            assertThat(broker.admin().purges().stream().filter(p -> p.name().equals("cc.p")))
+            assertThat(new Admin(db.dataSource()).queues().purge("cc.p")).isEqualTo(2);
+            assertThat(broker.admin().queues().purges().stream()
+                            .filter(p -> p.name().equals("cc.p")))
                     .singleElement()
                     .satisfies(p -> {
                         assertThat(p.purged()).isEqualTo(7);
@@ -98,17 +101,17 @@ class ConsumerCountsTest {
                         assertThat(p.lastPurgeAtMillis()).isPositive();
                     });
             // what the console derives: consumed = enqueued - backlog - purged
-            var stats = broker.admin().stats("cc.p");
+            var stats = broker.admin().queues().stats("cc.p");
             assertThat(stats.enqueued() - stats.backlog() - 7).isEqualTo(1);
             // a queue never purged has no row
-            broker.admin().createQueue("cc.never", QueueOptions.DEFAULTS);
-            assertThat(broker.admin().purges()).noneMatch(p -> p.name().equals("cc.never"));
+            broker.admin().queues().create("cc.never", QueueOptions.DEFAULTS);
+            assertThat(broker.admin().queues().purges()).noneMatch(p -> p.name().equals("cc.never"));
             // one queue's (shardq queue stats): zeros when never purged
-            Admin.Purges p = broker.admin().purgesOf("cc.p");
+            Admin.Purges p = broker.admin().queues().purgesOf("cc.p");
             assertThat(p.purged()).isEqualTo(7);
             assertThat(p.purges()).isEqualTo(2);
             assertThat(p.lastPurgeAtMillis()).isPositive();
-            assertThat(broker.admin().purgesOf("cc.never")).isEqualTo(new Admin.Purges("cc.never", 0, 0, 0));
+            assertThat(broker.admin().queues().purgesOf("cc.never")).isEqualTo(new Admin.Purges("cc.never", 0, 0, 0));
         }
     }
 
@@ -124,7 +127,7 @@ class ConsumerCountsTest {
     /** Queue consumers by instance name, as an outside reader sees them. */
     private static Map<String, Long> counts(Admin admin, String queue) {
         Map<String, Long> out = new TreeMap<>();
-        List<Admin.Consumers> all = admin.consumers(30);
+        List<Admin.Consumers> all = admin.cluster().consumers(30);
         for (Admin.Consumers c : all) {
             if (c.destination().equals(queue)) {
                 assertThat(c.subscription()).isEmpty();

@@ -31,12 +31,13 @@ class KvAdminTest {
     void createAlterListDrop_throughAdmin() {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
             Admin admin = broker.admin();
-            CacheInfo c = admin.createCache(
-                    "prices",
-                    CacheOptions.DEFAULTS
-                            .withDefaultTtl(Duration.ofMinutes(10))
-                            .withMaxEntries(1000L)
-                            .withDurable(false));
+            CacheInfo c = admin.caches()
+                    .create(
+                            "prices",
+                            CacheOptions.DEFAULTS
+                                    .withDefaultTtl(Duration.ofMinutes(10))
+                                    .withMaxEntries(1000L)
+                                    .withDurable(false));
             assertThat(c.name()).isEqualTo("prices");
             assertThat(c.durable()).isFalse();
             assertThat(c.defaultTtlMillis()).isEqualTo(600_000L);
@@ -48,24 +49,25 @@ class KvAdminTest {
             // forever + the buckets a put with the default TTL lands in now and in the next two
             assertThat(c.partitions()).isBetween(3, 4);
 
-            CacheInfo altered = admin.alterCache("prices", Duration.ZERO, 0L, 5000L, 64, null);
+            CacheInfo altered = admin.caches().alter("prices", Duration.ZERO, 0L, 5000L, 64, null);
             assertThat(altered.defaultTtlMillis()).isNull();
             assertThat(altered.maxEntries()).isNull();
             assertThat(altered.maxBytes()).isEqualTo(5000L);
             assertThat(altered.maxKeyBytes()).isEqualTo(64);
             assertThat(altered.maxValueBytes()).isEqualTo(1 << 20);
 
-            admin.createCache("catalog", CacheOptions.DEFAULTS);
-            assertThat(admin.listCaches()).extracting(CacheInfo::name).containsExactly("catalog", "prices");
-            assertThat(admin.createCacheOrGet("catalog", CacheOptions.DEFAULTS.withDurable(false))
+            admin.caches().create("catalog", CacheOptions.DEFAULTS);
+            assertThat(admin.caches().list()).extracting(CacheInfo::name).containsExactly("catalog", "prices");
+            assertThat(admin.caches()
+                            .createOrGet("catalog", CacheOptions.DEFAULTS.withDurable(false))
                             .durable())
                     .isTrue();
 
             KvCache<String, String> kv = broker.cache("prices", Codec.utf8(), Codec.utf8());
             kv.put("a", "1");
-            assertThat(admin.cacheStats("prices").entries()).isEqualTo(1);
-            admin.dropCache("prices");
-            assertThat(admin.listCaches()).extracting(CacheInfo::name).containsExactly("catalog");
+            assertThat(admin.caches().stats("prices").entries()).isEqualTo(1);
+            admin.caches().drop("prices");
+            assertThat(admin.caches().list()).extracting(CacheInfo::name).containsExactly("catalog");
         }
     }
 
@@ -100,7 +102,7 @@ class KvAdminTest {
                 assertThat(rs.getLong(2)).isEqualTo(2);
             }
             s.execute("select shardq.alter_cache('sql.made', max_entries => 10)");
-            int id = broker.admin().cache("sql.made").id();
+            int id = broker.admin().caches().get("sql.made").id();
             s.execute("select shardq.drop_cache('sql.made')");
             try (ResultSet rs = s.executeQuery("select count(*) from pg_class where relname = 'kv_" + id + "'"
                     + " or relname like 'kv\\_" + id + "\\_%'")) {

@@ -34,7 +34,8 @@ class KvBadInputTest {
     void start(TestDatabase db) {
         broker = Broker.start(db.brokerConfig().build(), clock);
         broker.admin()
-                .createCacheOrGet(
+                .caches()
+                .createOrGet(
                         "bad",
                         CacheOptions.DEFAULTS
                                 .withMaxKeyBytes(16)
@@ -112,15 +113,15 @@ class KvBadInputTest {
                 .hasMessage("cache \"nope\" does not exist");
         refused(() -> broker.cache("a;b", Codec.utf8(), Codec.utf8()), ErrorKind.INVALID_NAME)
                 .hasMessageStartingWith("cache name \"a;b\" is invalid: expected 1 to 64 characters");
-        refused(() -> broker.admin().createCache("a b", CacheOptions.DEFAULTS), ErrorKind.INVALID_NAME);
-        refused(() -> broker.admin().createCache("bad", CacheOptions.DEFAULTS), ErrorKind.CACHE_EXISTS)
+        refused(() -> broker.admin().caches().create("a b", CacheOptions.DEFAULTS), ErrorKind.INVALID_NAME);
+        refused(() -> broker.admin().caches().create("bad", CacheOptions.DEFAULTS), ErrorKind.CACHE_EXISTS)
                 .hasMessage("cache \"bad\" exists already");
-        refused(() -> broker.admin().dropCache("nope"), ErrorKind.UNKNOWN_CACHE)
+        refused(() -> broker.admin().caches().drop("nope"), ErrorKind.UNKNOWN_CACHE)
                 .hasMessage("cache \"nope\" does not exist");
 
-        broker.admin().createCache("shortlived", CacheOptions.DEFAULTS);
+        broker.admin().caches().create("shortlived", CacheOptions.DEFAULTS);
         KvCache<String, String> c = broker.cache("shortlived", Codec.utf8(), Codec.utf8());
-        broker.admin().dropCache("shortlived");
+        broker.admin().caches().drop("shortlived");
         refused(() -> c.put("k", "v"), ErrorKind.UNKNOWN_CACHE).hasMessageContaining("\"shortlived\" does not exist");
     }
 
@@ -165,7 +166,7 @@ class KvBadInputTest {
 
     @Test
     void serialisedValue_ofADisallowedClass_isRefused_namingTheClass() throws Exception {
-        broker.admin().createCacheOrGet("ser", CacheOptions.DEFAULTS);
+        broker.admin().caches().createOrGet("ser", CacheOptions.DEFAULTS);
         KvCache<String, Price> prices = broker.cache(
                 "ser", Codec.utf8(), Codec.serialized(Price.class, List.of(), new Codec.SerialLimits(5, 100, 2048)));
         KvCache<String, byte[]> raw = broker.cache("ser", Codec.utf8(), Codec.bytes());

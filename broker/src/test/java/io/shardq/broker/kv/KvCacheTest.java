@@ -44,7 +44,7 @@ class KvCacheTest {
     }
 
     private KvCache<String, String> create(String name, CacheOptions o) {
-        broker.admin().createCache(name, o);
+        broker.admin().caches().create(name, o);
         return broker.cache(name, Codec.utf8(), Codec.utf8());
     }
 
@@ -107,7 +107,7 @@ class KvCacheTest {
         assertThat(c.removeAll(List.of("k1", "k2", "k3", "nope"))).isEqualTo(3);
         assertThat(c.getAll(List.of("k1", "k2", "k3", "k4"))).containsOnlyKeys("k4");
         assertThat(rows("batch")).isEqualTo(47);
-        assertThat(broker.admin().cacheStats("batch").entries()).isEqualTo(47);
+        assertThat(broker.admin().caches().stats("batch").entries()).isEqualTo(47);
     }
 
     @Test
@@ -179,7 +179,7 @@ class KvCacheTest {
         try (Connection conn = db.connect();
                 Statement s = conn.createStatement();
                 ResultSet rs = s.executeQuery("select count(*) from (select k from shardq.\"kv_"
-                        + broker.admin().cache("race").id() + "\" group by k having count(*) > 1) d")) {
+                        + broker.admin().caches().get("race").id() + "\" group by k having count(*) > 1) d")) {
             rs.next();
             assertThat(rs.getLong(1)).as("keys with more than one row").isZero();
         }
@@ -197,7 +197,7 @@ class KvCacheTest {
             }
             c.putAll(m, b % 2 == 0 ? null : Duration.ofMinutes(3 * b));
         }
-        int id = broker.admin().cache("plan").id();
+        int id = broker.admin().caches().get("plan").id();
         StringBuilder plan = new StringBuilder();
         try (Connection conn = db.connect();
                 Statement s = conn.createStatement()) {
@@ -211,7 +211,7 @@ class KvCacheTest {
             }
         }
         System.out.println("KvCacheTest: lookup plan with 20,000 entries in "
-                + broker.admin().cache("plan").partitions() + " partitions:\n" + plan);
+                + broker.admin().caches().get("plan").partitions() + " partitions:\n" + plan);
         // each partition with entries is probed by its primary key; PostgreSQL "scans" only the
         // empty ones, which have no page to read (cost 0.00..0.00)
         assertThat(plan.toString()).contains("Index Scan");
@@ -255,7 +255,7 @@ class KvCacheTest {
             }
             c.putAll(m, b % 2 == 0 ? null : Duration.ofMinutes(5 * b));
         }
-        int id = broker.admin().cache("listed-large").id();
+        int id = broker.admin().caches().get("listed-large").id();
         StringBuilder plan = new StringBuilder();
         try (Connection conn = db.connect();
                 Statement s = conn.createStatement()) {
@@ -280,7 +280,7 @@ class KvCacheTest {
         try (Connection conn = db.connect();
                 Statement s = conn.createStatement();
                 ResultSet rs = s.executeQuery("select count(*) from shardq.\"kv_"
-                        + broker.admin().cache(cache).id() + "\"")) {
+                        + broker.admin().caches().get(cache).id() + "\"")) {
             rs.next();
             return rs.getLong(1);
         }

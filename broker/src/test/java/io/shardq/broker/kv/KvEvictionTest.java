@@ -44,7 +44,7 @@ class KvEvictionTest {
 
     @Test
     void overMaxEntries_theLeastRecentlyTouchedGo() throws Exception {
-        broker.admin().createCache("lru", CacheOptions.DEFAULTS.withMaxEntries(10L));
+        broker.admin().caches().create("lru", CacheOptions.DEFAULTS.withMaxEntries(10L));
         KvCache<String, String> c = caches.open("lru", Codec.utf8(), Codec.utf8());
         List<String> keys = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
@@ -62,7 +62,7 @@ class KvEvictionTest {
         Map<String, String> left = c.getAll(keys);
         // k0..k4 were read recently; of the others the five written last stay
         assertThat(left).containsOnlyKeys("k0", "k1", "k2", "k3", "k4", "k15", "k16", "k17", "k18", "k19");
-        assertThat(broker.admin().cache("lru").evictions()).isEqualTo(10);
+        assertThat(broker.admin().caches().get("lru").evictions()).isEqualTo(10);
         assertThat(c.stats().evictions()).isEqualTo(10);
         assertThat(leader.round().evicted())
                 .as("within the bound: nothing more")
@@ -71,7 +71,7 @@ class KvEvictionTest {
 
     @Test
     void overMaxBytes_evictsUntilWithinTheBound() throws Exception {
-        broker.admin().createCache("bytes", CacheOptions.DEFAULTS.withMaxBytes(10_000L));
+        broker.admin().caches().create("bytes", CacheOptions.DEFAULTS.withMaxBytes(10_000L));
         KvCache<String, String> c = broker.cache("bytes", Codec.utf8(), Codec.utf8());
         Map<String, String> m = new LinkedHashMap<>();
         for (int i = 0; i < 100; i++) {

@@ -56,7 +56,8 @@ class KvExpiryTest {
     @Test
     void entries_expireExactlyOnTime() {
         broker.admin()
-                .createCache(
+                .caches()
+                .create(
                         "ttl",
                         CacheOptions.DEFAULTS
                                 .withDefaultTtl(Duration.ofSeconds(30))
@@ -84,7 +85,7 @@ class KvExpiryTest {
     @Test
     void expiredBuckets_areDropped_andNothingLiveGoes() throws Exception {
         CacheInfo info =
-                broker.admin().createCache("reclaim", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(32)));
+                broker.admin().caches().create("reclaim", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(32)));
         assertThat(info.bucketMillis()).isEqualTo(120_000); // 32 min / 16
         KvCache<String, String> c = broker.cache("reclaim", Codec.utf8(), Codec.utf8());
         Map<String, Duration> ttl = new HashMap<>();
@@ -112,11 +113,11 @@ class KvExpiryTest {
         // every entry with a TTL (at most 30 + 9 * 199 s, in a bucket ending by 32 min) has expired,
         // and its storage is gone (the rounds also served the class's other caches: count this one's)
         assertThat(expired).isGreaterThanOrEqualTo(180);
-        CacheInfo after = broker.admin().cache("reclaim");
+        CacheInfo after = broker.admin().caches().get("reclaim");
         assertThat(after.expirations()).isEqualTo(180);
         // what is stored is the 20 entries without a TTL (shardq.cache_stats judges expiry by the
         // database's clock, which this test's clock has left behind: count what is stored)
-        io.shardq.broker.CacheStats stats = broker.admin().cacheStats("reclaim");
+        io.shardq.broker.CacheStats stats = broker.admin().caches().stats("reclaim");
         assertThat(stats.entries() + stats.expiredUnreclaimed()).isEqualTo(20);
         // partitions exist only where entries may be: every bucket a TTL'd entry asked for has
         // ended and was dropped, and the cache has no default TTL to make any ahead
@@ -132,7 +133,8 @@ class KvExpiryTest {
     void aLongReader_delaysOnlyTheDrop_whichIsRetried(TestDatabase db) throws Exception {
         // a default TTL, so that the leader makes partitions ahead (where default-TTL entries land)
         broker.admin()
-                .createCache(
+                .caches()
+                .create(
                         "reader",
                         CacheOptions.DEFAULTS
                                 .withMaxTtl(Duration.ofMinutes(16))
@@ -169,7 +171,7 @@ class KvExpiryTest {
      */
     @Test
     void aGroupedRowWrittenAfterItsBucketEnded_stillReplacesTheOldValue_andReadsAsExpired() {
-        broker.admin().createCache("late", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(16)));
+        broker.admin().caches().create("late", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(16)));
         KvCache<String, String> c = broker.cache("late", Codec.utf8(), Codec.utf8());
         c.put("k", "old");
         KvDefinition d = KvInternals.of(c).definition();
@@ -180,12 +182,12 @@ class KvExpiryTest {
         KvInternals.of(c).putRows(d, List.of(row), 100);
         assertThat(c.get("k")).isNull();
         assertThat(c.containsKey("k")).isFalse();
-        broker.admin().dropCache("late"); // its ended partition is not the other tests' business
+        broker.admin().caches().drop("late"); // its ended partition is not the other tests' business
     }
 
     @Test
     void aGroupedRowWhosePartitionWasDroppedOnItsWay_removesTheOldValue_insteadOfFailing() throws Exception {
-        broker.admin().createCache("gone", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(16)));
+        broker.admin().caches().create("gone", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(16)));
         KvCache<String, String> c = broker.cache("gone", Codec.utf8(), Codec.utf8());
         c.put("k", "old");
         c.put("other", "x", Duration.ofSeconds(1)); // this instance makes (and knows) the bucket's partition
@@ -199,12 +201,12 @@ class KvExpiryTest {
                 .putRows(d, List.of(row), 100); // then the row arrives (a writer stalled between stamp and write)
         assertThat(c.get("k")).isNull(); // what a put of an expired entry leaves: no older value
         assertThat(c.containsKey("k")).isFalse();
-        broker.admin().dropCache("gone");
+        broker.admin().caches().drop("gone");
     }
 
     @Test
     void writersAndReclamation_runTogether_withoutErrors() throws Exception {
-        broker.admin().createCache("busy", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(16)));
+        broker.admin().caches().create("busy", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofMinutes(16)));
         KvCache<String, String> c = broker.cache("busy", Codec.utf8(), Codec.utf8());
         AtomicBoolean running = new AtomicBoolean(true);
         ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -249,7 +251,7 @@ class KvExpiryTest {
 
     @Test
     void theRound_purgesLoadFailuresNoWaiterCanRead_andThoseOfDroppedCaches(TestDatabase db) throws Exception {
-        broker.admin().createCacheOrGet("loads", CacheOptions.DEFAULTS);
+        broker.admin().caches().createOrGet("loads", CacheOptions.DEFAULTS);
         int id = KvInternals.of(broker.cache("loads", Codec.utf8(), Codec.utf8()))
                 .cacheId();
         try (java.sql.Connection c = db.connect();

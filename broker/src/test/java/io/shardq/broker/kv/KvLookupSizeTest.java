@@ -27,7 +27,7 @@ class KvLookupSizeTest {
     void get_atGrowingSizes_measured(TestDatabase db) {
         Assumptions.assumeTrue(Boolean.getBoolean("shardq.kv.measure"), "a measurement: -Dshardq.kv.measure=true");
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createCache("size", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofHours(1)));
+            broker.admin().caches().create("size", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofHours(1)));
             KvCache<String, String> c =
                     broker.cache("size", Codec.utf8(), Codec.utf8()).withMaxBatchSize(1000);
             String value = "p".repeat(200);
@@ -59,8 +59,9 @@ class KvLookupSizeTest {
                         " %,d entries p50 %.0f us p99 %.0f us;",
                         size, nanos[reads / 2] / 1e3, nanos[reads * 99 / 100] / 1e3));
             }
-            int id = broker.admin().cache("size").id();
-            out.append(" partitions ").append(broker.admin().cache("size").partitions());
+            int id = broker.admin().caches().get("size").id();
+            out.append(" partitions ")
+                    .append(broker.admin().caches().get("size").partitions());
             // the reference, in the same run: one primary-key SELECT on one partition (the forever
             // one, which holds every other thousand), same pool, prepared statement
             long[] nanos = new long[5000];

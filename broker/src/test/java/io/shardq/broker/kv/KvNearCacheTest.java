@@ -45,7 +45,7 @@ class KvNearCacheTest {
         this.db = db;
         a = Broker.start(db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build(), clock);
         b = Broker.start(db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build(), clock);
-        a.admin().createCacheOrGet("near", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofHours(1)));
+        a.admin().caches().createOrGet("near", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofHours(1)));
         onA = a.cache("near", Codec.utf8(), Codec.utf8());
         onB = b.cache("near", Codec.utf8(), Codec.utf8());
         onA.clear();

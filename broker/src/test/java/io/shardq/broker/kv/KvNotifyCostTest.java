@@ -38,7 +38,7 @@ class KvNotifyCostTest {
                         .build());
                 Broker b = Broker.start(
                         db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build())) {
-            a.admin().createCacheOrGet("cost", CacheOptions.DEFAULTS);
+            a.admin().caches().createOrGet("cost", CacheOptions.DEFAULTS);
             KvCache<String, String> cache = a.cache("cost", Codec.utf8(), Codec.utf8());
             b.cache("cost", Codec.utf8(), Codec.utf8()).get("t0"); // B has a near cache of it
             await().atMost(Duration.ofSeconds(20)).until(() -> Engines.of(a).otherInstancesAlive());

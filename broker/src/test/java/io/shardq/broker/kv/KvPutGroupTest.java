@@ -33,7 +33,7 @@ class KvPutGroupTest {
     @BeforeEach
     void start(TestDatabase db) {
         broker = Broker.start(db.brokerConfig().build(), clock);
-        broker.admin().createCacheOrGet("grouped", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofHours(1)));
+        broker.admin().caches().createOrGet("grouped", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofHours(1)));
         cache = broker.cache("grouped", Codec.utf8(), Codec.utf8()).withMaxBatchSize(7);
         cache.clear();
     }
@@ -83,7 +83,7 @@ class KvPutGroupTest {
         Map<String, String> all = cache.getAll(keys);
         assertThat(all).hasSize(threads * 20);
         assertThat(all.values()).containsOnly("b" + (batches - 1));
-        assertThat(broker.admin().cacheStats("grouped").entries()).isEqualTo(threads * 20 + 5);
+        assertThat(broker.admin().caches().stats("grouped").entries()).isEqualTo(threads * 20 + 5);
         assertThat(cache.stats().puts()).isEqualTo((long) threads * batches * 21);
     }
 

@@ -55,12 +55,12 @@ class KvPutPathTest {
     void putAllOf20_statementsAgainstFunction_measured(TestDatabase db) throws Exception {
         Assumptions.assumeTrue(Boolean.getBoolean("shardq.kv.measure"), "a measurement: -Dshardq.kv.measure=true");
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createCache("stmts", CacheOptions.DEFAULTS);
-            broker.admin().createCache("fn", CacheOptions.DEFAULTS);
-            broker.admin().createCache("custom", CacheOptions.DEFAULTS);
+            broker.admin().caches().create("stmts", CacheOptions.DEFAULTS);
+            broker.admin().caches().create("fn", CacheOptions.DEFAULTS);
+            broker.admin().caches().create("custom", CacheOptions.DEFAULTS);
             KvCache<String, String> engine = broker.cache("stmts", Codec.utf8(), Codec.utf8());
-            int fnId = broker.admin().cache("fn").id();
-            int customId = broker.admin().cache("custom").id();
+            int fnId = broker.admin().caches().get("fn").id();
+            int customId = broker.admin().caches().get("custom").id();
             try (Connection c = broker.dataSource().getConnection();
                     java.sql.Statement s = c.createStatement()) {
                 s.execute(FUNCTION);
@@ -105,9 +105,9 @@ class KvPutPathTest {
                             + " %.0f us/batch, the same statements with PostgreSQL's default plan choice (custom plans)"
                             + " %.0f us/batch%n",
                     n, total[0] / 1e3 / n, total[1] / 1e3 / n, total[2] / 1e3 / n);
-            assertThat(broker.admin().cacheStats("fn").entries()).isPositive();
-            assertThat(broker.admin().cacheStats("stmts").entries()).isPositive();
-            assertThat(broker.admin().cacheStats("custom").entries()).isPositive();
+            assertThat(broker.admin().caches().stats("fn").entries()).isPositive();
+            assertThat(broker.admin().caches().stats("stmts").entries()).isPositive();
+            assertThat(broker.admin().caches().stats("custom").entries()).isPositive();
         }
     }
 

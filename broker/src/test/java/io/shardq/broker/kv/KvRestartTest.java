@@ -26,8 +26,8 @@ class KvRestartTest {
     void entries_surviveClosingAndReopeningTheBroker(TestDatabase db) {
         Map<String, String> m = entries();
         try (Broker b = Broker.start(db.brokerConfig().build())) {
-            b.admin().createCache("kept", CacheOptions.DEFAULTS);
-            b.admin().createCache("kept.unlogged", CacheOptions.DEFAULTS.withDurable(false));
+            b.admin().caches().create("kept", CacheOptions.DEFAULTS);
+            b.admin().caches().create("kept.unlogged", CacheOptions.DEFAULTS.withDurable(false));
             b.cache("kept", Codec.utf8(), Codec.utf8()).putAll(m, Duration.ofHours(1));
             b.cache("kept.unlogged", Codec.utf8(), Codec.utf8()).putAll(m);
         }
@@ -51,8 +51,8 @@ class KvRestartTest {
         Map<String, String> m = entries();
         try {
             try (Broker b = Broker.start(config)) {
-                b.admin().createCache("durable", CacheOptions.DEFAULTS);
-                b.admin().createCache("unlogged", CacheOptions.DEFAULTS.withDurable(false));
+                b.admin().caches().create("durable", CacheOptions.DEFAULTS);
+                b.admin().caches().create("unlogged", CacheOptions.DEFAULTS.withDurable(false));
                 b.cache("durable", Codec.utf8(), Codec.utf8()).putAll(m);
                 b.cache("unlogged", Codec.utf8(), Codec.utf8()).putAll(m);
             }

@@ -38,7 +38,7 @@ class KvSessionPutsTest {
         Broker broker = Broker.start(db.brokerConfig()
                 .set(BrokerProperty.COMMIT_SHARED_CACHE_PUTS, shared)
                 .build());
-        broker.admin().createCacheOrGet("held", CacheOptions.DEFAULTS);
+        broker.admin().caches().createOrGet("held", CacheOptions.DEFAULTS);
         broker.cache("held", Codec.utf8(), Codec.utf8()).clear();
         return broker;
     }
@@ -117,8 +117,8 @@ class KvSessionPutsTest {
     @Test
     void putsWithASend_orToTwoCaches_commitAsOneTransaction(TestDatabase db) throws Exception {
         try (Broker broker = start(db, true)) {
-            broker.admin().createCacheOrGet("held.two", CacheOptions.DEFAULTS);
-            broker.admin().createOrGet("held.q", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().caches().createOrGet("held.two", CacheOptions.DEFAULTS);
+            broker.admin().queues().createOrGet("held.q", QueueOptions.DEFAULTS.withShards(1));
             KvCache<String, String> one = broker.cache("held", Codec.utf8(), Codec.utf8());
             KvCache<String, String> two = broker.cache("held.two", Codec.utf8(), Codec.utf8());
             two.clear();
@@ -129,7 +129,7 @@ class KvSessionPutsTest {
                 s.rollback();
                 assertThat(one.get("x")).isNull();
                 assertThat(two.get("y")).isNull();
-                assertThat(broker.admin().backlog("held.q")).isZero();
+                assertThat(broker.admin().queues().backlog("held.q")).isZero();
 
                 one.in(s).put("x", "1");
                 two.in(s).put("y", "2");
@@ -138,19 +138,19 @@ class KvSessionPutsTest {
             }
             assertThat(one.get("x")).isEqualTo("1");
             assertThat(two.get("y")).isEqualTo("2");
-            assertThat(broker.admin().backlog("held.q")).isEqualTo(1);
+            assertThat(broker.admin().queues().backlog("held.q")).isEqualTo(1);
         }
     }
 
     @Test
     void aCacheDroppedBeforeTheCommit_failsItAsARollback_andTheSessionGoesOn(TestDatabase db) throws Exception {
         try (Broker broker = start(db, true)) {
-            broker.admin().createCacheOrGet("held.gone", CacheOptions.DEFAULTS);
-            broker.admin().createOrGet("held.q2", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().caches().createOrGet("held.gone", CacheOptions.DEFAULTS);
+            broker.admin().queues().createOrGet("held.q2", QueueOptions.DEFAULTS.withShards(1));
             KvCache<String, String> gone = broker.cache("held.gone", Codec.utf8(), Codec.utf8());
             try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 gone.in(s).put("k", "v");
-                broker.admin().dropCache("held.gone");
+                broker.admin().caches().drop("held.gone");
                 assertThatThrownBy(s::commit)
                         .isInstanceOf(ShardQException.class)
                         .extracting(e -> ((ShardQException) e).kind())
@@ -158,25 +158,25 @@ class KvSessionPutsTest {
                 s.send("held.q2", Messages.text("after"));
                 s.commit();
             }
-            assertThat(broker.admin().backlog("held.q2")).isEqualTo(1);
+            assertThat(broker.admin().queues().backlog("held.q2")).isEqualTo(1);
         }
     }
 
     @Test
     void aCacheDroppedBeforeACommitWithASend_rollsBackTheSendToo(TestDatabase db) throws Exception {
         try (Broker broker = start(db, true)) {
-            broker.admin().createCacheOrGet("held.gone2", CacheOptions.DEFAULTS);
-            broker.admin().createOrGet("held.q3", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().caches().createOrGet("held.gone2", CacheOptions.DEFAULTS);
+            broker.admin().queues().createOrGet("held.q3", QueueOptions.DEFAULTS.withShards(1));
             KvCache<String, String> gone = broker.cache("held.gone2", Codec.utf8(), Codec.utf8());
             try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 gone.in(s).put("k", "v");
                 s.send("held.q3", Messages.text("with the put"));
-                broker.admin().dropCache("held.gone2");
+                broker.admin().caches().drop("held.gone2");
                 assertThatThrownBy(s::commit)
                         .isInstanceOf(ShardQException.class)
                         .extracting(e -> ((ShardQException) e).kind())
                         .isEqualTo(ErrorKind.ROLLED_BACK);
-                assertThat(broker.admin().backlog("held.q3")).isZero();
+                assertThat(broker.admin().queues().backlog("held.q3")).isZero();
                 s.send("held.q3", Messages.text("next transaction"));
                 s.commit();
             }
@@ -237,7 +237,7 @@ class KvSessionPutsTest {
             } finally {
                 pool.shutdownNow();
             }
-            assertThat(broker.admin().cacheStats("held").entries()).isEqualTo(4 * 50 * 5);
+            assertThat(broker.admin().caches().stats("held").entries()).isEqualTo(4 * 50 * 5);
         }
     }
 }

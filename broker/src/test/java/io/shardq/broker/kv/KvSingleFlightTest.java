@@ -46,7 +46,7 @@ class KvSingleFlightTest {
                 db.brokerConfig().set(BrokerProperty.KV_LOAD_TIMEOUT_MS, 30_000).build());
         b = Broker.start(
                 db.brokerConfig().set(BrokerProperty.KV_LOAD_TIMEOUT_MS, 30_000).build());
-        a.admin().createCacheOrGet("load", CacheOptions.DEFAULTS);
+        a.admin().caches().createOrGet("load", CacheOptions.DEFAULTS);
         onA = a.cache("load", Codec.utf8(), Codec.utf8());
         onB = b.cache("load", Codec.utf8(), Codec.utf8());
         onA.clear();

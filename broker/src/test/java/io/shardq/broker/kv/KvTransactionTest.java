@@ -37,8 +37,8 @@ class KvTransactionTest {
     void start(TestDatabase db) throws Exception {
         this.db = db;
         broker = Broker.start(db.brokerConfig().build());
-        broker.admin().createCacheOrGet("tx", CacheOptions.DEFAULTS);
-        broker.admin().createOrGet("tx.q", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().caches().createOrGet("tx", CacheOptions.DEFAULTS);
+        broker.admin().queues().createOrGet("tx.q", QueueOptions.DEFAULTS.withShards(1));
         cache = broker.cache("tx", Codec.utf8(), Codec.utf8());
         try (Connection c = db.connect();
                 Statement s = c.createStatement()) {
@@ -68,7 +68,7 @@ class KvTransactionTest {
             s.rollback();
             assertThat(hooks).containsExactly("rollback 1");
 
-            assertThat(broker.admin().backlog("tx.q")).isZero();
+            assertThat(broker.admin().queues().backlog("tx.q")).isZero();
             assertThat(balance()).isEqualTo(100);
             assertThat(cache.get("price")).isNull();
 
@@ -80,7 +80,7 @@ class KvTransactionTest {
             s.commit();
             assertThat(hooks).containsExactly("rollback 1", "commit 2");
         }
-        assertThat(broker.admin().backlog("tx.q")).isEqualTo(1);
+        assertThat(broker.admin().queues().backlog("tx.q")).isEqualTo(1);
         assertThat(balance()).isEqualTo(90);
         assertThat(cache.getAll(List.of("price", "stock"))).isEqualTo(Map.of("price", "43", "stock", "7"));
     }
@@ -157,7 +157,8 @@ class KvTransactionTest {
     @Test
     void aTransactionsPut_intoAPartitionMadeAfterItFirstWroteTheCache_lands() {
         broker.admin()
-                .createCacheOrGet(
+                .caches()
+                .createOrGet(
                         "tx.ttl",
                         CacheOptions.DEFAULTS
                                 .withDefaultTtl(java.time.Duration.ofMinutes(10))

@@ -56,7 +56,7 @@ class KvWriteBehindTest {
         this.db = db;
         a = start(1_000, 30_000);
         b = start(1_000, 30_000);
-        a.admin().createCacheOrGet("wb", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofHours(1)));
+        a.admin().caches().createOrGet("wb", CacheOptions.DEFAULTS.withMaxTtl(Duration.ofHours(1)));
         onA = a.cache("wb", Codec.utf8(), Codec.utf8());
         onB = b.cache("wb", Codec.utf8(), Codec.utf8());
         onA.clear();
@@ -81,14 +81,14 @@ class KvWriteBehindTest {
         assertThat(onA.getAll(List.of("k", "gone"))).isEqualTo(Map.of("k", "v9"));
         assertThat(onA.containsKey("gone")).isFalse();
         assertThat(onB.get("k")).isNull();
-        assertThat(a.admin().cacheStats("wb").writeBehindPending()).isEqualTo(2);
+        assertThat(a.admin().caches().stats("wb").writeBehindPending()).isEqualTo(2);
 
         wb.flush();
 
         assertThat(wb.pending()).isZero();
         assertThat(onB.get("k")).isEqualTo("v9");
         assertThat(onB.containsKey("gone")).isFalse();
-        assertThat(a.admin().cacheStats("wb").entries()).isEqualTo(1);
+        assertThat(a.admin().caches().stats("wb").entries()).isEqualTo(1);
     }
 
     @Test
@@ -101,7 +101,7 @@ class KvWriteBehindTest {
         assertThat(onA.get("short")).isNull();
         wb.flush();
         assertThat(onB.get("short")).isNull();
-        assertThat(a.admin().cacheStats("wb").entries()).isZero();
+        assertThat(a.admin().caches().stats("wb").entries()).isZero();
     }
 
     @Test
@@ -143,7 +143,7 @@ class KvWriteBehindTest {
                     .hasMessageContaining("the last flush failed")
                     .hasMessageContaining("test_refuses_writes");
             assertThat(c.get("d")).isNull(); // not accepted
-            assertThat(small.admin().cacheStats("wb").writeBehindFailures()).isGreaterThanOrEqualTo(1);
+            assertThat(small.admin().caches().stats("wb").writeBehindFailures()).isGreaterThanOrEqualTo(1);
 
             refuseWrites(KvInternals.of(c).cacheId(), false);
             wb.flush();

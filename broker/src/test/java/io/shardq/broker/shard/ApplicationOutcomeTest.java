@@ -71,7 +71,7 @@ class ApplicationOutcomeTest {
 
     @Test
     void receive_rolledBackByApplication_isDeliveredAgain_countedAsAFailedDelivery() throws Exception {
-        broker.admin().createQueue("outcome.rollback", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("outcome.rollback", QueueOptions.DEFAULTS.withShards(1));
         send("outcome.rollback", "order 1");
         try (Connection app = db.connect()) {
             app.setAutoCommit(false);
@@ -95,7 +95,7 @@ class ApplicationOutcomeTest {
             }
         }
         assertThat(orders()).isEqualTo(1);
-        assertThat(broker.admin().backlog("outcome.rollback")).isZero();
+        assertThat(broker.admin().queues().backlog("outcome.rollback")).isZero();
         try (BrokerSession other = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             assertThat(other.receive("outcome.rollback", 500, false)).isNull();
         }
@@ -103,7 +103,7 @@ class ApplicationOutcomeTest {
 
     @Test
     void rollbackWithoutCommit_givesTheMessageBack_counted() throws Exception {
-        broker.admin().createQueue("outcome.nocommit", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("outcome.nocommit", QueueOptions.DEFAULTS.withShards(1));
         send("outcome.nocommit", "m");
         try (Connection app = db.connect()) {
             app.setAutoCommit(false);
@@ -123,7 +123,7 @@ class ApplicationOutcomeTest {
 
     @Test
     void receive_committed_isFinal_andTheShardStaysWithTheInstance() throws Exception {
-        broker.admin().createQueue("outcome.commit", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("outcome.commit", QueueOptions.DEFAULTS.withShards(1));
         for (int i = 0; i < 3; i++) {
             send("outcome.commit", "m" + i);
         }
@@ -149,7 +149,7 @@ class ApplicationOutcomeTest {
                 s.transactionEnded(Outcome.COMMITTED);
             }
         }
-        assertThat(broker.admin().backlog("outcome.commit")).isZero();
+        assertThat(broker.admin().queues().backlog("outcome.commit")).isZero();
         try (BrokerSession other = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             assertThat(other.receive("outcome.commit", 500, false)).isNull();
         }
@@ -157,7 +157,7 @@ class ApplicationOutcomeTest {
 
     @Test
     void send_committed_wakesAWaitingConsumer_rolledBack_isNeverDelivered() throws Exception {
-        broker.admin().createQueue("outcome.send", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("outcome.send", QueueOptions.DEFAULTS.withShards(1));
         try (Connection app = db.connect();
                 BrokerSession consumer = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             app.setAutoCommit(false);
@@ -179,12 +179,12 @@ class ApplicationOutcomeTest {
             consumer.commit();
             assertThat(consumer.receive("outcome.send", 500, false)).isNull();
         }
-        assertThat(broker.admin().backlog("outcome.send")).isZero();
+        assertThat(broker.admin().queues().backlog("outcome.send")).isZero();
     }
 
     @Test
     void useBeforeTheOutcome_isRefused_andSessionsNotOpenedToAwait_refuseOutcomes() throws Exception {
-        broker.admin().createQueue("outcome.refused", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("outcome.refused", QueueOptions.DEFAULTS.withShards(1));
         try (Connection app = db.connect()) {
             app.setAutoCommit(false);
             try (BrokerSession s = broker.openSession(app, true)) {
@@ -209,12 +209,12 @@ class ApplicationOutcomeTest {
                 assertThatThrownBy(s::commit).hasMessageContaining("autocommit");
             }
         }
-        assertThat(broker.admin().backlog("outcome.refused")).isZero();
+        assertThat(broker.admin().queues().backlog("outcome.refused")).isZero();
     }
 
     @Test
     void closedBeforeTheOutcome_theApplicationCommits_noDuplicate() throws Exception {
-        broker.admin().createQueue("outcome.closed", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("outcome.closed", QueueOptions.DEFAULTS.withShards(1));
         send("outcome.closed", "once");
         try (Connection app = db.connect()) {
             app.setAutoCommit(false);
@@ -227,12 +227,12 @@ class ApplicationOutcomeTest {
         try (BrokerSession other = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             assertThat(other.receive("outcome.closed", 1000, false)).isNull();
         }
-        assertThat(broker.admin().backlog("outcome.closed")).isZero();
+        assertThat(broker.admin().queues().backlog("outcome.closed")).isZero();
     }
 
     @Test
     void closedBeforeTheOutcome_theApplicationRollsBack_deliveredAgain() throws Exception {
-        broker.admin().createQueue("outcome.closedrb", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("outcome.closedrb", QueueOptions.DEFAULTS.withShards(1));
         send("outcome.closedrb", "again");
         try (Connection app = db.connect()) {
             app.setAutoCommit(false);
@@ -257,7 +257,7 @@ class ApplicationOutcomeTest {
      */
     @Test
     void untoldSession_rolledBackReceive_isDeliveredAgain_uncounted() throws Exception {
-        broker.admin().createQueue("outcome.untold", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("outcome.untold", QueueOptions.DEFAULTS.withShards(1));
         send("outcome.untold", "m");
         try (Connection app = db.connect()) {
             app.setAutoCommit(false);

@@ -38,7 +38,7 @@ class BackendFaultsTest {
         try (Broker a = Broker.start(config);
                 Broker b = Broker.start(config)) {
             String queue = sharedSends ? "terminate.shared.q" : "terminate.q"; // one database for the class
-            a.admin().createQueue(queue, QueueOptions.DEFAULTS.withShards(4).withMaxAttempts(1000));
+            a.admin().queues().create(queue, QueueOptions.DEFAULTS.withShards(4).withMaxAttempts(1000));
             FaultyWorkload w = new FaultyWorkload(queue).start(4, a, b);
             int killed = 0;
             w.awaitTraffic();
@@ -78,7 +78,9 @@ class BackendFaultsTest {
             try (Broker a = Broker.start(config);
                     Broker b = Broker.start(config)) {
                 String queue = sharedSends ? "cut.shared.q" : "cut.q"; // one database for the class
-                a.admin().createQueue(queue, QueueOptions.DEFAULTS.withShards(4).withMaxAttempts(1000));
+                a.admin()
+                        .queues()
+                        .create(queue, QueueOptions.DEFAULTS.withShards(4).withMaxAttempts(1000));
                 FaultyWorkload w = new FaultyWorkload(queue).start(4, a, b);
                 for (int i = 0; i < cuts; i++) {
                     w.awaitTraffic();

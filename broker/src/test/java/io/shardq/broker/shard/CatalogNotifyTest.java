@@ -52,13 +52,14 @@ class CatalogNotifyTest {
 
     @Test
     void dropAndRecreate_byAnotherInstance_replacesTheStaleRuntime(TestDatabase db) {
-        a.admin().createQueue("recreated", QueueOptions.DEFAULTS.withShards(2));
+        a.admin().queues().create("recreated", QueueOptions.DEFAULTS.withShards(2));
         assertThat(roundTrip(b, "recreated", "before")).isEqualTo("before");
         int oldId = runtimeOf(b, "recreated").orElseThrow().id();
 
-        a.admin().dropQueue("recreated", true);
+        a.admin().queues().drop("recreated", true);
         int newId = a.admin()
-                .createQueue("recreated", QueueOptions.DEFAULTS.withShards(2))
+                .queues()
+                .create("recreated", QueueOptions.DEFAULTS.withShards(2))
                 .id();
         assertThat(newId).isNotEqualTo(oldId);
 
@@ -67,12 +68,12 @@ class CatalogNotifyTest {
                 .until(() -> runtimeOf(b, "recreated").map(DestinationInfo::id).orElse(newId) == newId);
         assertThat(roundTrip(b, "recreated", "after")).isEqualTo("after");
         assertThat(runtimeOf(b, "recreated").orElseThrow().id()).isEqualTo(newId);
-        assertThat(a.admin().backlog("recreated")).isZero();
+        assertThat(a.admin().queues().backlog("recreated")).isZero();
     }
 
     @Test
     void dropAndRecreate_bySqlFunctions_isSeenByARunningInstance(TestDatabase db) throws Exception {
-        a.admin().createQueue("by_sql", QueueOptions.DEFAULTS.withShards(1));
+        a.admin().queues().create("by_sql", QueueOptions.DEFAULTS.withShards(1));
         assertThat(roundTrip(b, "by_sql", "before")).isEqualTo("before");
         int oldId = runtimeOf(b, "by_sql").orElseThrow().id();
         long changesBefore = b.stats().catalogChanges();
@@ -98,10 +99,10 @@ class CatalogNotifyTest {
 
     @Test
     void stopEnqueue_byOneInstance_isSeenByTheOther(TestDatabase db) {
-        b.admin().createQueue("switched", QueueOptions.DEFAULTS.withShards(1));
+        b.admin().queues().create("switched", QueueOptions.DEFAULTS.withShards(1));
         assertThat(roundTrip(a, "switched", "running")).isEqualTo("running");
 
-        b.admin().stop("switched", true, false);
+        b.admin().queues().stop("switched", true, false);
         Awaitility.await()
                 .atMost(Duration.ofSeconds(10))
                 .until(() -> !runtimeOf(a, "switched").orElseThrow().enqueueEnabled());
@@ -113,7 +114,7 @@ class CatalogNotifyTest {
                     .isEqualTo(ErrorKind.ILLEGAL_STATE);
         }
 
-        b.admin().start("switched", true, true);
+        b.admin().queues().start("switched", true, true);
         Awaitility.await()
                 .atMost(Duration.ofSeconds(10))
                 .until(() -> runtimeOf(a, "switched").orElseThrow().enqueueEnabled());
@@ -122,7 +123,7 @@ class CatalogNotifyTest {
 
     @Test
     void alterShardCount_bySql_growsTheRunningInstancesShards(TestDatabase db) throws Exception {
-        a.admin().createQueue("grown", QueueOptions.DEFAULTS.withShards(1));
+        a.admin().queues().create("grown", QueueOptions.DEFAULTS.withShards(1));
         assertThat(roundTrip(a, "grown", "one")).isEqualTo("one");
         try (Connection c = db.connect();
                 Statement s = c.createStatement()) {
@@ -142,11 +143,12 @@ class CatalogNotifyTest {
 
     @Test
     void dropAndRecreate_bySameInstance_nextSendWorksAtOnce(TestDatabase db) {
-        a.admin().createQueue("own", QueueOptions.DEFAULTS.withShards(2));
+        a.admin().queues().create("own", QueueOptions.DEFAULTS.withShards(2));
         assertThat(roundTrip(a, "own", "before")).isEqualTo("before");
-        a.admin().dropQueue("own", true);
+        a.admin().queues().drop("own", true);
         int newId = a.admin()
-                .createQueue("own", QueueOptions.DEFAULTS.withShards(2))
+                .queues()
+                .create("own", QueueOptions.DEFAULTS.withShards(2))
                 .id();
         // no waiting: an instance's own admin calls apply before they return
         assertThat(runtimeOf(a, "own").map(DestinationInfo::id).orElse(newId)).isEqualTo(newId);
@@ -155,7 +157,7 @@ class CatalogNotifyTest {
 
     @Test
     void lostListenConnection_reloadsEverything_whenItReconnects(TestDatabase db) throws Exception {
-        a.admin().createQueue("missed", QueueOptions.DEFAULTS.withShards(1));
+        a.admin().queues().create("missed", QueueOptions.DEFAULTS.withShards(1));
         assertThat(roundTrip(a, "missed", "running")).isEqualTo("running");
         try (Connection c = db.connect();
                 Statement s = c.createStatement()) {

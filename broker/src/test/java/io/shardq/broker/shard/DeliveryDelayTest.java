@@ -56,7 +56,7 @@ class DeliveryDelayTest {
     @Test
     void aDelayedMessage_holdsBackNothingBehindIt_andArrivesOnceDue(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build(), clock)) {
-            broker.admin().createQueue("delay.head", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("delay.head", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
                     BrokerSession c = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 long due = clock.millis() + Duration.ofHours(1).toMillis();
@@ -71,8 +71,10 @@ class DeliveryDelayTest {
                 }
                 assertThat(c.receive("delay.head", -1, false)).isNull();
                 assertThat(scheduledRows(db, "delay.head")).isEqualTo(1);
-                assertThat(broker.admin().stats("delay.head").scheduled()).isEqualTo(1);
-                assertThat(broker.admin().stats("delay.head").backlog()).isZero();
+                assertThat(broker.admin().queues().stats("delay.head").scheduled())
+                        .isEqualTo(1);
+                assertThat(broker.admin().queues().stats("delay.head").backlog())
+                        .isZero();
 
                 clock.advance(Duration.ofMinutes(59));
                 assertThat(c.receive("delay.head", 300, false)).isNull(); // not due: never early
@@ -84,7 +86,8 @@ class DeliveryDelayTest {
                 assertThat(d.message().deliverAt()).isEqualTo(due);
                 assertThat(d.deliveryCount()).isEqualTo(1);
                 assertThat(scheduledRows(db, "delay.head")).isZero();
-                assertThat(broker.admin().stats("delay.head").scheduled()).isZero();
+                assertThat(broker.admin().queues().stats("delay.head").scheduled())
+                        .isZero();
             }
         }
     }
@@ -92,7 +95,7 @@ class DeliveryDelayTest {
     @Test
     void aDelayedPublish_reachesEverySubscription_onceDue(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build(), clock)) {
-            broker.admin().createTopic("delay.topic", QueueOptions.DEFAULTS.withShards(2));
+            broker.admin().topics().create("delay.topic", QueueOptions.DEFAULTS.withShards(2));
             try (BrokerSession s = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 BrokerConsumer a = s.subscribe("delay.topic", TopicTest.durable("delay-a", "sub"));
                 BrokerConsumer b = s.subscribe("delay.topic", TopicTest.durable("delay-b", "sub"));
@@ -113,7 +116,7 @@ class DeliveryDelayTest {
     @Test
     void aDelayedSend_inARolledBackTransaction_isNotScheduled_andACommittedOneIs(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build(), clock)) {
-            broker.admin().createQueue("delay.tx", QueueOptions.DEFAULTS);
+            broker.admin().queues().create("delay.tx", QueueOptions.DEFAULTS);
             long due = clock.millis() + 60_000;
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 p.send("delay.tx", delayed("rolled back", due));
@@ -138,7 +141,7 @@ class DeliveryDelayTest {
         BrokerConfig config =
                 db.brokerConfig().set(BrokerProperty.SCHEDULE_POLL_MS, 600_000).build();
         try (Broker broker = Broker.start(config, clock)) {
-            broker.admin().createQueue("delay.late", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("delay.late", QueueOptions.DEFAULTS.withShards(1));
             long base = clock.millis();
             try (BrokerSession slow = broker.openSession(BrokerSession.Mode.TRANSACTED);
                     BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
@@ -174,7 +177,7 @@ class DeliveryDelayTest {
                     .until(() -> first.isMaintenanceLeader() != second.isMaintenanceLeader());
             Broker leader = first.isMaintenanceLeader() ? first : second;
             Broker follower = leader == first ? second : first;
-            leader.admin().createQueue("delay.late2", QueueOptions.DEFAULTS.withShards(1));
+            leader.admin().queues().create("delay.late2", QueueOptions.DEFAULTS.withShards(1));
             long base = clock.millis();
             try (BrokerSession slow = follower.openSession(BrokerSession.Mode.TRANSACTED);
                     BrokerSession p = leader.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
@@ -204,8 +207,8 @@ class DeliveryDelayTest {
     @Test
     void aRefusingDestination_holdsBackNoOther_andItsMessagesMoveOnceItAccepts(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build(), clock)) {
-            broker.admin().createQueue("delay.stopped", QueueOptions.DEFAULTS.withShards(1));
-            broker.admin().createQueue("delay.open", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("delay.stopped", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("delay.open", QueueOptions.DEFAULTS.withShards(1));
             long base = clock.millis();
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED);
                     BrokerSession c = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
@@ -214,14 +217,14 @@ class DeliveryDelayTest {
                 }
                 p.send("delay.open", delayed("open", base + 2_000));
                 p.commit();
-                broker.admin().stop("delay.stopped", true, false);
+                broker.admin().queues().stop("delay.stopped", true, false);
                 clock.advance(Duration.ofSeconds(3));
                 Delivery open = c.receive("delay.open", DEADLINE_MS, false);
                 assertThat(open).isNotNull();
                 assertThat(body(open.message())).isEqualTo("open");
                 assertThat(scheduledRows(db, "delay.stopped")).isEqualTo(1_500);
 
-                broker.admin().start("delay.stopped", true, false);
+                broker.admin().queues().start("delay.stopped", true, false);
                 Set<String> received = new HashSet<>();
                 while (received.size() < 1_500) {
                     Delivery d = c.receive("delay.stopped", DEADLINE_MS, false);
@@ -246,7 +249,7 @@ class DeliveryDelayTest {
         long base = clock.millis();
         Broker broker = Broker.start(db.brokerConfig().build(), clock);
         try {
-            broker.admin().createQueue("delay.mixed", QueueOptions.DEFAULTS.withShards(4));
+            broker.admin().queues().create("delay.mixed", QueueOptions.DEFAULTS.withShards(4));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 0; i < total; i++) {
                     String text = "m" + i;

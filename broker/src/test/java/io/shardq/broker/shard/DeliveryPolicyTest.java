@@ -34,8 +34,8 @@ class DeliveryPolicyTest {
     @Test
     void expiredMessages_goToTheExpiryQueue_withWhyAndWhence_andAreDroppedWithout(TestDatabase db) {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createQueue("policy.exp", QueueOptions.DEFAULTS.withShards(1));
-            broker.admin().createQueue("policy.drop", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("policy.exp", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("policy.drop", QueueOptions.DEFAULTS.withShards(1));
             DestinationInfo d = broker.admin().setDeliveryPolicy("policy.exp", "policy.expired", null, null);
             assertThat(d.expiryName()).isEqualTo("policy.expired");
             long past = System.currentTimeMillis() - 1_000;
@@ -60,7 +60,7 @@ class DeliveryPolicyTest {
                         .hasEntrySatisfying(BrokerSession.DEAD_LETTER_REASON, r -> assertThat((String) r)
                                 .startsWith("expired at "));
                 assertThat(c.receive("policy.expired", 200, false)).isNull(); // policy.drop's was dropped
-                assertThat(broker.admin().backlog("policy.exp")).isZero();
+                assertThat(broker.admin().queues().backlog("policy.exp")).isZero();
             }
             DestinationInfo cleared = broker.admin().setDeliveryPolicy("policy.exp", "", null, null);
             assertThat(cleared.expiryName()).isNull();
@@ -70,7 +70,7 @@ class DeliveryPolicyTest {
     @Test
     void aDestinationsRedeliveryDelay_overridesTheInstances(TestDatabase db) {
         try (Broker broker = Broker.start(db.brokerConfig().build())) { // the instance: no delay
-            broker.admin().createQueue("policy.redeliver", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("policy.redeliver", QueueOptions.DEFAULTS.withShards(1));
             DestinationInfo d = broker.admin().setDeliveryPolicy("policy.redeliver", null, 1_500, 1.0);
             assertThat(d.redeliveryDelayMs()).isEqualTo(1_500);
             assertThat(d.redeliveryMultiplier()).isEqualTo(1.0);
@@ -93,7 +93,7 @@ class DeliveryPolicyTest {
     @Test
     void badPolicies_areRefused_namingTheProblem(TestDatabase db) {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createQueue("policy.bad", QueueOptions.DEFAULTS);
+            broker.admin().queues().create("policy.bad", QueueOptions.DEFAULTS);
             assertThatThrownBy(() -> broker.admin().setDeliveryPolicy("policy.bad", null, -1, null))
                     .isInstanceOf(ShardQException.class)
                     .hasMessageContaining("redelivery delay -1 ms is invalid")

@@ -18,7 +18,8 @@ class DestinationCountersTest {
     void counters_followSendsDeliveriesRedeliveriesDeadLettersAndExpiry(TestDatabase db) {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
             broker.admin()
-                    .createQueue("counted", QueueOptions.DEFAULTS.withShards(1).withMaxAttempts(2));
+                    .queues()
+                    .create("counted", QueueOptions.DEFAULTS.withShards(1).withMaxAttempts(2));
             assertThat(broker.destinationCounters("counted")).isEmpty();
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 p.send("counted", Messages.text("expired", System.currentTimeMillis() - 60_000, 0));
@@ -55,7 +56,7 @@ class DestinationCountersTest {
             assertThat(broker.destinationCounters())
                     .extracting(DestinationCounters::name)
                     .containsExactly("counted", "counted.DLQ");
-            broker.admin().dropQueue("counted", true);
+            broker.admin().queues().drop("counted", true);
             assertThat(broker.destinationCounters("counted")).isEmpty();
         }
     }

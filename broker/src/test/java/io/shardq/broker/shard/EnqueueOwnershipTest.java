@@ -38,7 +38,7 @@ class EnqueueOwnershipTest {
     @Test
     void aSecondInstance_getsItsShare_andEachInstanceWritesOnlyItsOwnShards(TestDatabase db) throws Exception {
         try (Broker a = Broker.start(config(db))) {
-            a.admin().createQueue("own.q", QueueOptions.DEFAULTS.withShards(4));
+            a.admin().queues().create("own.q", QueueOptions.DEFAULTS.withShards(4));
             Consumer consumer = new Consumer(a, "own.q");
             Producers pa = new Producers(a, "own.q", "A", 2);
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> consumer.count() >= 200);
@@ -77,7 +77,7 @@ class EnqueueOwnershipTest {
     void growingAQueue_underTraffic_onTwoInstances_reachesTheNewShards(TestDatabase db) throws Exception {
         try (Broker a = Broker.start(config(db));
                 Broker b = Broker.start(config(db))) {
-            a.admin().createQueue("grow.q", QueueOptions.DEFAULTS.withShards(4));
+            a.admin().queues().create("grow.q", QueueOptions.DEFAULTS.withShards(4));
             Consumer consumer = new Consumer(a, "grow.q");
             Producers pa = new Producers(a, "grow.q", "A", 4);
             Producers pb = new Producers(b, "grow.q", "B", 4);
@@ -86,7 +86,7 @@ class EnqueueOwnershipTest {
                 return count(o, a.instanceId()) == 2 && count(o, b.instanceId()) == 2;
             });
             long[] before = ShardColumn.NEXT_SEQ.longs(db, "grow.q");
-            a.admin().alterQueue("grow.q", 8, null, null, null);
+            a.admin().queues().alter("grow.q", 8, null, null, null);
             long grown = System.nanoTime();
             Awaitility.await()
                     .atMost(Duration.ofSeconds(30))
@@ -289,7 +289,7 @@ class EnqueueOwnershipTest {
         void drain(Broker broker, String queue) throws InterruptedException {
             Awaitility.await()
                     .atMost(Duration.ofSeconds(120))
-                    .until(() -> broker.admin().backlog(queue) == 0);
+                    .until(() -> broker.admin().queues().backlog(queue) == 0);
             stop.set(true);
             thread.join(30_000);
         }

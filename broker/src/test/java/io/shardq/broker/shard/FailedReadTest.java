@@ -31,7 +31,7 @@ class FailedReadTest {
                 Broker consumer = Broker.start(db.brokerConfig()
                         .set(BrokerProperty.JDBC_URL, proxy.url(db.jdbcUrl()))
                         .build())) {
-            producer.admin().createQueue("failed.read", QueueOptions.DEFAULTS.withShards(1));
+            producer.admin().queues().create("failed.read", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession p = producer.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 0; i < 5; i++) {
                     p.send("failed.read", Messages.text("m" + i));
@@ -51,7 +51,7 @@ class FailedReadTest {
                 c.commit();
             }
             assertThat(got).containsExactly("m0", "m1", "m2", "m3", "m4");
-            assertThat(producer.admin().backlog("failed.read")).isZero();
+            assertThat(producer.admin().queues().backlog("failed.read")).isZero();
         }
     }
 }

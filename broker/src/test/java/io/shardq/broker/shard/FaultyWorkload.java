@@ -87,7 +87,7 @@ final class FaultyWorkload {
             Awaitility.await()
                     .atMost(Duration.ofMinutes(2))
                     .pollInterval(Duration.ofMillis(200))
-                    .until(() -> admin.admin().backlog(queue) == 0 && everyCommittedSendAccountedFor());
+                    .until(() -> admin.admin().queues().backlog(queue) == 0 && everyCommittedSendAccountedFor());
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             List<String> missing = new ArrayList<>();
             for (String id : committedSends) {
@@ -97,10 +97,10 @@ final class FaultyWorkload {
             }
             Collections.sort(missing);
             throw new AssertionError(
-                    "not drained: backlog " + admin.admin().backlog(queue) + ", "
+                    "not drained: backlog " + admin.admin().queues().backlog(queue) + ", "
                             + missing.size() + " committed sends neither consumed nor in doubt, e.g. "
                             + missing.subList(0, Math.min(20, missing.size())) + "; " + summary() + "; stats "
-                            + admin.admin().stats(queue) + "; unexpected " + unexpected,
+                            + admin.admin().queues().stats(queue) + "; unexpected " + unexpected,
                     e);
         }
         consuming.set(false);

@@ -44,7 +44,7 @@ class FleetLeaseTest {
     void aKilledConsumerInstancesShards_getALiveHolder_longBeforeTheLeaseTtl(TestDatabase db) throws Exception {
         int ttl = 30_000; // far beyond the deadline below: only the session lock can move them in time
         try (Broker producer = Broker.start(config(db, ttl))) {
-            producer.admin().createQueue("kill.q", QueueOptions.DEFAULTS.withShards(4));
+            producer.admin().queues().create("kill.q", QueueOptions.DEFAULTS.withShards(4));
             Child a = Child.start(db, "kill.q", ttl);
             Child b = Child.start(db, "kill.q", ttl);
             try {
@@ -83,7 +83,7 @@ class FleetLeaseTest {
     void aStoppedConsumerInstancesShards_allMove_afterTheLeaseTtl(TestDatabase db) throws Exception {
         int ttl = 2000;
         try (Broker producer = Broker.start(config(db, ttl))) {
-            producer.admin().createQueue("stop.q", QueueOptions.DEFAULTS.withShards(4));
+            producer.admin().queues().create("stop.q", QueueOptions.DEFAULTS.withShards(4));
             Child a = Child.start(db, "stop.q", ttl);
             Child b = Child.start(db, "stop.q", ttl);
             try {
@@ -151,7 +151,7 @@ class FleetLeaseTest {
         for (Thread t : threads) {
             t.join();
         }
-        assertThat(broker.admin().shards(queue).stream()
+        assertThat(broker.admin().queues().shards(queue).stream()
                         .filter(s -> s.nextSeq() > 1)
                         .count())
                 .as("shards written")
@@ -194,7 +194,7 @@ class FleetLeaseTest {
         Map<Integer, Long> unheldSince = new HashMap<>();
         long longest = 0;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        while (producer.admin().backlog(queue) > 0) {
+        while (producer.admin().queues().backlog(queue) > 0) {
             assertThat(System.nanoTime() - deadline).as("drained in time").isNegative();
             long now = System.nanoTime();
             List<Integer> unheld = unheldWithBacklog(db, queue);

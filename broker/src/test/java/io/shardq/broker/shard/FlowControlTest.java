@@ -34,7 +34,7 @@ class FlowControlTest {
         try (Broker broker = Broker.start(config);
                 BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED);
                 BrokerSession consumer = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
-            broker.admin().createQueue("flow.q", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("flow.q", QueueOptions.DEFAULTS.withShards(1));
             sendAndCommit(producer, 0, 40);
             // nobody consumes yet: the queue buffers, the producer is not held back
             assertThat(broker.stats().flowWaits()).isZero();
@@ -75,7 +75,7 @@ class FlowControlTest {
                 BrokerSession consumer = broker.openSession(BrokerSession.Mode.TRANSACTED);
                 BrokerSession idle1 = broker.openSession(BrokerSession.Mode.TRANSACTED);
                 BrokerSession idle2 = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
-            broker.admin().createQueue("flow.bound", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("flow.bound", QueueOptions.DEFAULTS.withShards(1));
             idle1.createConsumer("flow.bound", null);
             BrokerConsumer second = idle2.createConsumer("flow.bound", null);
             BrokerConsumer c = consumer.createConsumer("flow.bound", null);
@@ -113,7 +113,7 @@ class FlowControlTest {
                 BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED);
                 BrokerSession fastSession = broker.openSession(BrokerSession.Mode.TRANSACTED);
                 BrokerSession slowSession = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
-            broker.admin().createTopic("flow.t", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().topics().create("flow.t", QueueOptions.DEFAULTS.withShards(1));
             BrokerConsumer fast = fastSession.subscribe(
                     "flow.t",
                     new io.shardq.broker.SubscriptionSpec(
@@ -154,7 +154,7 @@ class FlowControlTest {
             try (Broker broker = Broker.start(builder.build());
                     BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED);
                     BrokerSession consumer = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
-                broker.admin().createTopic(topic, QueueOptions.DEFAULTS.withShards(1));
+                broker.admin().topics().create(topic, QueueOptions.DEFAULTS.withShards(1));
                 BrokerConsumer c = consumer.subscribe(
                         topic,
                         new io.shardq.broker.SubscriptionSpec(
@@ -175,7 +175,7 @@ class FlowControlTest {
         try (Broker broker = Broker.start(db.brokerConfig().build());
                 BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED);
                 BrokerSession consumer = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
-            broker.admin().createQueue("flow.off", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("flow.off", QueueOptions.DEFAULTS.withShards(1));
             sendAndCommit(producer, "flow.off", 0, 100);
             assertThat(consumer.receive("flow.off", 5000, false)).isNotNull();
             sendAndCommit(producer, "flow.off", 100, 100); // 190 untaken, the consumer at work

@@ -29,11 +29,12 @@ class GroupsAcrossGrowTest {
     @Test
     void groupsKeepTheirShard_acrossAGrow_andArriveInOrder(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createQueue("grow.groups", QueueOptions.DEFAULTS.withShards(4));
+            broker.admin().queues().create("grow.groups", QueueOptions.DEFAULTS.withShards(4));
             broker.admin().setDeliveryPolicy("grow.groups", null, null, null, true);
             send(broker, 1, PER_GROUP / 2);
             assertThat(broker.admin()
-                            .alterQueue("grow.groups", 8, null, null, null)
+                            .queues()
+                            .alter("grow.groups", 8, null, null, null)
                             .groupMap())
                     .as("the assignment before the grow, recorded")
                     .containsExactly(0, 1, 2, 3);

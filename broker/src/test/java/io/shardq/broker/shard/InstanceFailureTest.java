@@ -33,7 +33,7 @@ class InstanceFailureTest {
                 .set(BrokerProperty.HEARTBEAT_MS, 200)
                 .set(BrokerProperty.LEASE_TTL_MS, 2000)
                 .build())) {
-            survivor.admin().createQueue("crash", QueueOptions.DEFAULTS.withShards(2));
+            survivor.admin().queues().create("crash", QueueOptions.DEFAULTS.withShards(2));
             try (BrokerSession p = survivor.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 0; i < 100; i++) {
                     p.send("crash", Messages.text("m" + i));
@@ -57,7 +57,7 @@ class InstanceFailureTest {
                 });
             }
             assertThat(all).hasSize(100).doesNotHaveDuplicates();
-            assertThat(survivor.admin().backlog("crash")).isZero();
+            assertThat(survivor.admin().queues().backlog("crash")).isZero();
         }
     }
 
@@ -66,7 +66,7 @@ class InstanceFailureTest {
         var config = db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build();
         try (Broker producerSide = Broker.start(config);
                 Broker consumerSide = Broker.start(config)) {
-            producerSide.admin().createQueue("wake", QueueOptions.DEFAULTS.withShards(1));
+            producerSide.admin().queues().create("wake", QueueOptions.DEFAULTS.withShards(1));
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> Engines.of(consumerSide)
                     .otherInstancesAlive());
             try (BrokerSession c = consumerSide.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
@@ -112,7 +112,7 @@ class InstanceFailureTest {
                 .build();
         try (Broker consumerSide = Broker.start(consumerConfig);
                 Broker producerSide = Broker.start(producerConfig)) {
-            consumerSide.admin().createQueue("wake.fail", QueueOptions.DEFAULTS.withShards(1));
+            consumerSide.admin().queues().create("wake.fail", QueueOptions.DEFAULTS.withShards(1));
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> Engines.of(consumerSide)
                     .otherInstancesAlive());
             try (BrokerSession p = producerSide.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
@@ -132,7 +132,7 @@ class InstanceFailureTest {
                 assertThat(Messages.body(waiting.get(60, TimeUnit.SECONDS).message()))
                         .isEqualTo("second");
                 assertThat(c.receive("wake.fail", 500, false)).isNull();
-                assertThat(consumerSide.admin().backlog("wake.fail")).isZero();
+                assertThat(consumerSide.admin().queues().backlog("wake.fail")).isZero();
             }
         }
     }
@@ -151,7 +151,8 @@ class InstanceFailureTest {
         try (Broker broker = Broker.start(
                 db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build())) {
             broker.admin()
-                    .createQueue("blocked", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
+                    .queues()
+                    .create("blocked", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
             try (Connection holder = db.connect()) {
                 holder.setAutoCommit(false);
                 int pid;

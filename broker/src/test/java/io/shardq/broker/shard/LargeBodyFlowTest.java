@@ -42,8 +42,8 @@ class LargeBodyFlowTest {
                 .set(BrokerProperty.CACHE_MAX_BYTES, CACHE_MAX_BYTES)
                 .build())) {
             broker.admin()
-                    .createQueue(
-                            "large.flow", QueueOptions.DEFAULTS.withShards(1).withSliceSize(32));
+                    .queues()
+                    .create("large.flow", QueueOptions.DEFAULTS.withShards(1).withSliceSize(32));
             MessageCache cache = Engines.of(broker).cache();
             long bodiesBefore = broker.stats().bodiesRead();
             long rowsBefore = broker.stats().messageRowsRead();

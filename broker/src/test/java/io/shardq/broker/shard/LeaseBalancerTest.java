@@ -34,7 +34,7 @@ class LeaseBalancerTest {
     void anIdleInstance_getsAShardWithBacklog_fromTheOneHoldingBothBusyShards(TestDatabase db) throws Exception {
         try (Broker a = Broker.start(config(db));
                 Broker b = Broker.start(config(db))) {
-            a.admin().createQueue("busy.q", QueueOptions.DEFAULTS.withShards(4));
+            a.admin().queues().create("busy.q", QueueOptions.DEFAULTS.withShards(4));
             // a backlog on two shards only: two producing threads of one instance, one shard each
             List<Thread> producers = new ArrayList<>();
             for (int t = 0; t < 2; t++) {
@@ -56,7 +56,7 @@ class LeaseBalancerTest {
                 t.join();
             }
             List<Integer> busy = new ArrayList<>();
-            for (var s : a.admin().shards("busy.q")) {
+            for (var s : a.admin().queues().shards("busy.q")) {
                 if (s.backlog() > 0) {
                     busy.add(s.shardNo());
                 }

@@ -38,7 +38,9 @@ class LostCommitReplyTest {
                         .set(BrokerProperty.JDBC_URL, proxy.url(db.jdbcUrl()))
                         .build())) {
             String q = "lost." + fault.name().toLowerCase();
-            broker.admin().createQueue(q, QueueOptions.DEFAULTS.withShards(1).withMaxAttempts(2));
+            broker.admin()
+                    .queues()
+                    .create(q, QueueOptions.DEFAULTS.withShards(1).withMaxAttempts(2));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 1; i <= 20; i++) {
                     p.send(q, Messages.text("m" + i));
@@ -75,7 +77,7 @@ class LostCommitReplyTest {
                 expected.add("m" + i);
             }
             assertThat(consumed).containsExactlyElementsOf(expected);
-            assertThat(broker.admin().backlog(q)).isZero();
+            assertThat(broker.admin().queues().backlog(q)).isZero();
             assertThat(broker.stats().deadLettered()).isZero();
         }
     }

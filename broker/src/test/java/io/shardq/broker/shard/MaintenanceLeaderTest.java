@@ -44,7 +44,8 @@ class MaintenanceLeaderTest {
             // the follower produces and consumes across two slice boundaries: its commits tell
             // the leader (NOTIFY), which retires; the follower retires nothing itself
             follower.admin()
-                    .createQueue("lead", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
+                    .queues()
+                    .create("lead", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
             sendAndConsume(follower, "lead", 40);
             Awaitility.await()
                     .atMost(Duration.ofSeconds(15))
@@ -82,7 +83,8 @@ class MaintenanceLeaderTest {
                 .build())) {
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(broker::isMaintenanceLeader);
             broker.admin()
-                    .createQueue("slow", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
+                    .queues()
+                    .create("slow", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
             int id = broker.admin().require("slow").id();
             try (Connection holder = db.connect()) {
                 holder.setAutoCommit(false);

@@ -35,7 +35,7 @@ class MessageGroupsTest {
     @Test
     void hundredGroupsOverFourConsumers_inOrder_once_andAClosedConsumersGroupsMove(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createQueue("groups.q", QueueOptions.DEFAULTS.withShards(8));
+            broker.admin().queues().create("groups.q", QueueOptions.DEFAULTS.withShards(8));
             assertThat(broker.admin()
                             .setDeliveryPolicy("groups.q", null, null, null, true)
                             .messageGroups())

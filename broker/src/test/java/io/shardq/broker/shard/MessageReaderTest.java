@@ -51,7 +51,7 @@ class MessageReaderTest {
 
     @Test
     void readAhead_cachesSmallBodies_andLargeOnesAsMetadataOnly() throws Exception {
-        broker.admin().createQueue("reader.mixed", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("reader.mixed", QueueOptions.DEFAULTS.withShards(1));
         List<byte[]> bodies = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             bodies.add(i % 2 == 0 ? ("small " + i).getBytes(StandardCharsets.UTF_8) : pattern(i, 200_000));
@@ -89,7 +89,7 @@ class MessageReaderTest {
 
     @Test
     void readAhead_stopsAtMaxBytes() throws Exception {
-        broker.admin().createQueue("reader.bytes", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("reader.bytes", QueueOptions.DEFAULTS.withShards(1));
         List<byte[]> bodies = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             bodies.add(pattern(i, 1000)); // small (<= 1024), about 1,050 bytes with the header
@@ -117,7 +117,7 @@ class MessageReaderTest {
 
     @Test
     void expiredLargeMessage_isDropped_withoutReadingItsBody() {
-        broker.admin().createQueue("reader.expired", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("reader.expired", QueueOptions.DEFAULTS.withShards(1));
         try (BrokerSession producer = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
             producer.send("reader.expired", message(pattern(1, 100_000), 1)); // expired in 1970
             producer.send("reader.expired", Messages.text("alive"));
@@ -130,14 +130,14 @@ class MessageReaderTest {
             assertThat(consumer.receive("reader.expired", -1, false)).isNull();
         }
         assertThat(broker.stats().bodiesRead()).isEqualTo(bodiesBefore);
-        assertThat(broker.admin().backlog("reader.expired")).isZero();
+        assertThat(broker.admin().queues().backlog("reader.expired")).isZero();
     }
 
     @Test
     void deadLetter_carriesTheLargeBody_whenItWasNotLoaded() {
         broker.admin()
-                .createQueue(
-                        "reader.poison", QueueOptions.DEFAULTS.withShards(1).withMaxAttempts(1));
+                .queues()
+                .create("reader.poison", QueueOptions.DEFAULTS.withShards(1).withMaxAttempts(1));
         byte[] body = pattern(7, 300_000);
         try (BrokerSession producer = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
             producer.send("reader.poison", message(body, 0));

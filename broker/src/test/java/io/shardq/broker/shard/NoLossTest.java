@@ -17,7 +17,8 @@ class NoLossTest {
         try (Broker broker =
                 Broker.start(db.brokerConfig().set(BrokerProperty.POOL_SIZE, 24).build())) {
             broker.admin()
-                    .createQueue("noloss", QueueOptions.DEFAULTS.withShards(8).withSliceSize(5000));
+                    .queues()
+                    .create("noloss", QueueOptions.DEFAULTS.withShards(8).withSliceSize(5000));
             Workload w = new Workload("noloss", 8, 8, 200_000, 10);
             w.run(p -> broker, c -> broker, null);
 
@@ -28,7 +29,7 @@ class NoLossTest {
                     .isEqualTo(200_000);
             w.assertExactlyOnce();
             w.assertPerProducerOrder();
-            assertThat(broker.admin().backlog("noloss")).isZero();
+            assertThat(broker.admin().queues().backlog("noloss")).isZero();
             // consumers kept up with producers of the same instance: served from the cache
             assertThat(broker.stats().dequeued()).isEqualTo(200_000);
             assertThat(broker.stats().sqlReadsPerDequeue()).isLessThan(0.01);
@@ -39,7 +40,8 @@ class NoLossTest {
     void fourConsumersShareOneShard_everyMessageOnce_andTheCursorCatchesUp(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
             broker.admin()
-                    .createQueue("oneshard", QueueOptions.DEFAULTS.withShards(1).withSliceSize(5000));
+                    .queues()
+                    .create("oneshard", QueueOptions.DEFAULTS.withShards(1).withSliceSize(5000));
             Workload w = new Workload("oneshard", 2, 4, 40_000, 100);
             w.run(p -> broker, c -> broker, null);
 
@@ -48,7 +50,7 @@ class NoLossTest {
             w.assertPerProducerOrder();
             // consumers took ranges of the one shard in parallel; what they committed out of order
             // was logged, and the cursor passed over it: nothing is left to deliver
-            assertThat(broker.admin().backlog("oneshard")).isZero();
+            assertThat(broker.admin().queues().backlog("oneshard")).isZero();
             try (var c = db.connect();
                     var rs = c.createStatement()
                             .executeQuery(
@@ -77,7 +79,9 @@ class NoLossTest {
         Broker b = Broker.start(config);
         try {
             assertThat(a.instanceId()).isNotEqualTo(b.instanceId());
-            b.admin().createQueue("shared", QueueOptions.DEFAULTS.withShards(4).withSliceSize(2000));
+            b.admin()
+                    .queues()
+                    .create("shared", QueueOptions.DEFAULTS.withShards(4).withSliceSize(2000));
             Workload w = new Workload("shared", 4, 4, 40_000, 10);
             // producers 0,1 and consumers 0,1 on A; the rest on B; B is closed mid-run
             w.run(p -> p < 2 ? a : b, c -> c < 2 ? a : b, () -> {
@@ -92,7 +96,7 @@ class NoLossTest {
             // B's sessions failed when it closed; A's consumers took over B's shards
             w.assertExactlyOnce();
             w.assertPerProducerOrder();
-            assertThat(a.admin().backlog("shared")).isZero();
+            assertThat(a.admin().queues().backlog("shared")).isZero();
         } finally {
             a.close();
             b.close();

@@ -31,7 +31,7 @@ class OrphanLeaseTest {
             throws Exception {
         try (Broker a = Broker.start(
                 db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build())) {
-            a.admin().createQueue("orphan.q", QueueOptions.DEFAULTS.withShards(1));
+            a.admin().queues().create("orphan.q", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession p = a.openSession(BrokerSession.Mode.TRANSACTED)) {
                 p.send("orphan.q", Messages.text("first"));
                 p.send("orphan.q", Messages.text("second"));

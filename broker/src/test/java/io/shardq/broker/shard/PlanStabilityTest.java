@@ -28,7 +28,8 @@ class PlanStabilityTest {
     void dequeueRead_staysAnIndexScan_afterGenericPlanOnEmptySlot(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
             broker.admin()
-                    .createQueue("plan", QueueOptions.DEFAULTS.withShards(1).withSliceSize(200_000));
+                    .queues()
+                    .create("plan", QueueOptions.DEFAULTS.withShards(1).withSliceSize(200_000));
             try (BrokerSession s = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 s.send("plan", Messages.text("first")); // assigns slot 0 to the first slice
             }

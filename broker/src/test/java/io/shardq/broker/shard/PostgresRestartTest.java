@@ -42,7 +42,7 @@ class PostgresRestartTest {
         List<Long> resumeMillis = new ArrayList<>();
         try (Broker a = Broker.start(config);
                 Broker b = Broker.start(config)) {
-            a.admin().createQueue(QUEUE, QueueOptions.DEFAULTS.withShards(4).withMaxAttempts(1000));
+            a.admin().queues().create(QUEUE, QueueOptions.DEFAULTS.withShards(4).withMaxAttempts(1000));
             FaultyWorkload w = new FaultyWorkload(QUEUE).start(4, a, b);
             for (int r = 0; r < restarts; r++) {
                 w.awaitTraffic();

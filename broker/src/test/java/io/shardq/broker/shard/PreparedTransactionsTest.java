@@ -63,7 +63,7 @@ class PreparedTransactionsTest {
 
     @Test
     void preparedSend_isInvisible_untilCommitPrepared() {
-        broker.admin().createQueue("xa.send", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("xa.send", QueueOptions.DEFAULTS.withShards(1));
         String gid = gid();
         try (BrokerSession xa = broker.xa().openSession();
                 BrokerSession reader = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
@@ -82,12 +82,12 @@ class PreparedTransactionsTest {
             reader.commit();
         }
         assertThat(broker.xa().list(PREFIX)).isEmpty();
-        assertThat(broker.admin().backlog("xa.send")).isZero();
+        assertThat(broker.admin().queues().backlog("xa.send")).isZero();
     }
 
     @Test
     void preparedSend_isGone_afterRollbackPrepared() {
-        broker.admin().createQueue("xa.sendrb", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("xa.sendrb", QueueOptions.DEFAULTS.withShards(1));
         String gid = gid();
         try (BrokerSession xa = broker.xa().openSession()) {
             xa.xaAssociate(true);
@@ -111,7 +111,7 @@ class PreparedTransactionsTest {
 
     @Test
     void preparedReceive_isRedelivered_afterRollbackPrepared_withOneMoreAttempt() {
-        broker.admin().createQueue("xa.recvrb", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("xa.recvrb", QueueOptions.DEFAULTS.withShards(1));
         sendOne("xa.recvrb", "again");
         String gid = gid();
         try (BrokerSession xa = broker.xa().openSession();
@@ -129,12 +129,12 @@ class PreparedTransactionsTest {
             assertThat(d.deliveryCount()).isEqualTo(2);
             other.commit();
         }
-        assertThat(broker.admin().backlog("xa.recvrb")).isZero();
+        assertThat(broker.admin().queues().backlog("xa.recvrb")).isZero();
     }
 
     @Test
     void preparedReceive_isConsumedOnce_afterCommitPrepared() {
-        broker.admin().createQueue("xa.recv", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("xa.recv", QueueOptions.DEFAULTS.withShards(1));
         sendOne("xa.recv", "once");
         String gid = gid();
         try (BrokerSession xa = broker.xa().openSession()) {
@@ -147,7 +147,7 @@ class PreparedTransactionsTest {
         try (BrokerSession other = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             assertThat(other.receive("xa.recv", 300, false)).isNull();
         }
-        assertThat(broker.admin().backlog("xa.recv")).isZero();
+        assertThat(broker.admin().queues().backlog("xa.recv")).isZero();
     }
 
     /**
@@ -157,7 +157,7 @@ class PreparedTransactionsTest {
      */
     @Test
     void preparedReceive_ofAGoneInstance_isHeldUntilDecided_thenRedeliveredOrConsumed() {
-        broker.admin().createQueue("xa.gone", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("xa.gone", QueueOptions.DEFAULTS.withShards(1));
         sendOne("xa.gone", "rolled-back");
         sendOne("xa.gone", "committed");
         String first = gid();
@@ -199,7 +199,7 @@ class PreparedTransactionsTest {
             assertThat(broker.xa().commit(second)).isTrue();
             assertThat(other.receive("xa.gone", 1000, false)).isNull();
         }
-        assertThat(broker.admin().backlog("xa.gone")).isZero();
+        assertThat(broker.admin().queues().backlog("xa.gone")).isZero();
         assertThat(broker.xa().list(PREFIX)).isEmpty();
     }
 
@@ -209,7 +209,7 @@ class PreparedTransactionsTest {
      */
     @Test
     void preparedSend_toAShardAnotherInstanceWaitsOn_prepares_andWakesItAfterTheCommit() throws Exception {
-        broker.admin().createQueue("xa.wake", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("xa.wake", QueueOptions.DEFAULTS.withShards(1));
         String gid = gid();
         try (Broker waiterInstance = Broker.start(config(db).build())) {
             java.util.concurrent.CompletableFuture<String> got =
@@ -243,7 +243,7 @@ class PreparedTransactionsTest {
 
     @Test
     void xaSession_refusesWork_outsideABranch_andLocalCompletion_whilePrepared() {
-        broker.admin().createQueue("xa.refuse", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("xa.refuse", QueueOptions.DEFAULTS.withShards(1));
         String gid = gid();
         try (BrokerSession xa = broker.xa().openSession()) {
             assertThatThrownBy(() -> xa.send("xa.refuse", Messages.text("x")))
@@ -262,8 +262,8 @@ class PreparedTransactionsTest {
 
     @Test
     void prepare_refusesAnInvalidGid_andADuplicate() {
-        broker.admin().createQueue("xa.gid", QueueOptions.DEFAULTS.withShards(1));
-        broker.admin().createQueue("xa.gid2", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("xa.gid", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("xa.gid2", QueueOptions.DEFAULTS.withShards(1));
         try (BrokerSession xa = broker.xa().openSession()) {
             xa.xaAssociate(true);
             xa.send("xa.gid", Messages.text("x"));

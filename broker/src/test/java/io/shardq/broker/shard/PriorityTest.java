@@ -88,7 +88,7 @@ class PriorityTest {
             BrokerSession.Mode mode, TestDatabase db) {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
             String queue = "prio.one." + mode.name().toLowerCase(java.util.Locale.ROOT);
-            broker.admin().createQueue(queue, QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create(queue, QueueOptions.DEFAULTS.withShards(1));
             List<Sent> sent = sendMixed(broker, queue, 600, 12);
             assertThat(drain(broker, queue, mode, sent.size())).containsExactlyElementsOf(byPriority(sent));
         }
@@ -97,7 +97,7 @@ class PriorityTest {
     @Test
     void aBacklogOverFourShards_reachesOneConsumerHighestFirst(TestDatabase db) {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createQueue("prio.four", QueueOptions.DEFAULTS.withShards(4));
+            broker.admin().queues().create("prio.four", QueueOptions.DEFAULTS.withShards(4));
             List<Sent> sent = new ArrayList<>();
             // four producing sessions: each is pinned to its own shard
             for (int s = 0; s < 4; s++) {
@@ -118,7 +118,7 @@ class PriorityTest {
     void aLowPriorityMessage_waitsAtMostTheWindow_andWindowZeroKeepsSendOrder(TestDatabase db) {
         try (Broker broker = Broker.start(
                 db.brokerConfig().set(BrokerProperty.PRIORITY_WINDOW, 50).build())) {
-            broker.admin().createQueue("prio.low", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("prio.low", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 p.send("prio.low", Messages.text("low", 0));
                 for (int i = 1; i <= 200; i++) {
@@ -134,7 +134,7 @@ class PriorityTest {
         }
         try (Broker broker = Broker.start(
                 db.brokerConfig().set(BrokerProperty.PRIORITY_WINDOW, 0).build())) {
-            broker.admin().createQueue("prio.fifo", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("prio.fifo", QueueOptions.DEFAULTS.withShards(1));
             List<Sent> sent = sendMixed(broker, "prio.fifo", 300, 7);
             assertThat(drain(broker, "prio.fifo", BrokerSession.Mode.TRANSACTED, 300))
                     .containsExactlyElementsOf(sent.stream().map(Sent::text).toList());
@@ -160,8 +160,8 @@ class PriorityTest {
             // message in 3,000 would go to the dead-letter queue (CI saw m875 and m877 go there):
             // attempts are not what this test is about, so they never run out here
             broker.admin()
-                    .createQueue(
-                            "prio.busy", QueueOptions.DEFAULTS.withShards(2).withMaxAttempts(1_000));
+                    .queues()
+                    .create("prio.busy", QueueOptions.DEFAULTS.withShards(2).withMaxAttempts(1_000));
             Set<String> committed = ConcurrentHashMap.newKeySet();
             AtomicInteger twice = new AtomicInteger();
             ExecutorService pool = Executors.newFixedThreadPool(5);
@@ -221,12 +221,12 @@ class PriorityTest {
                 assertThat(idle.receive("prio.busy", -1, false)).isNull();
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (broker.admin().stats("prio.busy").backlog() > 0 && System.nanoTime() < deadline) {
+            while (broker.admin().queues().stats("prio.busy").backlog() > 0 && System.nanoTime() < deadline) {
                 try (BrokerSession idle = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                     idle.receive("prio.busy", 200, false); // an idle consumer moves the cursor over logged runs
                 }
             }
-            assertThat(broker.admin().stats("prio.busy").backlog()).isZero();
+            assertThat(broker.admin().queues().stats("prio.busy").backlog()).isZero();
         }
     }
 }

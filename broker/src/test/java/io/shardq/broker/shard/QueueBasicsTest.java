@@ -41,7 +41,8 @@ class QueueBasicsTest {
     @Test
     void sendAndReceive_keepsOrder_andEmptiesTheQueue() {
         broker.admin()
-                .createQueue("basics.order", QueueOptions.DEFAULTS.withShards(2).withSliceSize(16));
+                .queues()
+                .create("basics.order", QueueOptions.DEFAULTS.withShards(2).withSliceSize(16));
         try (BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             for (int i = 0; i < 100; i++) {
                 producer.send("basics.order", Messages.text("m" + i));
@@ -70,12 +71,12 @@ class QueueBasicsTest {
             expected.add("m" + i);
         }
         assertThat(got).containsExactlyElementsOf(expected); // one producer, pinned to one shard
-        assertThat(broker.admin().backlog("basics.order")).isZero();
+        assertThat(broker.admin().queues().backlog("basics.order")).isZero();
     }
 
     @Test
     void rollback_redelivers_withDeliveryCount() {
-        broker.admin().createQueue("basics.rollback", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("basics.rollback", QueueOptions.DEFAULTS.withShards(1));
         try (BrokerSession producer = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
             producer.send("basics.rollback", Messages.text("again", Map.of("n", 7)));
         }
@@ -95,7 +96,8 @@ class QueueBasicsTest {
     @Test
     void maxAttempts_movesToDeadLetterQueue_withReason() {
         broker.admin()
-                .createQueue("basics.dlq", QueueOptions.DEFAULTS.withShards(1).withMaxAttempts(2));
+                .queues()
+                .create("basics.dlq", QueueOptions.DEFAULTS.withShards(1).withMaxAttempts(2));
         try (BrokerSession producer = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
             producer.send("basics.dlq", Messages.text("poison"));
             producer.send("basics.dlq", Messages.text("fine"));
@@ -118,12 +120,12 @@ class QueueBasicsTest {
                     .contains("delivery failed 2 times");
             assertThat(dead.message().properties()).containsEntry(BrokerSession.ORIGINAL_DESTINATION, "basics.dlq");
         }
-        assertThat(broker.admin().backlog("basics.dlq")).isZero();
+        assertThat(broker.admin().queues().backlog("basics.dlq")).isZero();
     }
 
     @Test
     void nonPersistent_isNeverWrittenToPostgres() throws Exception {
-        broker.admin().createQueue("basics.np", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().queues().create("basics.np", QueueOptions.DEFAULTS.withShards(1));
         try (BrokerSession producer = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
             producer.send("basics.np", Messages.nonPersistent("fleeting"));
         }
@@ -145,7 +147,7 @@ class QueueBasicsTest {
 
     @Test
     void hostileName_isRefused_andNothingIsCreated() throws Exception {
-        assertThatThrownBy(() -> broker.admin().createQueue("x\"; drop table y; --", QueueOptions.DEFAULTS))
+        assertThatThrownBy(() -> broker.admin().queues().create("x\"; drop table y; --", QueueOptions.DEFAULTS))
                 .isInstanceOf(ShardQException.class)
                 .hasMessageContaining("is invalid: expected 1 to 64 characters");
         try (Connection c = db.connect();
@@ -183,10 +185,10 @@ class QueueBasicsTest {
         try (BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
             p.send("basics.sql", Messages.text("a"));
         }
-        assertThatThrownBy(() -> broker.admin().dropQueue("basics.sql", false))
+        assertThatThrownBy(() -> broker.admin().queues().drop("basics.sql", false))
                 .hasMessageContaining("is not empty: 1 message(s) waiting");
-        assertThat(broker.admin().purge("basics.sql")).isEqualTo(1);
-        broker.admin().dropQueue("basics.sql", false);
+        assertThat(broker.admin().queues().purge("basics.sql")).isEqualTo(1);
+        broker.admin().queues().drop("basics.sql", false);
         assertThat(broker.admin().list()).noneMatch(d -> d.name().equals("basics.sql"));
     }
 

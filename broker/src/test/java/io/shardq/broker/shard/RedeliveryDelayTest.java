@@ -31,7 +31,7 @@ class RedeliveryDelayTest {
                 .set(BrokerProperty.REDELIVERY_DELAY_MS, (int) DELAY_MS)
                 .set(BrokerProperty.REDELIVERY_MULTIPLIER, "2")
                 .build())) {
-            broker.admin().createQueue("redeliver.q", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("redeliver.q", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
                     BrokerSession c = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 p.send("redeliver.q", Messages.text("first"));
@@ -77,7 +77,7 @@ class RedeliveryDelayTest {
     @Test
     void withoutADelay_aRolledBackMessageComesBackFirst(TestDatabase db) {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createQueue("redeliver.now", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("redeliver.now", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
                     BrokerSession c = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 p.send("redeliver.now", Messages.text("first"));

@@ -43,8 +43,8 @@ class RetirementTest {
                 .set(BrokerProperty.ENQUEUE_MAX_BATCH, 1000)
                 .build())) {
             broker.admin()
-                    .createQueue(
-                            "retire", QueueOptions.DEFAULTS.withShards(SHARDS).withSliceSize(SLICE));
+                    .queues()
+                    .create("retire", QueueOptions.DEFAULTS.withShards(SHARDS).withSliceSize(SLICE));
             // producers at most two slices ahead of the consumers: the test is about retirement
             // when consumers keep up, not about which side two shared cores favour (one run of 7
             // let the producers get 10 slices ahead, and the ring grew to match)
@@ -56,7 +56,7 @@ class RetirementTest {
             Awaitility.await()
                     .atMost(Duration.ofMinutes(1))
                     .until(() -> broker.stats().slicesRetired() >= slices - 2L * SHARDS);
-            QueueStats stats = broker.admin().stats("retire");
+            QueueStats stats = broker.admin().queues().stats("retire");
             long oneSlice = bytesOfOneFullSlice(db);
             assertThat(stats.backlog()).isZero();
             assertThat(stats.tableBytes())

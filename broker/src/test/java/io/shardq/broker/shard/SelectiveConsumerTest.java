@@ -26,7 +26,8 @@ class SelectiveConsumerTest {
         try (Broker broker = Broker.start(
                 db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build())) {
             broker.admin()
-                    .createQueue("sel", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
+                    .queues()
+                    .create("sel", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 0; i < 40; i++) {
                     p.send("sel", Messages.text("m" + i, Map.of("color", i % 4 == 0 ? "red" : "blue", "i", i)));
@@ -46,7 +47,7 @@ class SelectiveConsumerTest {
                 c.commit();
             }
             assertThat(reds).containsExactly(0, 4, 8, 12, 16, 20, 24, 28, 32, 36);
-            assertThat(broker.admin().backlog("sel"))
+            assertThat(broker.admin().queues().backlog("sel"))
                     .isEqualTo(30); // the blues: reds taken out of order are not counted
             assertThat(loggedMessages(db)).isEqualTo(9); // the other reds, taken out of order
 
@@ -64,7 +65,7 @@ class SelectiveConsumerTest {
                 }
             }
             assertThat(rest).containsExactlyElementsOf(expected); // in order, reds skipped, none twice
-            assertThat(broker.admin().backlog("sel")).isZero();
+            assertThat(broker.admin().queues().backlog("sel")).isZero();
             assertThat(loggedMessages(db)).isZero();
         }
     }
@@ -72,7 +73,7 @@ class SelectiveConsumerTest {
     @Test
     void selector_rollback_redelivers_onlyTheMatching(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createQueue("sel2", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("sel2", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 p.send("sel2", Messages.text("a", Map.of("k", 1)));
                 p.send("sel2", Messages.text("b", Map.of("k", 2)));
@@ -110,7 +111,7 @@ class SelectiveConsumerTest {
     @Test
     void aSelectorThatFailsToEvaluate_selectsNothing_andConsumesNothing(TestDatabase db) {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createQueue("sel.err", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("sel.err", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 0; i < 5; i++) {
                     p.send("sel.err", Messages.text("m" + i, Map.of("flag", true)));
@@ -131,7 +132,7 @@ class SelectiveConsumerTest {
                     }
                 }
             }
-            assertThat(broker.admin().backlog("sel.err")).isEqualTo(5);
+            assertThat(broker.admin().queues().backlog("sel.err")).isEqualTo(5);
             List<String> all = new ArrayList<>();
             try (BrokerSession c = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 Delivery d;

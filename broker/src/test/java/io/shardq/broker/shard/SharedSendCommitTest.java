@@ -40,7 +40,7 @@ class SharedSendCommitTest {
     void batchesToTwoDestinations_waitingTogether_commitAsOneTransaction(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(shared(db))) {
             for (String q : List.of("shared.block", "shared.a", "shared.b")) {
-                broker.admin().createQueue(q, QueueOptions.DEFAULTS.withShards(1));
+                broker.admin().queues().create(q, QueueOptions.DEFAULTS.withShards(1));
             }
             warm(broker, "shared.block", "shared.a", "shared.b");
             long shared = Engines.of(broker).stats().sharedSendCommits();
@@ -66,7 +66,7 @@ class SharedSendCommitTest {
         // (each test has queues of its own: the database is the class's)
         try (Broker broker = Broker.start(shared(db))) {
             for (String q : List.of("refuse.block", "shared.bad", "shared.ok")) {
-                broker.admin().createQueue(q, QueueOptions.DEFAULTS.withShards(1));
+                broker.admin().queues().create(q, QueueOptions.DEFAULTS.withShards(1));
             }
             warm(broker, "refuse.block", "shared.bad", "shared.ok");
             int bad = broker.admin().require("shared.bad").id();
@@ -91,7 +91,7 @@ class SharedSendCommitTest {
             assertThat(Engines.of(broker).stats().sharedSendRetries() - retries).isEqualTo(1);
             assertThat(drain(broker, "shared.ok")).containsExactly("b1", "b2");
             assertThat(drain(broker, "shared.bad")).isEmpty();
-            assertThat(broker.admin().backlog("shared.bad")).isZero();
+            assertThat(broker.admin().queues().backlog("shared.bad")).isZero();
         }
     }
 
@@ -109,7 +109,7 @@ class SharedSendCommitTest {
     void aShardWhoseHeadMovedElsewhere_isWrittenAlone_theOtherInTheStatement(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(shared(db))) {
             for (String q : List.of("moved.block", "moved.a", "moved.b")) {
-                broker.admin().createQueue(q, QueueOptions.DEFAULTS.withShards(1));
+                broker.admin().queues().create(q, QueueOptions.DEFAULTS.withShards(1));
             }
             warm(broker, "moved.block", "moved.b");
             send(broker, "moved.a", "warm"); // this instance knows moved.a's head; nobody here waits on it
@@ -195,7 +195,7 @@ class SharedSendCommitTest {
         try (Broker broker = Broker.start(
                 db.brokerConfig().set(BrokerProperty.COMMIT_SHARED_SENDS, false).build())) {
             for (String q : List.of("alone.a", "alone.b")) {
-                broker.admin().createQueue(q, QueueOptions.DEFAULTS.withShards(1));
+                broker.admin().queues().create(q, QueueOptions.DEFAULTS.withShards(1));
             }
             List<CompletableFuture<Void>> sends = new ArrayList<>();
             for (int i = 0; i < 8; i++) {

@@ -48,7 +48,7 @@ class ShrinkTest {
             throws Exception {
         try (Broker a = Broker.start(config(db));
                 Broker b = Broker.start(config(db))) {
-            a.admin().createQueue("shrink.q", QueueOptions.DEFAULTS.withShards(8));
+            a.admin().queues().create("shrink.q", QueueOptions.DEFAULTS.withShards(8));
             PausableConsumer consumer = new PausableConsumer(a, "shrink.q");
             EnqueueOwnershipTest.Producers pa = new EnqueueOwnershipTest.Producers(a, "shrink.q", "A", 4, true);
             EnqueueOwnershipTest.Producers pb = new EnqueueOwnershipTest.Producers(b, "shrink.q", "B", 4, true);
@@ -71,14 +71,14 @@ class ShrinkTest {
             Awaitility.await()
                     .atMost(Duration.ofSeconds(60))
                     .until(() -> ShardColumn.NEXT_SEQ.longs(db, "shrink.q")[0] > target);
-            DestinationInfo d = a.admin().alterQueue("shrink.q", 3, null, null, null);
+            DestinationInfo d = a.admin().queues().alter("shrink.q", 3, null, null, null);
             assertThat(d.shardCount())
                     .as("storage stays until the drained shards are retired")
                     .isEqualTo(8);
             assertThat(d.activeShards()).isEqualTo(3);
             assertThat(d.shrinking()).isTrue();
             long[] drainHeads = ShardColumn.DRAIN_HEAD.longs(db, "shrink.q");
-            assertThat(a.admin().shards("shrink.q"))
+            assertThat(a.admin().queues().shards("shrink.q"))
                     .extracting(QueueStats.ShardStats::draining)
                     .containsExactly(false, false, false, true, true, true, true, true);
             assertThat(ShardColumn.OWNER_INSTANCE.values(db, "shrink.q").subList(3, 8))
@@ -120,7 +120,7 @@ class ShrinkTest {
     @Test
     void aDrainingShardWithoutConsumers_staysDraining_andIsRetiredOnceDrained(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(config(db))) {
-            broker.admin().createQueue("shrink.idle", QueueOptions.DEFAULTS.withShards(4));
+            broker.admin().queues().create("shrink.idle", QueueOptions.DEFAULTS.withShards(4));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 p.spreadShards();
                 for (int i = 0; i < 40; i++) {
@@ -129,7 +129,7 @@ class ShrinkTest {
                 }
             }
             assertThat(ShardColumn.NEXT_SEQ.longs(db, "shrink.idle")).containsOnly(11L);
-            broker.admin().alterQueue("shrink.idle", 2, null, null, null);
+            broker.admin().queues().alter("shrink.idle", 2, null, null, null);
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 0; i < 20; i++) {
                     p.send("shrink.idle", Messages.text("late-" + i));
@@ -145,10 +145,10 @@ class ShrinkTest {
             DestinationInfo d = broker.admin().require("shrink.idle");
             assertThat(d.shardCount()).isEqualTo(4);
             assertThat(d.shrinking()).isTrue();
-            assertThat(broker.admin().shards("shrink.idle"))
+            assertThat(broker.admin().queues().shards("shrink.idle"))
                     .extracting(QueueStats.ShardStats::draining)
                     .containsExactly(false, false, true, true);
-            assertThat(broker.admin().backlog("shrink.idle")).isEqualTo(60);
+            assertThat(broker.admin().queues().backlog("shrink.idle")).isEqualTo(60);
 
             // a consumer comes: the early messages (all of the draining shards') come before the late ones
             List<String> got = new ArrayList<>();
@@ -173,10 +173,12 @@ class ShrinkTest {
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> broker.admin().require("shrink.idle").shardCount() == 2);
             assertThat(storage(db, "shrink.idle")).containsExactly(2L, 2L, 2L);
-            assertThat(broker.admin().shards("shrink.idle")).hasSize(2).noneMatch(QueueStats.ShardStats::draining);
+            assertThat(broker.admin().queues().shards("shrink.idle"))
+                    .hasSize(2)
+                    .noneMatch(QueueStats.ShardStats::draining);
 
             // grown again: shards 2 and 3 are new (sequence numbers from 1, new slices), nothing of the old ones
-            broker.admin().alterQueue("shrink.idle", 4, null, null, null);
+            broker.admin().queues().alter("shrink.idle", 4, null, null, null);
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 p.spreadShards();
                 for (int i = 0; i < 40; i++) {
@@ -203,7 +205,7 @@ class ShrinkTest {
     @Test
     void aTopicShrinks_onceEverySubscriptionDrainedTheDrainingShards(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(config(db))) {
-            broker.admin().createTopic("shrink.t", QueueOptions.DEFAULTS.withShards(4));
+            broker.admin().topics().create("shrink.t", QueueOptions.DEFAULTS.withShards(4));
             BrokerSession fastSession = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
             BrokerSession slowSession = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
             BrokerConsumer fast = fastSession.subscribe("shrink.t", TopicTest.durable("fast", "sub"));
@@ -215,7 +217,7 @@ class ShrinkTest {
                     p.commit();
                 }
             }
-            broker.admin().alterTopic("shrink.t", 2, null, null, null, null, null);
+            broker.admin().topics().alter("shrink.t", 2, null, null, null, null, null);
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 0; i < 4; i++) {
                     p.send("shrink.t", Messages.text("late-" + i));
@@ -260,7 +262,7 @@ class ShrinkTest {
     @Test
     void alteringWhileShrinking_isRefused_andTheSameCountIsNoChange(TestDatabase db) {
         try (Broker broker = Broker.start(config(db))) {
-            broker.admin().createQueue("shrink.twice", QueueOptions.DEFAULTS.withShards(4));
+            broker.admin().queues().create("shrink.twice", QueueOptions.DEFAULTS.withShards(4));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 p.spreadShards();
                 for (int i = 0; i < 4; i++) {
@@ -268,18 +270,19 @@ class ShrinkTest {
                     p.commit();
                 }
             }
-            broker.admin().alterQueue("shrink.twice", 2, null, null, null);
+            broker.admin().queues().alter("shrink.twice", 2, null, null, null);
             assertThat(broker.admin()
-                            .alterQueue("shrink.twice", 2, null, null, null)
+                            .queues()
+                            .alter("shrink.twice", 2, null, null, null)
                             .shardCount())
                     .isEqualTo(4);
             org.assertj.core.api.Assertions.assertThatThrownBy(
-                            () -> broker.admin().alterQueue("shrink.twice", 6, null, null, null))
+                            () -> broker.admin().queues().alter("shrink.twice", 6, null, null, null))
                     .isInstanceOf(ShardQException.class)
                     .hasMessageContaining("is still shrinking to 2 shards: shards 2 to 3 are draining")
                     .satisfies(e -> assertThat(((ShardQException) e).kind()).isEqualTo(ErrorKind.ILLEGAL_STATE));
             org.assertj.core.api.Assertions.assertThatThrownBy(
-                            () -> broker.admin().alterQueue("shrink.twice", 0, null, null, null))
+                            () -> broker.admin().queues().alter("shrink.twice", 0, null, null, null))
                     .isInstanceOf(ShardQException.class)
                     .hasMessageContaining("shard count 0 is invalid");
         }
@@ -291,12 +294,12 @@ class ShrinkTest {
         int perStage = 4;
         try (Broker a = Broker.start(config(db));
                 Broker b = Broker.start(config(db))) {
-            a.admin().createQueue("shrink.groups", QueueOptions.DEFAULTS.withShards(4));
+            a.admin().queues().create("shrink.groups", QueueOptions.DEFAULTS.withShards(4));
             a.admin().setDeliveryPolicy("shrink.groups", null, null, null, true);
             sendGroups(a, groups, 1, perStage);
-            a.admin().alterQueue("shrink.groups", 8, null, null, null);
+            a.admin().queues().alter("shrink.groups", 8, null, null, null);
             sendGroups(a, groups, perStage + 1, 2 * perStage);
-            DestinationInfo d = a.admin().alterQueue("shrink.groups", 3, null, null, null);
+            DestinationInfo d = a.admin().queues().alter("shrink.groups", 3, null, null, null);
             assertThat(d.groupMap()).as("groups of shard 3 move to shard 0").containsExactly(0, 1, 2, 0);
             sendGroups(b, groups, 2 * perStage + 1, 3 * perStage);
 
@@ -374,7 +377,7 @@ class ShrinkTest {
             throws Exception {
         try (Broker a = Broker.start(config(db));
                 Broker b = Broker.start(config(db))) {
-            a.admin().createQueue("shrink.stale", QueueOptions.DEFAULTS.withShards(4));
+            a.admin().queues().create("shrink.stale", QueueOptions.DEFAULTS.withShards(4));
             a.admin().setDeliveryPolicy("shrink.stale", null, null, null, true);
             String group = "g0";
             for (int i = 1; Math.floorMod(group.hashCode(), 4) != 3; i++) {
@@ -384,7 +387,7 @@ class ShrinkTest {
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> rt.info()
                     .messageGroups());
             DestinationInfo before = rt.info();
-            a.admin().alterQueue("shrink.stale", 3, null, null, null);
+            a.admin().queues().alter("shrink.stale", 3, null, null, null);
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> rt.info()
                     .shrinking());
             rt.refresh(before); // as if b had not read the shrink's notification yet
@@ -398,7 +401,7 @@ class ShrinkTest {
                     .as("the refused commit read the destination again")
                     .isTrue();
             sendOne(b, "shrink.stale", g, "second");
-            assertThat(a.admin().shards("shrink.stale").get(3).backlog())
+            assertThat(a.admin().queues().shards("shrink.stale").get(3).backlog())
                     .as("nothing on the draining shard")
                     .isZero();
             try (BrokerSession c = a.openSession(BrokerSession.Mode.TRANSACTED)) {
@@ -407,7 +410,7 @@ class ShrinkTest {
                 assertThat(Messages.body(x.message())).isEqualTo("second");
                 c.commit();
             }
-            assertThat(a.admin().shards("shrink.stale").stream()
+            assertThat(a.admin().queues().shards("shrink.stale").stream()
                             .mapToLong(QueueStats.ShardStats::backlog)
                             .sum())
                     .as("the refused send left nothing")

@@ -31,7 +31,8 @@ class StaleCursorRecoveryTest {
     void aGuardFailure_makesTheInstanceReReadTheCursor_noWedge_noDeadLetters(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
             broker.admin()
-                    .createQueue("stale.q", QueueOptions.DEFAULTS.withShards(1).withMaxAttempts(3));
+                    .queues()
+                    .create("stale.q", QueueOptions.DEFAULTS.withShards(1).withMaxAttempts(3));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 1; i <= 20; i++) {
                     p.send("stale.q", Messages.text("m" + i));
@@ -72,7 +73,7 @@ class StaleCursorRecoveryTest {
                     .containsExactly(
                             "m1", "m2", "m3", "m4", "m5", "m11", "m12", "m13", "m14", "m15", "m16", "m17", "m18", "m19",
                             "m20");
-            assertThat(broker.admin().backlog("stale.q")).isZero();
+            assertThat(broker.admin().queues().backlog("stale.q")).isZero();
             assertThat(broker.stats().deadLettered()).isZero();
         }
     }
@@ -91,7 +92,7 @@ class StaleCursorRecoveryTest {
             throws Exception {
         try (Broker broker =
                 Broker.start(db.brokerConfig().set(BrokerProperty.PREFETCH, 1).build())) {
-            broker.admin().createQueue("relet.q", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("relet.q", QueueOptions.DEFAULTS.withShards(1));
             try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 1; i <= 6; i++) {
                     p.send("relet.q", Messages.text("m" + i));
@@ -135,7 +136,7 @@ class StaleCursorRecoveryTest {
             a.close();
             b.close();
             c.close();
-            assertThat(broker.admin().backlog("relet.q")).isZero();
+            assertThat(broker.admin().queues().backlog("relet.q")).isZero();
             try (BrokerSession after = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 assertThat(after.receive("relet.q", 200, false)).isNull();
             }

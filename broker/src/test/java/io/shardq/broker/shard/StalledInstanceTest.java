@@ -45,7 +45,7 @@ class StalledInstanceTest {
                 .set(BrokerProperty.HEARTBEAT_MS, 200)
                 .set(BrokerProperty.LEASE_TTL_MS, TTL_MS)
                 .build())) {
-            survivor.admin().createQueue("stall.q", QueueOptions.DEFAULTS.withShards(4));
+            survivor.admin().queues().create("stall.q", QueueOptions.DEFAULTS.withShards(4));
             try (BrokerSession p = survivor.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 0; i < MESSAGES; i++) {
                     p.send("stall.q", Messages.text("m" + i));
@@ -117,7 +117,7 @@ class StalledInstanceTest {
                 try (BrokerSession c = survivor.openSession(BrokerSession.Mode.TRANSACTED)) {
                     while (true) {
                         Delivery d = c.receive("stall.q", 2000, false);
-                        if (d == null && survivor.admin().backlog("stall.q") == 0) {
+                        if (d == null && survivor.admin().queues().backlog("stall.q") == 0) {
                             break;
                         }
                         if (d != null) {
@@ -163,7 +163,7 @@ class StalledInstanceTest {
             }
             assertThat(all).hasSize(MESSAGES);
             assertThat(all.values()).allMatch(n -> n == 1, "consumed exactly once");
-            assertThat(survivor.admin().backlog("stall.q")).isZero();
+            assertThat(survivor.admin().queues().backlog("stall.q")).isZero();
         }
     }
 

@@ -17,7 +17,7 @@ class StepTimesTest {
     @Test
     void everyStepIsCounted_oncePerCommitOrMessage(TestDatabase db) {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createQueue("steps.q", QueueOptions.DEFAULTS.withShards(2));
+            broker.admin().queues().create("steps.q", QueueOptions.DEFAULTS.withShards(2));
             broker.stats().steps().interval(); // start a fresh interval
             try (BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 0; i < 300; i++) {
@@ -56,7 +56,7 @@ class StepTimesTest {
     @Test
     void commitTotals_countEverySuccessfulCommit_notRollbacks(TestDatabase db) {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
-            broker.admin().createQueue("commits.q", QueueOptions.DEFAULTS.withShards(2));
+            broker.admin().queues().create("commits.q", QueueOptions.DEFAULTS.withShards(2));
             EngineStats stats = broker.stats();
             try (BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 0; i < 12; i++) {

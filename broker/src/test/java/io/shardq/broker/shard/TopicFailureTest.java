@@ -38,8 +38,8 @@ class TopicFailureTest {
         int n = 300;
         try (Broker a = Broker.start(config);
                 Broker b = Broker.start(config)) {
-            a.admin().createTopic("t.crash", QueueOptions.DEFAULTS.withShards(2));
-            a.admin().addSubscriber("t.crash", "workers", null);
+            a.admin().topics().create("t.crash", QueueOptions.DEFAULTS.withShards(2));
+            a.admin().topics().addSubscriber("t.crash", "workers", null);
             for (int t = 0; t < 2; t++) { // two publishing threads: both shards get messages
                 int from = t;
                 Thread p = new Thread(() -> {
@@ -56,7 +56,7 @@ class TopicFailureTest {
             try (ChildJvm victim = ChildJvm.start(ClaimAndHangMain.class, db.jdbcUrl(), "t.crash", "40", "workers")) {
                 assertThat(victim.awaitLine("CLAIMED")).isEqualTo("CLAIMED 40");
                 // the victim's consumer is open while it holds 40 messages in an open transaction
-                assertThat(a.admin().subscriptions("t.crash").get(0).consumers())
+                assertThat(a.admin().topics().subscriptions("t.crash").get(0).consumers())
                         .isEqualTo(1);
             } // killed
             List<String> got = Collections.synchronizedList(new ArrayList<>());
@@ -90,7 +90,7 @@ class TopicFailureTest {
                 t.join(30_000);
             }
             assertThat(got).hasSize(n).doesNotHaveDuplicates();
-            assertThat(a.admin().subscriptions("t.crash").get(0).lag()).isZero();
+            assertThat(a.admin().topics().subscriptions("t.crash").get(0).lag()).isZero();
         }
     }
 }

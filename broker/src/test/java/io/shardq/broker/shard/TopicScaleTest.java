@@ -46,9 +46,9 @@ class TopicScaleTest {
                 .set(BrokerProperty.HEARTBEAT_MS, 200)
                 .set(BrokerProperty.POOL_SIZE, 40)
                 .build())) {
-            broker.admin().createTopic("scale.ten", QueueOptions.DEFAULTS.withShards(4));
+            broker.admin().topics().create("scale.ten", QueueOptions.DEFAULTS.withShards(4));
             for (int i = 0; i < subs; i++) {
-                broker.admin().addSubscriber("scale.ten", "s" + i, null);
+                broker.admin().topics().addSubscriber("scale.ten", "s" + i, null);
             }
             List<Thread> threads = new ArrayList<>();
             for (int p = 0; p < publishers; p++) {
@@ -111,7 +111,7 @@ class TopicScaleTest {
                 t.join();
             }
             assertThat(failures).isEmpty();
-            broker.admin().subscriptions("scale.ten").forEach(st -> assertThat(st.lag())
+            broker.admin().topics().subscriptions("scale.ten").forEach(st -> assertThat(st.lag())
                     .isZero());
         }
     }
@@ -123,10 +123,10 @@ class TopicScaleTest {
         int messages = 10_000;
         try (Broker broker = Broker.start(
                 db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build())) {
-            broker.admin().createTopic("scale.k", QueueOptions.DEFAULTS.withShards(2));
-            broker.admin().createQueue("scale.q", QueueOptions.DEFAULTS.withShards(2));
+            broker.admin().topics().create("scale.k", QueueOptions.DEFAULTS.withShards(2));
+            broker.admin().queues().create("scale.q", QueueOptions.DEFAULTS.withShards(2));
             for (int i = 0; i < subs; i++) {
-                broker.admin().addSubscriber("scale.k", "k" + i, "g = " + (i % groups));
+                broker.admin().topics().addSubscriber("scale.k", "k" + i, "g = " + (i % groups));
             }
             long started = System.nanoTime();
             try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {

@@ -92,7 +92,9 @@ class TopicTest {
 
     @Test
     void everyDurableSubscription_getsEveryMessageOnce_inPublisherOrder_storedOnce() throws Exception {
-        broker.admin().createTopic("t.all", QueueOptions.DEFAULTS.withShards(2).withSliceSize(64));
+        broker.admin()
+                .topics()
+                .create("t.all", QueueOptions.DEFAULTS.withShards(2).withSliceSize(64));
         int subs = 3;
         List<BrokerSession> sessions = new ArrayList<>();
         List<BrokerConsumer> consumers = new ArrayList<>();
@@ -120,7 +122,7 @@ class TopicTest {
             }
         }
         sessions.forEach(BrokerSession::close);
-        for (SubscriptionStats st : broker.admin().subscriptions("t.all")) {
+        for (SubscriptionStats st : broker.admin().topics().subscriptions("t.all")) {
             assertThat(st.lag()).as(st.name()).isZero();
             assertThat(st.kind()).isEqualTo("durable");
         }
@@ -128,7 +130,7 @@ class TopicTest {
 
     @Test
     void aTopicsMessages_leaveTheCache_onceEveryLocalSubscriptionConsumedThem() {
-        broker.admin().createTopic("t.cache", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().topics().create("t.cache", QueueOptions.DEFAULTS.withShards(1));
         try (BrokerSession a = broker.openSession(BrokerSession.Mode.TRANSACTED);
                 BrokerSession b = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             BrokerConsumer ca = a.subscribe("t.cache", durable("ca", "sub"));
@@ -151,10 +153,10 @@ class TopicTest {
 
     @Test
     void disjointSelectors_disjointSets_bitmapsMatch_andUnwantedMessagesAreNotStored() throws Exception {
-        broker.admin().createTopic("t.sel", QueueOptions.DEFAULTS.withShards(1));
-        broker.admin().addSubscriber("t.sel", "eu", "region = 'EU'");
-        broker.admin().addSubscriber("t.sel", "us", "region = 'US'");
-        broker.admin().addSubscriber("t.sel", "big", "amount > 100");
+        broker.admin().topics().create("t.sel", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().topics().addSubscriber("t.sel", "eu", "region = 'EU'");
+        broker.admin().topics().addSubscriber("t.sel", "us", "region = 'US'");
+        broker.admin().topics().addSubscriber("t.sel", "big", "amount > 100");
         for (String region : List.of("EU", "US", "APAC")) {
             for (int amount : List.of(10, 500)) {
                 publish(broker, "t.sel", region + amount + "-", 5, Map.of("region", region, "amount", amount));
@@ -173,7 +175,7 @@ class TopicTest {
         // APAC10 matches nobody: never stored. 30 published, 25 stored.
         assertThat(storedRows("t.sel")).isEqualTo(25);
         Map<String, Integer> bits = new HashMap<>();
-        broker.admin().subscriptions("t.sel").forEach(st -> bits.put(st.name(), st.bit()));
+        broker.admin().topics().subscriptions("t.sel").forEach(st -> bits.put(st.name(), st.bit()));
         int id = broker.admin().require("t.sel").id();
         try (Connection c = db.connect();
                 Statement st = c.createStatement();
@@ -199,13 +201,14 @@ class TopicTest {
 
     @Test
     void aReusedBit_neverInheritsTheOldSubscriptionsMessages() throws Exception {
-        broker.admin().createTopic("t.reuse", QueueOptions.DEFAULTS.withShards(2));
-        broker.admin().addSubscriber("t.reuse", "old", null);
+        broker.admin().topics().create("t.reuse", QueueOptions.DEFAULTS.withShards(2));
+        broker.admin().topics().addSubscriber("t.reuse", "old", null);
         publish(broker, "t.reuse", "old", 20, Map.of());
-        int oldBit = broker.admin().subscriptions("t.reuse").get(0).bit();
-        broker.admin().removeSubscriber("t.reuse", "old", null, false);
-        broker.admin().addSubscriber("t.reuse", "new", null);
-        assertThat(broker.admin().subscriptions("t.reuse").get(0).bit()).isEqualTo(oldBit);
+        int oldBit = broker.admin().topics().subscriptions("t.reuse").get(0).bit();
+        broker.admin().topics().removeSubscriber("t.reuse", "old", null, false);
+        broker.admin().topics().addSubscriber("t.reuse", "new", null);
+        assertThat(broker.admin().topics().subscriptions("t.reuse").get(0).bit())
+                .isEqualTo(oldBit);
         publish(broker, "t.reuse", "new", 5, Map.of());
         try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             assertThat(drain(s.subscribe("t.reuse", shared("new", null)), s))
@@ -215,8 +218,8 @@ class TopicTest {
 
     @Test
     void aPublisherWithAStaleView_stillStampsANewSubscription() throws Exception {
-        broker.admin().createTopic("t.stale", QueueOptions.DEFAULTS.withShards(1));
-        broker.admin().addSubscriber("t.stale", "first", null);
+        broker.admin().topics().create("t.stale", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().topics().addSubscriber("t.stale", "first", null);
         try (Broker other = Broker.start(
                 db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build())) {
             publish(other, "t.stale", "x", 3, Map.of()); // the other instance knows one subscription
@@ -225,7 +228,7 @@ class TopicTest {
                 // no catalog NOTIFY: the other instance cannot learn of the next subscription but by the guard
                 st.execute("alter table shardq.destination disable trigger user");
             }
-            broker.admin().addSubscriber("t.stale", "second", null);
+            broker.admin().topics().addSubscriber("t.stale", "second", null);
             publish(other, "t.stale", "y", 3, Map.of());
         }
         try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
@@ -237,7 +240,7 @@ class TopicTest {
 
     @Test
     void unsharedDurable_oneConsumerAtATime_unsubscribeRefusedWhileActive() {
-        broker.admin().createTopic("t.rules", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().topics().create("t.rules", QueueOptions.DEFAULTS.withShards(1));
         try (BrokerSession s = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
                 Broker other = Broker.start(
                         db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build());
@@ -271,7 +274,7 @@ class TopicTest {
 
     @Test
     void changingTheSelector_makesANewSubscription() {
-        broker.admin().createTopic("t.change", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().topics().create("t.change", QueueOptions.DEFAULTS.withShards(1));
         try (BrokerSession s = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
             s.subscribe("t.change", durable("app", "s")).close();
             publish(broker, "t.change", "before", 3, Map.of("k", 1));
@@ -286,14 +289,16 @@ class TopicTest {
 
     @Test
     void nonDurable_receivesWhileItExists_andGoesWithItsConsumer() throws Exception {
-        broker.admin().createTopic("t.nd", QueueOptions.DEFAULTS.withShards(2));
+        broker.admin().topics().create("t.nd", QueueOptions.DEFAULTS.withShards(2));
         try (BrokerSession s = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
             BrokerConsumer c =
                     s.subscribe("t.nd", new SubscriptionSpec(Kind.NON_DURABLE, null, null, null, false, "conn-1"));
-            assertThat(broker.admin().subscriptions("t.nd")).singleElement().satisfies(st -> {
-                assertThat(st.kind()).isEqualTo("non-durable");
-                assertThat(st.consumers()).isEqualTo(1);
-            });
+            assertThat(broker.admin().topics().subscriptions("t.nd"))
+                    .singleElement()
+                    .satisfies(st -> {
+                        assertThat(st.kind()).isEqualTo("non-durable");
+                        assertThat(st.consumers()).isEqualTo(1);
+                    });
             publish(broker, "t.nd", "m", 4, Map.of());
             List<String> got = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
@@ -302,14 +307,14 @@ class TopicTest {
             assertThat(got).containsExactlyInAnyOrder("m0", "m1", "m2", "m3");
             c.close();
         }
-        assertThat(broker.admin().subscriptions("t.nd")).isEmpty();
+        assertThat(broker.admin().topics().subscriptions("t.nd")).isEmpty();
         publish(broker, "t.nd", "late", 4, Map.of());
         assertThat(storedRows("t.nd")).isEqualTo(4); // nobody wants the late ones: not stored
     }
 
     @Test
     void noLocal_leavesOutWhatTheSubscribersOwnConnectionPublished() {
-        broker.admin().createTopic("t.local", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().topics().create("t.local", QueueOptions.DEFAULTS.withShards(1));
         try (BrokerSession mine = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
                 BrokerSession theirs = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
             mine.origin(null, "conn-mine");
@@ -325,28 +330,33 @@ class TopicTest {
 
     @Test
     void aStoppedSubscription_holdsRetirement_untilThePolicyExpiresIt() throws Exception {
-        broker.admin().createTopic("t.hold", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
-        broker.admin().addSubscriber("t.hold", "busy", null);
-        broker.admin().addSubscriber("t.hold", "stopped", null);
+        broker.admin()
+                .topics()
+                .create("t.hold", QueueOptions.DEFAULTS.withShards(1).withSliceSize(16));
+        broker.admin().topics().addSubscriber("t.hold", "busy", null);
+        broker.admin().topics().addSubscriber("t.hold", "stopped", null);
         publish(broker, "t.hold", "m", 100, Map.of());
         try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             assertThat(drain(s.subscribe("t.hold", shared("busy", null)), s)).hasSize(100);
         }
-        Map<String, SubscriptionStats> stats = byName(broker.admin().subscriptions("t.hold"));
+        Map<String, SubscriptionStats> stats = byName(broker.admin().topics().subscriptions("t.hold"));
         assertThat(stats.get("stopped").holdsRetirement()).isTrue();
         assertThat(stats.get("stopped").lag()).isEqualTo(100);
         assertThat(stats.get("stopped").oldestAgeMillis()).isNotNull();
         assertThat(stats.get("busy").holdsRetirement()).isFalse();
         // no policy: nothing expires however long we look
         assertThat(stats.get("stopped").expiredSeqs()).isZero();
-        broker.admin().alterTopic("t.hold", null, null, null, null, 10L, null);
+        broker.admin().topics().alter("t.hold", null, null, null, null, 10L, null);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (byName(broker.admin().subscriptions("t.hold")).get("stopped").expiredSeqs() == 0) {
+        while (byName(broker.admin().topics().subscriptions("t.hold"))
+                        .get("stopped")
+                        .expiredSeqs()
+                == 0) {
             assertThat(System.nanoTime()).as("the leader applies the policy").isLessThan(deadline);
             Thread.sleep(50);
         }
         SubscriptionStats stopped =
-                byName(broker.admin().subscriptions("t.hold")).get("stopped");
+                byName(broker.admin().topics().subscriptions("t.hold")).get("stopped");
         assertThat(stopped.expiredSeqs()).isEqualTo(90);
         assertThat(stopped.lag()).isEqualTo(10);
         assertThat(stopped.expiredAt()).isNotNull();
@@ -358,8 +368,8 @@ class TopicTest {
 
     @Test
     void theAgePolicy_expiresOnlyMessagesOlderThanIt() throws Exception {
-        broker.admin().createTopic("t.age", QueueOptions.DEFAULTS.withShards(1));
-        broker.admin().addSubscriber("t.age", "slow", null);
+        broker.admin().topics().create("t.age", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().topics().addSubscriber("t.age", "slow", null);
         publish(broker, "t.age", "m", 8, Map.of());
         int id = broker.admin().require("t.age").id();
         try (Connection c = db.connect();
@@ -369,15 +379,22 @@ class TopicTest {
             st.execute("update shardq.m_" + id + " set enqueued_at = enqueued_at - 3600000 where seq <= 5");
             st.execute("alter table shardq.m_" + id + " enable trigger refuse_raw_write");
         }
-        assertThat(byName(broker.admin().subscriptions("t.age")).get("slow").oldestAgeMillis())
+        assertThat(byName(broker.admin().topics().subscriptions("t.age"))
+                        .get("slow")
+                        .oldestAgeMillis())
                 .isGreaterThanOrEqualTo(3_600_000L);
-        broker.admin().alterTopic("t.age", null, null, null, null, null, 600L);
+        broker.admin().topics().alter("t.age", null, null, null, null, null, 600L);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (byName(broker.admin().subscriptions("t.age")).get("slow").expiredSeqs() == 0) {
+        while (byName(broker.admin().topics().subscriptions("t.age"))
+                        .get("slow")
+                        .expiredSeqs()
+                == 0) {
             assertThat(System.nanoTime()).as("the leader applies the policy").isLessThan(deadline);
             Thread.sleep(50);
         }
-        assertThat(byName(broker.admin().subscriptions("t.age")).get("slow").expiredSeqs())
+        assertThat(byName(broker.admin().topics().subscriptions("t.age"))
+                        .get("slow")
+                        .expiredSeqs())
                 .isEqualTo(5);
         try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
             assertThat(drain(s.subscribe("t.age", shared("slow", null)), s)).containsExactly("m5", "m6", "m7");
@@ -386,8 +403,8 @@ class TopicTest {
 
     @Test
     void nonPersistentMessages_reachTheSubscriptionsServedHere_andAreNeverStored() throws Exception {
-        broker.admin().createTopic("t.np", QueueOptions.DEFAULTS.withShards(1));
-        broker.admin().addSubscriber("t.np", "elsewhere", null); // no consumer in this instance
+        broker.admin().topics().create("t.np", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().topics().addSubscriber("t.np", "elsewhere", null); // no consumer in this instance
         try (BrokerSession s = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE);
                 BrokerSession p = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
             BrokerConsumer all =
@@ -400,13 +417,15 @@ class TopicTest {
             assertThat(all.receive(200, false)).isNull(); // one copy per subscription
         }
         assertThat(storedRows("t.np")).isZero();
-        assertThat(byName(broker.admin().subscriptions("t.np")).get("elsewhere").lag())
+        assertThat(byName(broker.admin().topics().subscriptions("t.np"))
+                        .get("elsewhere")
+                        .lag())
                 .isZero();
     }
 
     @Test
     void idleConsumersThatDoNotWait_backOffFromPollingTheHeads() {
-        broker.admin().createTopic("t.idle", QueueOptions.DEFAULTS.withShards(2));
+        broker.admin().topics().create("t.idle", QueueOptions.DEFAULTS.withShards(2));
         try (BrokerSession s = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
             List<BrokerConsumer> idle = new ArrayList<>();
             for (int i = 0; i < 20; i++) {

@@ -41,7 +41,8 @@ class VisibilityRuleTest {
                 .set(BrokerProperty.HEARTBEAT_MS, 200)
                 .build())) {
             broker.admin()
-                    .createQueue("vis", QueueOptions.DEFAULTS.withShards(2).withSliceSize(16));
+                    .queues()
+                    .create("vis", QueueOptions.DEFAULTS.withShards(2).withSliceSize(16));
             int producers = 6;
             int transactionsEach = 25;
             Set<String> committed = ConcurrentHashMap.newKeySet();
@@ -115,7 +116,7 @@ class VisibilityRuleTest {
                     assertThat(seqs.get(i)).isEqualTo(i + 1L);
                 }
             }
-            assertThat(broker.admin().backlog("vis")).isZero();
+            assertThat(broker.admin().queues().backlog("vis")).isZero();
         }
     }
 }

@@ -26,8 +26,8 @@ class WriteAheadOrderTest {
     void writingAhead_locksTheLowerDestinationsShardFirst(TestDatabase db) throws SQLException {
         try (Broker broker = Broker.start(
                 db.brokerConfig().set(BrokerProperty.ENQUEUE_MAX_BATCH, 5).build())) {
-            broker.admin().createQueue("wa.low", QueueOptions.DEFAULTS.withShards(1));
-            broker.admin().createQueue("wa.high", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("wa.low", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("wa.high", QueueOptions.DEFAULTS.withShards(1));
             int low = broker.admin().require("wa.low").id();
             int high = broker.admin().require("wa.high").id();
             assertThat(low).isLessThan(high);
@@ -45,8 +45,8 @@ class WriteAheadOrderTest {
                         .isTrue();
                 s.commit();
             }
-            assertThat(broker.admin().backlog("wa.low")).isEqualTo(1);
-            assertThat(broker.admin().backlog("wa.high")).isEqualTo(5);
+            assertThat(broker.admin().queues().backlog("wa.low")).isEqualTo(1);
+            assertThat(broker.admin().queues().backlog("wa.high")).isEqualTo(5);
         }
     }
 

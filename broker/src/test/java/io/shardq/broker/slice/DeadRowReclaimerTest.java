@@ -25,7 +25,7 @@ class DeadRowReclaimerTest {
     void rolledBackSends_leaveNoStorageBehind(TestDatabase db) throws Exception {
         try (Broker broker = Broker.start(
                 db.brokerConfig().set(BrokerProperty.ENQUEUE_MAX_BATCH, 50).build())) {
-            broker.admin().createQueue("dead.rows", QueueOptions.DEFAULTS.withShards(1));
+            broker.admin().queues().create("dead.rows", QueueOptions.DEFAULTS.withShards(1));
             int dest = broker.admin().require("dead.rows").id();
             try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 s.send("dead.rows", Messages.text("the one that stays"));
@@ -48,7 +48,7 @@ class DeadRowReclaimerTest {
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> heapBytes(db, dest) <= 8192);
             assertThat(broker.deadRowVacuums()).isPositive();
-            assertThat(broker.admin().backlog("dead.rows")).isEqualTo(1);
+            assertThat(broker.admin().queues().backlog("dead.rows")).isEqualTo(1);
             try (BrokerSession c = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
                 assertThat(Messages.body(c.receive("dead.rows", 5000, false).message()))
                         .isEqualTo("the one that stays");

@@ -48,6 +48,12 @@ public final class ApiBoundary {
             ENGINE + ".BrokerConfig",
             ENGINE + ".BrokerProperty",
             ENGINE + ".Admin",
+            // Admin's parts, reached from Admin#queues(), #topics(), #caches(), #grants(), #cluster()
+            ENGINE + ".QueueAdmin",
+            ENGINE + ".TopicAdmin",
+            ENGINE + ".CacheAdmin",
+            ENGINE + ".GrantAdmin",
+            ENGINE + ".ClusterView",
             ENGINE + ".QueueOptions",
             ENGINE + ".QueueStats",
             ENGINE + ".TopicInfo",

@@ -42,7 +42,8 @@ class InvariantCheckerTest {
     static void quietDatabase(TestDatabase db) throws SQLException {
         try (Broker broker = Broker.start(db.brokerConfig().build())) {
             broker.admin()
-                    .createQueue(QUEUE, QueueOptions.DEFAULTS.withShards(2).withSliceSize(16));
+                    .queues()
+                    .create(QUEUE, QueueOptions.DEFAULTS.withShards(2).withSliceSize(16));
             try (BrokerSession producer = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 for (int i = 0; i < SENT; i++) {
                     producer.send(QUEUE, Messages.text("m" + i));

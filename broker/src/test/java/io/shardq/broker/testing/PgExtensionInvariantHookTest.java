@@ -61,7 +61,7 @@ class PgExtensionInvariantHookTest {
         @Test
         void leavesACursorBeyondTheHead(TestDatabase db) throws Exception {
             try (Broker broker = Broker.start(db.brokerConfig().build())) {
-                broker.admin().createQueue("hook.q", QueueOptions.DEFAULTS.withShards(1));
+                broker.admin().queues().create("hook.q", QueueOptions.DEFAULTS.withShards(1));
             }
             try (Connection c = db.connect();
                     Statement st = c.createStatement()) {

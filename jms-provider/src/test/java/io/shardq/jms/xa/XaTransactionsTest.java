@@ -100,8 +100,8 @@ class XaTransactionsTest {
         otherXa.setUser(other.user());
         otherXa.setPassword(other.password());
         factory = new ShardQXAConnectionFactory(config(db).build());
-        factory.connectionFactory().broker().admin().createQueue(queue, QueueOptions.DEFAULTS.withShards(1));
-        factory.connectionFactory().broker().admin().createQueue(crashQueue, QueueOptions.DEFAULTS.withShards(1));
+        factory.connectionFactory().broker().admin().queues().create(queue, QueueOptions.DEFAULTS.withShards(1));
+        factory.connectionFactory().broker().admin().queues().create(crashQueue, QueueOptions.DEFAULTS.withShards(1));
         xaConnection = factory.createXAConnection();
         xaConnection.start();
         plain = factory.connectionFactory().createConnection();

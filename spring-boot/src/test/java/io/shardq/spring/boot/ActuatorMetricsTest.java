@@ -55,7 +55,7 @@ class ActuatorMetricsTest {
     @Test
     void prometheusScrape_showsTheShardqMeters_ofAKnownWorkload(TestDatabase db) {
         try (Broker admin = Broker.start(db.brokerConfig().build())) {
-            admin.admin().createQueue("metered", QueueOptions.DEFAULTS.withShards(2));
+            admin.admin().queues().create("metered", QueueOptions.DEFAULTS.withShards(2));
         }
         app(db).run(ctx -> {
             assertThat(ctx).hasNotFailed();
