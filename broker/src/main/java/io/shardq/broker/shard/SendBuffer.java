@@ -297,7 +297,7 @@ final class SendBuffer {
      * before it every pending batch of a lower key, dead letters included: the shard rows this
      * transaction locks are then taken in ascending (destination, shard) order, as at commit.
      * Only a send to a lower key after this (a destination with a lower id) is locked out of order
-     * at commit; see "The visibility rule" in docs/architecture.md (deadlocks between shards).
+     * at commit; see "The visibility rule" in docs/design/enqueue.md (deadlocks between shards).
      */
     private void writeAhead(long key, DestinationRuntime rt) {
         try {
