@@ -213,7 +213,7 @@ public final class Heartbeat extends BackgroundService {
      * Gives back the leases the database says are ours and this instance does not hold: seen so at
      * two beats in a row with the same {@code lease_seq}, and no acquisition of the subscription in
      * flight (one that committed but has not recorded the lease here yet). Without this the renewal
-     * above would keep such a row, and the backlog behind it, for ever (see docs/architecture.md,
+     * above would keep such a row, and the backlog behind it, for ever (see docs/design/dequeue.md,
      * "Dequeue affinity and leases").
      */
     private void releaseOrphans(Connection c, List<long[]> held, Map<Long, Subscription> byId) throws SQLException {
