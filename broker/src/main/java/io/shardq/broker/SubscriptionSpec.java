@@ -1,8 +1,8 @@
 package io.shardq.broker;
 
 /**
- * Which topic subscription a consumer wants, with JMS 3.1's identities (see "Topics" in
- * docs/architecture.md):
+ * Which topic subscription a consumer wants, with JMS 3.1's identities (see
+ * docs/design/topics.md):
  *
  * <ul>
  *   <li>{@link Kind#DURABLE}: (client id, name), the client id required; one consumer at a time;

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The version is what makes a stale view harmless: a write names it in its reserving statement,
  * and a write whose view is older than the shard's finds nothing to update, reloads the view with
- * the shard row locked and stamps again (see "Topics" in docs/architecture.md).
+ * the shard row locked and stamps again (see docs/design/topics.md).
  */
 final class TopicView {
     private static final Logger LOG = LoggerFactory.getLogger(TopicView.class);
