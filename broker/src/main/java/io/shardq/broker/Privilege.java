@@ -5,7 +5,7 @@ import java.util.Locale;
 /**
  * What a PostgreSQL role may do with a destination. Each is a table privilege on the destination's
  * message table {@code shardq.m_<id>}, granted by {@code shardq.grant} (or {@link GrantAdmin#grant}):
- * see docs/architecture.md, "Authorization".
+ * see docs/design/faults.md, "Authorization".
  */
 public enum Privilege {
     /** Send messages to it (INSERT). */
