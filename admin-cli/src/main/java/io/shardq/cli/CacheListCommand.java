@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.shardq.broker.Admin;
 import io.shardq.broker.CacheInfo;
 import io.shardq.broker.CacheStats;
+import io.shardq.tools.TextTable;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -27,7 +28,7 @@ final class CacheListCommand implements Callable<Integer> {
         PrintWriter out = cli.spec.commandLine().getOut();
         try (AdminSession broker = cli.connection.adminSession()) {
             Admin admin = broker.admin();
-            Table table = new Table(
+            TextTable table = Format.table(
                     "CACHE",
                     "STORAGE",
                     "DEFAULT TTL",

@@ -10,6 +10,7 @@ import io.shardq.broker.catalog.Names;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
 import io.shardq.broker.shard.BrokerSession;
+import io.shardq.tools.TextTable;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,7 +93,7 @@ final class DlqListCommand implements Callable<Integer> {
                         + (seen < waiting ? " among the first " + Format.count(seen) : ""));
                 return 0;
             }
-            Table t = new Table("DEAD SINCE", "MESSAGE ID", "FROM", "BODY", "REASON");
+            TextTable t = Format.table("DEAD SINCE", "MESSAGE ID", "FROM", "BODY", "REASON");
             for (BrowsedMessage b : letters) {
                 BrokerMessage m = b.message();
                 t.row(

@@ -75,4 +75,22 @@ final class Format {
     static String onOff(boolean b) {
         return b ? "on" : "off";
     }
+
+    /**
+     * A text table of the CLI's outputs: columns of numbers right-aligned, counts with thousands
+     * separators, a missing value as {@code -}.
+     */
+    static io.shardq.tools.TextTable table(String... headers) {
+        return new io.shardq.tools.TextTable(headers).cells(Format::cell);
+    }
+
+    private static String cell(Object o) {
+        if (o == null) {
+            return "-";
+        }
+        if (o instanceof Long || o instanceof Integer) {
+            return count(((Number) o).longValue());
+        }
+        return o.toString();
+    }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardq.broker.Admin;
 import io.shardq.broker.catalog.Names;
+import io.shardq.tools.TextTable;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -46,7 +47,7 @@ final class GrantsCommand implements Callable<Integer> {
         } else if (grants.isEmpty()) {
             out.println("no grants on queue " + queue + ": only its owner may use it");
         } else {
-            Table t = new Table("ROLE", "PRIVILEGE");
+            TextTable t = Format.table("ROLE", "PRIVILEGE");
             grants.forEach(g -> t.row(g.role(), g.privilege().sqlName()));
             t.print(out);
         }

@@ -9,6 +9,7 @@ import io.shardq.broker.catalog.Names;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.message.TextBody;
 import io.shardq.broker.selector.Selector;
+import io.shardq.tools.TextTable;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,7 +115,7 @@ final class QueueBrowseCommand implements Callable<Integer> {
     }
 
     private static void print(PrintWriter out, List<BrowsedMessage> messages) {
-        Table t = new Table("SHARD", "SEQ", "ENQUEUED", "MESSAGE ID", "BODY", "PROPERTIES");
+        TextTable t = Format.table("SHARD", "SEQ", "ENQUEUED", "MESSAGE ID", "BODY", "PROPERTIES");
         for (BrowsedMessage b : messages) {
             BrokerMessage m = b.message();
             t.row(

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardq.broker.Admin;
 import io.shardq.broker.catalog.DestinationInfo;
+import io.shardq.tools.TextTable;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +33,7 @@ final class QueueListCommand implements Callable<Integer> {
                     .toList();
             Map<String, Admin.Temporary> temporary = broker.admin().cluster().temporaryDestinations().stream()
                     .collect(Collectors.toMap(Admin.Temporary::name, t -> t));
-            Table table = new Table(
+            TextTable table = Format.table(
                     "QUEUE",
                     "SHARDS",
                     "SLICE SIZE",

@@ -6,6 +6,7 @@ import io.shardq.broker.Admin;
 import io.shardq.broker.QueueStats;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
+import io.shardq.tools.TextTable;
 import java.io.PrintWriter;
 import java.util.HashMap;
 import java.util.List;
@@ -115,7 +116,7 @@ final class QueueStatsCommand implements Callable<Integer> {
                         : Format.count(purges.purges()) + " (" + Format.messages(purges.purged())
                                 + " discarded), the last at " + Format.instant(purges.lastPurgeAtMillis())));
         out.println();
-        Table t = new Table("SHARD", "NEXT SEQ", "CURSOR", "WAITING", "LEASE HOLDER", "STATE");
+        TextTable t = Format.table("SHARD", "NEXT SEQ", "CURSOR", "WAITING", "LEASE HOLDER", "STATE");
         for (QueueStats.ShardStats sh : s.shards()) {
             t.row(
                     sh.shardNo(),
@@ -128,7 +129,7 @@ final class QueueStatsCommand implements Callable<Integer> {
         t.print(out);
         if (!consumers.isEmpty()) {
             out.println();
-            Table c = new Table("INSTANCE", "CONSUMERS");
+            TextTable c = Format.table("INSTANCE", "CONSUMERS");
             for (Admin.Consumers x : consumers) {
                 c.row(x.instanceId() + (x.instanceName() == null ? "" : " " + x.instanceName()), x.consumers());
             }

@@ -7,6 +7,7 @@ import io.shardq.broker.ErrorKind;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.store.Database;
 import io.shardq.sql.Migrations;
+import io.shardq.tools.TextTable;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -103,7 +104,7 @@ final class StatusCommand implements Callable<Integer> {
                 return 0;
             }
             out.println("instances alive     " + instances.size());
-            Table t = new Table("ID", "NAME", "STARTED", "LAST HEARTBEAT");
+            TextTable t = Format.table("ID", "NAME", "STARTED", "LAST HEARTBEAT");
             for (Admin.Instance i : instances) {
                 t.row(
                         i.id(),

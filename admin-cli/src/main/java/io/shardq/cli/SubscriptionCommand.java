@@ -3,6 +3,7 @@ package io.shardq.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardq.broker.SubscriptionStats;
+import io.shardq.tools.TextTable;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -34,8 +35,8 @@ final class SubscriptionCommand implements Runnable {
                 + (s.oldestAgeMillis() == null ? "-" : Format.duration(s.oldestAgeMillis()) + " old");
     }
 
-    static Table table(List<SubscriptionStats> subscriptions) {
-        Table t = new Table(
+    static TextTable table(List<SubscriptionStats> subscriptions) {
+        TextTable t = Format.table(
                 "SUBSCRIPTION", "CLIENT ID", "KIND", "SELECTOR", "CONSUMERS", "LAG", "OLDEST", "RETIREMENT", "EXPIRED");
         for (SubscriptionStats s : subscriptions) {
             t.row(

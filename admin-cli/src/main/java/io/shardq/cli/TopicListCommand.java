@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shardq.broker.Admin;
 import io.shardq.broker.TopicInfo;
+import io.shardq.tools.TextTable;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,7 @@ final class TopicListCommand implements Callable<Integer> {
             // as queue list: a JMS TemporaryTopic is a topic with an owner (its connection's instance)
             Map<String, Admin.Temporary> temporary = broker.admin().cluster().temporaryDestinations().stream()
                     .collect(Collectors.toMap(Admin.Temporary::name, t -> t));
-            Table table = new Table(
+            TextTable table = Format.table(
                     "TOPIC",
                     "SHARDS",
                     "SLICE SIZE",

@@ -7,6 +7,7 @@ import io.shardq.broker.TopicInfo;
 import io.shardq.broker.TopicStats;
 import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.catalog.Names;
+import io.shardq.tools.TextTable;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -76,7 +77,8 @@ final class TopicStatsCommand implements Callable<Integer> {
             }
         }
         out.println();
-        Table shards = new Table("SHARD", "NEXT SEQ", "SLOWEST CURSOR", "SLOWEST SUBSCRIPTION", "RETAINED", "SLICES");
+        TextTable shards =
+                Format.table("SHARD", "NEXT SEQ", "SLOWEST CURSOR", "SLOWEST SUBSCRIPTION", "RETAINED", "SLICES");
         for (TopicStats.Shard sh : s.shards()) {
             shards.row(
                     sh.shardNo(),

@@ -1,5 +1,6 @@
 package io.shardq.perf;
 
+import io.shardq.tools.TextTable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -117,7 +118,7 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
     String text() {
         StringBuilder sb =
                 new StringBuilder(TextReport.header(environment, "cache-putall", scenario.facts())).append('\n');
-        TextTable t = new TextTable(
+        TextTable t = TextTable.numeric(
                 "run", "<system", "ms", "entries/s", "vs upsert", "WAL B/entry", "stored", "errors", "<load at end");
         for (PutAllRun r : runs) {
             t.row(

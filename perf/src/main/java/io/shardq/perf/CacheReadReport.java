@@ -1,5 +1,6 @@
 package io.shardq.perf;
 
+import io.shardq.tools.TextTable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -163,7 +164,7 @@ record CacheReadReport(
     String text() {
         StringBuilder sb =
                 new StringBuilder(TextReport.header(environment, "cache-read", scenario.facts())).append('\n');
-        TextTable lat = new TextTable(
+        TextTable lat = TextTable.numeric(
                 "threads",
                 "<read path",
                 "<system",
@@ -218,7 +219,7 @@ record CacheReadReport(
         }
         if (!scenario.sizes().isEmpty()) {
             TextTable scale =
-                    new TextTable("entries", "<system", "reads/s", "vs select", "p50 us", "p99 us", "<load at end");
+                    TextTable.numeric("entries", "<system", "reads/s", "vs select", "p50 us", "p99 us", "<load at end");
             for (int size : scenario.sizes()) {
                 for (ReadStep r : steps) {
                     if (r.entries() == size && r.threads() == scenario.scaleThreads()) {
@@ -240,7 +241,7 @@ record CacheReadReport(
                             scenario.scaleThreads()))
                     .append(scale.render());
         }
-        TextTable load = new TextTable("<system", "from", "to", "seconds", "entries/s", "stored");
+        TextTable load = TextTable.numeric("<system", "from", "to", "seconds", "entries/s", "stored");
         for (LoadResult l : loads) {
             load.row(
                     l.system(),

@@ -1,5 +1,6 @@
 package io.shardq.perf;
 
+import io.shardq.tools.TextTable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -148,7 +149,7 @@ record DelayReport(Environment environment, DelayScenario scenario, DelayResult 
 
     String text() {
         StringBuilder sb = new StringBuilder(TextReport.header(environment, "delay", scenario.facts())).append('\n');
-        TextTable t = new TextTable("<figure", "<value");
+        TextTable t = TextTable.numeric("<figure", "<value");
         for (Figure f : figures()) {
             t.row(f.label(), f.shown());
         }
@@ -168,7 +169,7 @@ record DelayReport(Environment environment, DelayScenario scenario, DelayResult 
         if (top.isEmpty()) {
             return;
         }
-        TextTable q = new TextTable(
+        TextTable q = TextTable.numeric(
                 "calls", "per message", "mean ms", "WAL B/message", "FPI", "<statement (pg_stat_statements)");
         for (SqlCounters.QueryCalls c : top) {
             q.row(

@@ -1,5 +1,6 @@
 package io.shardq.perf;
 
+import io.shardq.tools.TextTable;
 import java.util.Locale;
 
 /**
@@ -16,9 +17,9 @@ final class MixedTextReport {
 
     static String render(MixedReport report) {
         StringBuilder sb = new StringBuilder(header(report.environment(), report.scenario())).append('\n');
-        TextTable stages = new TextTable(
+        TextTable stages = TextTable.numeric(
                 "users", "transactions/s", "messages/s", "p50 ms", "p90 ms", "p99 ms", "backlog", "WAL B/tx", "failed");
-        TextTable templates = new TextTable(
+        TextTable templates = TextTable.numeric(
                 "users",
                 "<template",
                 "share",

@@ -1,5 +1,6 @@
 package io.shardq.perf;
 
+import io.shardq.tools.TextTable;
 import java.util.List;
 import java.util.Locale;
 
@@ -31,8 +32,8 @@ final class TextReport {
     static String render(Environment env, Scenario scenario, Comparison run) {
         StringBuilder sb = new StringBuilder(header(env, scenario)).append('\n');
         boolean async = run.hasAsync();
-        TextTable speed = new TextTable(speedHeaders(async));
-        TextTable cost = new TextTable(
+        TextTable speed = TextTable.numeric(speedHeaders(async));
+        TextTable cost = TextTable.numeric(
                 "threads",
                 "<system",
                 "WAL B/msg",
@@ -80,7 +81,8 @@ final class TextReport {
                 .append('\n')
                 .append("Per message against the ceilings: deliveries end to end (a queue) or inserts (a ceiling)\n")
                 .append(perMessage(run).render());
-        TextTable inner = new TextTable("threads", "<system", "<step", "count", "p50 ms", "p90 ms", "p99 ms", "max ms");
+        TextTable inner =
+                TextTable.numeric("threads", "<system", "<step", "count", "p50 ms", "p90 ms", "p99 ms", "max ms");
         boolean anyInner = false;
         for (StepResult r : run.results()) {
             for (InnerStep s : r.inner()) {
@@ -124,7 +126,7 @@ final class TextReport {
      * message costs in commits and CPU.
      */
     static TextTable perMessage(Comparison run) {
-        TextTable t = new TextTable(
+        TextTable t = TextTable.numeric(
                 "threads",
                 "<system",
                 "msg/s",

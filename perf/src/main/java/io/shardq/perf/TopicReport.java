@@ -1,5 +1,6 @@
 package io.shardq.perf;
 
+import io.shardq.tools.TextTable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -65,7 +66,7 @@ record TopicReport(Environment environment, TopicScenario scenario, TopicCompari
 
     String text() {
         StringBuilder sb = new StringBuilder(TextReport.header(environment, "topic", scenario.facts())).append('\n');
-        TextTable speed = new TextTable(
+        TextTable speed = TextTable.numeric(
                 "publishers",
                 "<system",
                 "publishes/s",
@@ -78,7 +79,7 @@ record TopicReport(Environment environment, TopicScenario scenario, TopicCompari
                 "p50 ms",
                 "p99 ms",
                 "<load at end");
-        TextTable cost = new TextTable(
+        TextTable cost = TextTable.numeric(
                 "publishers",
                 "<system",
                 "WAL B/delivery",
