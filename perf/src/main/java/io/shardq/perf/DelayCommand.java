@@ -59,26 +59,8 @@ final class DelayCommand implements Callable<Integer> {
             description = "consumer threads (default: ${DEFAULT-VALUE})")
     int consumers;
 
-    @Option(
-            names = "--batch",
-            paramLabel = "N",
-            defaultValue = "100",
-            description = "messages per commit, sending and receiving (default: ${DEFAULT-VALUE})")
-    int batch;
-
-    @Option(
-            names = "--payload",
-            paramLabel = "BYTES",
-            defaultValue = "512",
-            description = "payload size (default: ${DEFAULT-VALUE})")
-    int payload;
-
-    @Option(
-            names = "--shards",
-            paramLabel = "N",
-            defaultValue = "8",
-            description = "shards of the queue (default: ${DEFAULT-VALUE})")
-    int shards;
+    @CommandLine.Mixin
+    RunOptions.Messages message = new RunOptions.Messages(512, 100, 8);
 
     @Option(
             names = "--drain-timeout",
@@ -143,9 +125,9 @@ final class DelayCommand implements Callable<Integer> {
                     seconds(lead),
                     producers,
                     consumers,
-                    batch,
-                    payload,
-                    shards,
+                    message.batch,
+                    message.payload,
+                    message.shards,
                     seconds(drainTimeout),
                     LoadAverage.now());
         } catch (IllegalArgumentException e) {

@@ -88,28 +88,36 @@ final class RunOptions {
         }
     }
 
-    /** {@code --payload}, {@code --batch} and {@code --shards} of the queue and topic benchmarks. */
+    /**
+     * {@code --payload}, {@code --batch} and {@code --shards} of the message benchmarks; each
+     * command gives its defaults as for {@link Steps} (512 B, 10 per commit, 8 shards unless said).
+     */
     static final class Messages {
-        @Option(
-                names = "--payload",
-                paramLabel = "BYTES",
-                defaultValue = "512",
-                description = "payload size (default: ${DEFAULT-VALUE})")
+        @Option(names = "--payload", paramLabel = "BYTES", description = "payload size (default: ${DEFAULT-VALUE})")
         int payload;
 
         @Option(
                 names = "--batch",
                 paramLabel = "N",
-                defaultValue = "10",
                 description = "messages per commit, sending and receiving (default: ${DEFAULT-VALUE})")
         int batch;
 
         @Option(
                 names = "--shards",
                 paramLabel = "N",
-                defaultValue = "8",
                 description = "shards of each queue and topic, for systems that shard (default: ${DEFAULT-VALUE})")
         int shards;
+
+        Messages(int payload, int batch, int shards) {
+            this.payload = payload;
+            this.batch = batch;
+            this.shards = shards;
+        }
+
+        /** Picocli's no-argument constructor: 512 B, 10 per commit, 8 shards. */
+        Messages() {
+            this(512, 10, 8);
+        }
     }
 
     /**

@@ -293,8 +293,7 @@ final class CommitPlan {
             boolean inDoubt = committing && AfterCommit.isConnectionLoss(failure);
             sends.reportRolledBack(sends.written());
             sends.reportRolledBack(toWrite);
-            sends.reportFailure(sends.written(), e);
-            sends.reportFailure(toWrite, e);
+            sends.reportFailure(e, sends.written(), toWrite);
             after.failedConsumption(moving, failure, inDoubt);
             throw inDoubt ? AfterCommit.inDoubt(failure) : failure;
         }

@@ -446,14 +446,17 @@ final class SendBuffer {
      * After a failed commit of {@code batches}: when the database refused it because a shard it
      * wrote is draining, the destinations are read again so the next transaction avoids the shard.
      */
-    void reportFailure(List<Batch> batches, Throwable failure) {
+    @SafeVarargs
+    final void reportFailure(Throwable failure, List<Batch>... batches) {
         if (!SqlErrors.isShardDraining(failure)) {
             return;
         }
         java.util.Set<Integer> done = new java.util.HashSet<>();
-        for (Batch b : batches) {
-            if (done.add(b.rt.info().id())) {
-                engine.destinationShrank(b.rt.info());
+        for (List<Batch> list : batches) {
+            for (Batch b : list) {
+                if (done.add(b.rt.info().id())) {
+                    engine.destinationShrank(b.rt.info());
+                }
             }
         }
     }
