@@ -168,7 +168,8 @@ public final class Catalog {
     /** Drops the tombstones no running read started before (none of them can offer older news). */
     private void pruneTombstones() {
         for (Snapshot t; (t = tombstones.peek()) != null; ) {
-            Long oldest = reading.isEmpty() ? null : reading.first();
+            // ceiling, not isEmpty-then-first: another thread may end the last read in between
+            Long oldest = reading.ceiling(Long.MIN_VALUE);
             if (oldest != null && oldest < t.ticket()) {
                 return;
             }
