@@ -219,7 +219,13 @@ final class CommitPlan {
     private void groupedCursorMove(AfterCommit after, boolean transacted) {
         Claim cl = moving.get(0);
         CursorWriter.Request r = new CursorWriter.Request(
-                cl.sub.id, cl.shard.shardNo, cl.startPosition, cl.newPosition, cl.logToClear, cl.attemptsToClear);
+                cl.sub.id,
+                cl.shard.shardNo,
+                cl.startPosition,
+                cl.newPosition,
+                cl.logToClear,
+                cl.attemptsToClear,
+                cl.leaseSeq);
         RuntimeException failure = null;
         try {
             cl.rt.cursorWriter().write(r);
@@ -315,7 +321,8 @@ final class CommitPlan {
                     cl.outOfOrder,
                     cl.logToClear,
                     cl.attemptsToClear,
-                    me)) {
+                    me,
+                    cl.leaseSeq)) {
                 after.guardFailed();
                 throw cl.leaseLost("cursor was not at " + cl.startPosition);
             }
@@ -336,7 +343,10 @@ final class CommitPlan {
         }
     }
 
-    /** Runs {@code cursor_commit_move}; false when the guard failed (nothing changed). */
+    /**
+     * Runs {@code cursor_commit_move}; false when the guard failed (nothing changed): the cursor is
+     * not at {@code from}, or the lease is not this instance's acquisition {@code leaseSeq}.
+     */
     static boolean moveCursor(
             Connection c,
             Subscription sub,
@@ -346,7 +356,8 @@ final class CommitPlan {
             List<Long> logAhead,
             boolean clearLog,
             boolean clearAttempts,
-            long me)
+            long me,
+            long leaseSeq)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_COMMIT_MOVE))) {
             ps.setLong(1, to);
@@ -354,11 +365,12 @@ final class CommitPlan {
             ps.setInt(3, shard);
             ps.setLong(4, from);
             ps.setLong(5, me);
+            ps.setLong(6, leaseSeq);
             SeqRuns runs = SeqRuns.of(logAhead);
-            ps.setArray(6, c.createArrayOf("bigint", runs.firsts()));
-            ps.setArray(7, c.createArrayOf("bigint", runs.lasts()));
-            ps.setBoolean(8, clearLog);
-            ps.setBoolean(9, clearAttempts);
+            ps.setArray(7, c.createArrayOf("bigint", runs.firsts()));
+            ps.setArray(8, c.createArrayOf("bigint", runs.lasts()));
+            ps.setBoolean(9, clearLog);
+            ps.setBoolean(10, clearAttempts);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() && rs.getLong(1) == 1;
             }

@@ -224,8 +224,8 @@ final class ConsumerCursor {
             if (s == null) {
                 return null;
             }
-            Claim cl = claimOf(s);
-            boolean first = cl == null || !cl.current();
+            Claim cl = currentClaimOf(s);
+            boolean first = cl == null;
             List<Long> got = s.take(prefetch.getAsInt(), first, group, priorityWindow);
             if (got.isEmpty()) {
                 continue; // raced with another session; look again
@@ -233,9 +233,7 @@ final class ConsumerCursor {
             s.recordWaits(got, engine.stats().steps);
             sub.rangeTaken();
             if (first) {
-                if (cl != null) {
-                    claims.remove(cl); // from an older lease: its commit fails on the cursor guard
-                }
+                dropStaleClaimsOf(s);
                 cl = new Claim(sub, s, false);
                 claims.add(cl);
             }
@@ -267,6 +265,28 @@ final class ConsumerCursor {
             }
         }
         return null;
+    }
+
+    /** The claim of {@code s} under its current lease, or null. */
+    private Claim currentClaimOf(ShardState s) {
+        for (Claim cl : claims) {
+            if (cl.shard == s && cl.current()) {
+                return cl;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Claims of {@code s} from an older lease: those that consumed nothing in this transaction go;
+     * one that did stays until the transaction ends, so that its commit fails ({@link
+     * CommitPlan}: "claim from an older lease") and rolls back what it delivered. Dropped, it let
+     * the commit succeed with the new lease's claim alone, while the re-read lease had handed the
+     * same messages to this session again: a message delivered twice in one committed transaction
+     * (seen in BackendFaultsTest when connection cuts made an instance take its lease again).
+     */
+    private void dropStaleClaimsOf(ShardState s) {
+        claims.removeIf(cl -> cl.shard == s && !cl.current() && cl.taken.isEmpty());
     }
 
     private Claim claimOf(ShardState s) {

@@ -40,16 +40,26 @@ final class CursorWriter extends FlatCombiner<CursorWriter.Request> {
         final long to;
         final boolean clearLog;
         final boolean clearAttempts;
+        /** The lease acquisition the move was planned under ({@code shardq.cursor.lease_seq}). */
+        final long leaseSeq;
         /** Set by the group: the guard held and the cursor moved. */
         volatile boolean moved;
 
-        Request(long subscription, int shard, long from, long to, boolean clearLog, boolean clearAttempts) {
+        Request(
+                long subscription,
+                int shard,
+                long from,
+                long to,
+                boolean clearLog,
+                boolean clearAttempts,
+                long leaseSeq) {
             this.subscription = subscription;
             this.shard = shard;
             this.from = from;
             this.to = to;
             this.clearLog = clearLog;
             this.clearAttempts = clearAttempts;
+            this.leaseSeq = leaseSeq;
         }
     }
 
@@ -80,6 +90,7 @@ final class CursorWriter extends FlatCombiner<CursorWriter.Request> {
         Object[] tos = new Object[n];
         Object[] clearLogs = new Object[n];
         Object[] clearAttempts = new Object[n];
+        Object[] leaseSeqs = new Object[n];
         for (int i = 0; i < n; i++) {
             Request r = group.get(i);
             subs[i] = r.subscription;
@@ -88,6 +99,7 @@ final class CursorWriter extends FlatCombiner<CursorWriter.Request> {
             tos[i] = r.to;
             clearLogs[i] = r.clearLog;
             clearAttempts[i] = r.clearAttempts;
+            leaseSeqs[i] = r.leaseSeq;
         }
         Set<Long> moved = new HashSet<>();
         try (Connection c = engine.borrowConnection();
@@ -98,7 +110,8 @@ final class CursorWriter extends FlatCombiner<CursorWriter.Request> {
             ps.setArray(4, c.createArrayOf("bigint", tos));
             ps.setArray(5, c.createArrayOf("boolean", clearLogs));
             ps.setArray(6, c.createArrayOf("boolean", clearAttempts));
-            ps.setLong(7, engine.instanceId());
+            ps.setArray(7, c.createArrayOf("bigint", leaseSeqs));
+            ps.setLong(8, engine.instanceId());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     moved.add(key(rs.getLong(1), rs.getInt(2)));

@@ -380,7 +380,16 @@ public final class Subscription {
             boolean done;
             try (Connection c = engine.borrowConnection()) {
                 done = CommitPlan.moveCursor(
-                        c, this, s.shardNo, move.start(), move.end(), List.of(), true, false, engine.instanceId());
+                        c,
+                        this,
+                        s.shardNo,
+                        move.start(),
+                        move.end(),
+                        List.of(),
+                        true,
+                        false,
+                        engine.instanceId(),
+                        move.leaseSeq());
             } catch (SQLException | RuntimeException e) {
                 done = false;
             }

@@ -154,10 +154,14 @@ SELECT c.subscription_id, c.shard_no, r.first_seq, r.last_seq
 -- A consumer commit that moves the cursor, as one statement (one round trip in autocommit): the
 -- guarded move, what was consumed beyond the new position logged, the log and the delivery
 -- attempts at or below it deleted (each DELETE only when its flag is set). When the guard fails
--- nothing happens (0 rows moved).
+-- nothing happens (0 rows moved). The guard names the lease acquisition the commit was planned
+-- under (lease_seq, as dequeue_range_insert does): after this instance forgot the shard and took it
+-- again, the re-read hands the planned messages out again and the new lease's sessions may log
+-- some of them as consumed while the cursor stays where the plan found it, so position and
+-- lease_instance alone would let the old plan consume them a second time.
 WITH moved AS (
     UPDATE shardq.cursor SET position = ?
-     WHERE subscription_id = ? AND shard_no = ? AND position = ? AND lease_instance = ?
+     WHERE subscription_id = ? AND shard_no = ? AND position = ? AND lease_instance = ? AND lease_seq = ?
     RETURNING subscription_id, shard_no, position),
 logged AS (
     INSERT INTO shardq.dequeue_range (subscription_id, shard_no, first_seq, last_seq)
@@ -179,16 +183,18 @@ SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM logged),
 
 -- name: cursor_commit_moves
 -- Several plain cursor moves of a topic's subscriptions as one statement (CursorWriter's group
--- commit): each row moves only if its guard holds (position and lease), and its log and delivery
+-- commit): each row moves only if its guard holds (position, lease and its acquisition, as in
+-- cursor_commit_move), and its log and delivery
 -- attempts at or below the new position are deleted when its flags say so. Returns the cursors
 -- that moved; one whose guard failed is not there.
 WITH v AS (
-    SELECT * FROM unnest(?::bigint[], ?::integer[], ?::bigint[], ?::bigint[], ?::boolean[], ?::boolean[])
-        AS v (sub, shard, from_pos, to_pos, clear_log, clear_attempts)),
+    SELECT * FROM unnest(?::bigint[], ?::integer[], ?::bigint[], ?::bigint[], ?::boolean[], ?::boolean[], ?::bigint[])
+        AS v (sub, shard, from_pos, to_pos, clear_log, clear_attempts, lease_seq)),
 moved AS (
     UPDATE shardq.cursor c SET position = v.to_pos
       FROM v
      WHERE c.subscription_id = v.sub AND c.shard_no = v.shard AND c.position = v.from_pos AND c.lease_instance = ?
+       AND c.lease_seq = v.lease_seq
     RETURNING c.subscription_id, c.shard_no, c.position, v.clear_log, v.clear_attempts),
 cleared AS (
     DELETE FROM shardq.dequeue_range l USING moved m

@@ -142,4 +142,121 @@ class StaleCursorRecoveryTest {
             }
         }
     }
+
+    /**
+     * The same hold-up for a commit that <em>moves</em> the cursor: while it waits, the instance
+     * forgets the shard and takes it again, the re-read hands its messages out again, and a session
+     * of the new lease consumes one of them out of order (it logs it: the cursor stays where the old
+     * plan found it). The old commit's move must then fail (its lease acquisition, V017's lease_seq,
+     * is gone), or that message is consumed twice. Before, the move's guard named only the position
+     * and the instance, and it passed (seen once as a message consumed twice in
+     * BackendFaultsTest under load, with connection cuts making instances re-take leases).
+     */
+    @Test
+    void aCursorMovePlannedBeforeTheInstanceTookTheShardAgain_movesNothing_andNothingIsConsumedTwice(TestDatabase db)
+            throws Exception {
+        try (Broker broker =
+                Broker.start(db.brokerConfig().set(BrokerProperty.PREFETCH, 1).build())) {
+            broker.admin().queues().create("remove.q", QueueOptions.DEFAULTS.withShards(1));
+            try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                for (int i = 1; i <= 4; i++) {
+                    p.send("remove.q", Messages.text("m" + i));
+                }
+                p.commit();
+            }
+            BrokerSession a = broker.openSession(BrokerSession.Mode.TRANSACTED);
+            BrokerSession c = broker.openSession(BrokerSession.Mode.TRANSACTED);
+            BrokerSession d = broker.openSession(BrokerSession.Mode.TRANSACTED);
+            List<String> aGot = List.of(
+                    Messages.body(a.receive("remove.q", 5000, false).message()),
+                    Messages.body(a.receive("remove.q", 5000, false).message()));
+            assertThat(aGot).containsExactly("m1", "m2"); // a's commit moves the cursor from 0 to 2
+
+            Subscription sub = Engines.of(broker).runtime("remove.q", false).queue();
+            ShardState shard = sub.shards()[0];
+            List<String> consumed = new ArrayList<>();
+            shard.afterPlan = () -> {
+                shard.afterPlan = null;
+                shard.forget(shard.leaseEpoch); // what another session's commit in doubt does
+                try (Connection sql = Engines.of(broker).dataSource().getConnection()) {
+                    assertThat(sub.takeLeases(sql, List.of(0))).isTrue(); // the next acquisition
+                } catch (java.sql.SQLException e) {
+                    throw new AssertionError(e);
+                }
+                // the re-read hands m1 and m2 out again: c holds m1, d takes m2 and commits it,
+                // logged beyond the cursor (d does not hold the message at the cursor)
+                assertThat(Messages.body(c.receive("remove.q", 5000, false).message()))
+                        .isEqualTo("m1");
+                assertThat(Messages.body(d.receive("remove.q", 5000, false).message()))
+                        .isEqualTo("m2");
+                d.commit();
+                consumed.add("m2");
+            };
+            assertThatThrownBy(a::commit)
+                    .isInstanceOf(ShardQException.class)
+                    .extracting(e -> ((ShardQException) e).kind())
+                    .isEqualTo(ErrorKind.ROLLED_BACK);
+            c.commit(); // m1: the cursor moves from 0 over the logged m2
+            consumed.add("m1");
+            a.close();
+            c.close();
+            d.close();
+            try (BrokerSession rest = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                for (Delivery m = rest.receive("remove.q", 2000, false);
+                        m != null;
+                        m = rest.receive("remove.q", 200, false)) {
+                    consumed.add(Messages.body(m.message()));
+                }
+                rest.commit();
+            }
+            assertThat(consumed).containsExactlyInAnyOrder("m1", "m2", "m3", "m4");
+            assertThat(broker.admin().queues().backlog("remove.q")).isZero();
+        }
+    }
+
+    /**
+     * A session delivered a message in its open transaction, then the instance forgot the shard and
+     * took the lease again (another session's commit in doubt, a connection cut): the re-read hands
+     * the message out again, to this same session. Its commit must fail and roll both deliveries
+     * back. Before, the session dropped its claim of the old lease when it took a range under the
+     * new one, and the commit succeeded with the message delivered twice in one transaction (seen
+     * in BackendFaultsTest as "0:13:0" delivered as shard 0 seq 126 twice in one batch).
+     */
+    @Test
+    void aMessageDeliveredAgainToTheSameSessionAfterARelease_failsItsCommit_andIsConsumedOnce(TestDatabase db)
+            throws Exception {
+        try (Broker broker =
+                Broker.start(db.brokerConfig().set(BrokerProperty.PREFETCH, 1).build())) {
+            broker.admin().queues().create("again.q", QueueOptions.DEFAULTS.withShards(1));
+            try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                for (int i = 1; i <= 3; i++) {
+                    p.send("again.q", Messages.text("m" + i));
+                }
+                p.commit();
+            }
+            Subscription sub = Engines.of(broker).runtime("again.q", false).queue();
+            ShardState shard = sub.shards()[0];
+            List<String> consumed = new ArrayList<>();
+            try (BrokerSession a = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                assertThat(Messages.body(a.receive("again.q", 5000, false).message()))
+                        .isEqualTo("m1");
+                shard.forget(shard.leaseEpoch); // what another session's commit in doubt does
+                try (Connection sql = Engines.of(broker).dataSource().getConnection()) {
+                    assertThat(sub.takeLeases(sql, List.of(0))).isTrue();
+                }
+                assertThat(Messages.body(a.receive("again.q", 5000, false).message()))
+                        .isEqualTo("m1"); // the re-read hands it out again
+                assertThatThrownBy(a::commit)
+                        .isInstanceOf(ShardQException.class)
+                        .extracting(e -> ((ShardQException) e).kind())
+                        .isEqualTo(ErrorKind.ROLLED_BACK);
+                for (Delivery m = a.receive("again.q", 5000, false); m != null; m = a.receive("again.q", 200, false)) {
+                    consumed.add(Messages.body(m.message()));
+                }
+                a.commit();
+            }
+            assertThat(consumed).containsExactly("m1", "m2", "m3");
+            assertThat(broker.admin().queues().backlog("again.q")).isZero();
+        }
+    }
 }
