@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Connections taken away under load, two instances sending and receiving: backends terminated at
  * random ({@code pg_terminate_backend}), and every connection cut at once by a TCP proxy. The
  * accounting is {@link FaultyWorkload}'s: nothing lost, nothing duplicated, traffic resumes.
- * {@code -Dshardq.test.terminations=N} and {@code -Dshardq.test.cuts=N} run more (defaults 50, 10).
+ * {@code -Dshardq.test.terminations=N} and {@code -Dshardq.test.cuts=N} run more (defaults 50, 20).
  */
 @PgTest
 @Tag("fault")
@@ -71,7 +71,7 @@ class BackendFaultsTest {
     @ParameterizedTest(name = "shared sends {0}")
     @ValueSource(booleans = {false, true})
     void everyConnectionCut_loseNothing_duplicateNothing(boolean sharedSends, TestDatabase db) throws Exception {
-        int cuts = Integer.getInteger("shardq.test.cuts", 10);
+        int cuts = Integer.getInteger("shardq.test.cuts", 20);
         try (FaultProxy proxy = FaultProxy.in(db.jdbcUrl())) {
             BrokerConfig config = config(db, proxy.url(db.jdbcUrl()), sharedSends);
             List<Long> resumeMillis = new ArrayList<>();

@@ -35,6 +35,9 @@ final class FaultyWorkload {
     final Set<String> inDoubtSends = ConcurrentHashMap.newKeySet();
     final Map<String, Integer> consumed = new ConcurrentHashMap<>();
     final Set<String> inDoubtConsumed = ConcurrentHashMap.newKeySet();
+    /** Where each committed consumption came from (instance, shard/seq, its transaction's batch), for a failure's message. */
+    final Map<String, List<String>> consumedFrom = new ConcurrentHashMap<>();
+
     final AtomicLong lastConsumerCommitNanos = new AtomicLong();
     final List<String> unexpected = Collections.synchronizedList(new ArrayList<>());
     private final AtomicBoolean producing = new AtomicBoolean(true);
@@ -112,7 +115,8 @@ final class FaultyWorkload {
         List<String> twice = new ArrayList<>();
         consumed.forEach((id, n) -> {
             if (n != 1) {
-                twice.add(id + " x" + n + (inDoubtSends.contains(id) ? " (send in doubt)" : "")
+                twice.add(id + " x" + n + " " + consumedFrom.get(id)
+                        + (inDoubtSends.contains(id) ? " (send in doubt)" : "")
                         + (inDoubtConsumed.contains(id) ? " (a consumer commit of it in doubt)" : ""));
             }
         });
@@ -177,17 +181,22 @@ final class FaultyWorkload {
             try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 while (consuming.get()) {
                     batch.clear();
+                    List<String> from = new ArrayList<>();
                     Delivery d = s.receive(queue, 100, false);
                     while (d != null) {
                         batch.add(Messages.body(d.message()));
+                        from.add(d.shard() + "/" + d.seq());
                         d = batch.size() < 5 ? s.receive(queue, -1, false) : null;
                     }
                     if (batch.isEmpty()) {
                         continue;
                     }
                     s.commit();
-                    for (String id : batch) {
-                        consumed.merge(id, 1, Integer::sum);
+                    for (int k = 0; k < batch.size(); k++) {
+                        consumed.merge(batch.get(k), 1, Integer::sum);
+                        consumedFrom
+                                .computeIfAbsent(batch.get(k), x -> Collections.synchronizedList(new ArrayList<>()))
+                                .add("instance " + broker.instanceId() + " " + from.get(k) + " in " + from);
                     }
                     batch.clear();
                     lastConsumerCommitNanos.set(System.nanoTime());

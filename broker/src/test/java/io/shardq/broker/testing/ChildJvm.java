@@ -1,5 +1,6 @@
 package io.shardq.broker.testing;
 
+import io.shardq.broker.BrokerProperty;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -36,6 +37,10 @@ public final class ChildJvm implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmOptions);
+        String shared = System.getProperty(TestDatabase.SHARED_SENDS_PROPERTY);
+        if (shared != null) { // the child's broker reads its settings from system properties
+            cmd.add("-D" + BrokerProperty.COMMIT_SHARED_SENDS.key() + "=" + shared);
+        }
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
         cmd.addAll(List.of(args));
         return new ChildJvm(new ProcessBuilder(cmd).redirectErrorStream(true).start());

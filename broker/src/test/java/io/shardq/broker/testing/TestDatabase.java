@@ -68,14 +68,28 @@ public final class TestDatabase implements ExtensionContext.Store.CloseableResou
         return DriverManager.getConnection(jdbcUrl, user, password);
     }
 
-    /** Broker settings pointing at this database, ignoring the process environment. */
+    /**
+     * A setting the whole suite can be run with ({@code -Dshardq.test.commit.shared-sends=true}): the
+     * broker's default otherwise. Tests that set it themselves keep their own value.
+     */
+    public static final String SHARED_SENDS_PROPERTY = "shardq.test.commit.shared-sends";
+
+    /**
+     * Broker settings pointing at this database, ignoring the process environment (except {@link
+     * #SHARED_SENDS_PROPERTY}, so that the fault tests can be run with shared send commits on).
+     */
     public BrokerConfig.Builder brokerConfig() {
-        return BrokerConfig.builder()
+        BrokerConfig.Builder b = BrokerConfig.builder()
                 .isolated()
                 .set(BrokerProperty.JDBC_URL, jdbcUrl)
                 .set(BrokerProperty.JDBC_USER, user)
                 .set(BrokerProperty.JDBC_PASSWORD, password)
                 .set(BrokerProperty.POOL_SIZE, 8);
+        String shared = System.getProperty(SHARED_SENDS_PROPERTY);
+        if (shared != null) {
+            b.set(BrokerProperty.COMMIT_SHARED_SENDS, shared);
+        }
+        return b;
     }
 
     @Override
