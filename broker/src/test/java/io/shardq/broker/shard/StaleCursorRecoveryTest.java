@@ -90,15 +90,7 @@ class StaleCursorRecoveryTest {
     @Test
     void aCommitPlannedBeforeTheInstanceTookTheShardAgain_logsNothing_andNothingIsConsumedTwice(TestDatabase db)
             throws Exception {
-        try (Broker broker =
-                Broker.start(db.brokerConfig().set(BrokerProperty.PREFETCH, 1).build())) {
-            broker.admin().queues().create("relet.q", QueueOptions.DEFAULTS.withShards(1));
-            try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
-                for (int i = 1; i <= 6; i++) {
-                    p.send("relet.q", Messages.text("m" + i));
-                }
-                p.commit();
-            }
+        try (Broker broker = oneShardQueue(db, "relet.q", 6)) {
             BrokerSession a = broker.openSession(BrokerSession.Mode.TRANSACTED);
             BrokerSession b = broker.openSession(BrokerSession.Mode.TRANSACTED);
             BrokerSession c = broker.openSession(BrokerSession.Mode.TRANSACTED);
@@ -114,12 +106,7 @@ class StaleCursorRecoveryTest {
             List<String> cGot = new ArrayList<>();
             shard.afterPlan = () -> {
                 shard.afterPlan = null;
-                shard.forget(shard.leaseEpoch); // what another session's commit in doubt does
-                try (Connection sql = Engines.of(broker).dataSource().getConnection()) {
-                    assertThat(sub.takeLeases(sql, List.of(0))).isTrue(); // the next acquisition
-                } catch (java.sql.SQLException e) {
-                    throw new AssertionError(e);
-                }
+                takeAgain(broker, sub, shard);
                 for (int i = 0; i < 6; i++) { // the re-read hands every message out again
                     Delivery d = c.receive("relet.q", 5000, false);
                     assertThat(d).as("message %d after the re-lease", i).isNotNull();
@@ -155,15 +142,7 @@ class StaleCursorRecoveryTest {
     @Test
     void aCursorMovePlannedBeforeTheInstanceTookTheShardAgain_movesNothing_andNothingIsConsumedTwice(TestDatabase db)
             throws Exception {
-        try (Broker broker =
-                Broker.start(db.brokerConfig().set(BrokerProperty.PREFETCH, 1).build())) {
-            broker.admin().queues().create("remove.q", QueueOptions.DEFAULTS.withShards(1));
-            try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
-                for (int i = 1; i <= 4; i++) {
-                    p.send("remove.q", Messages.text("m" + i));
-                }
-                p.commit();
-            }
+        try (Broker broker = oneShardQueue(db, "remove.q", 4)) {
             BrokerSession a = broker.openSession(BrokerSession.Mode.TRANSACTED);
             BrokerSession c = broker.openSession(BrokerSession.Mode.TRANSACTED);
             BrokerSession d = broker.openSession(BrokerSession.Mode.TRANSACTED);
@@ -177,12 +156,7 @@ class StaleCursorRecoveryTest {
             List<String> consumed = new ArrayList<>();
             shard.afterPlan = () -> {
                 shard.afterPlan = null;
-                shard.forget(shard.leaseEpoch); // what another session's commit in doubt does
-                try (Connection sql = Engines.of(broker).dataSource().getConnection()) {
-                    assertThat(sub.takeLeases(sql, List.of(0))).isTrue(); // the next acquisition
-                } catch (java.sql.SQLException e) {
-                    throw new AssertionError(e);
-                }
+                takeAgain(broker, sub, shard);
                 // the re-read hands m1 and m2 out again: c holds m1, d takes m2 and commits it,
                 // logged beyond the cursor (d does not hold the message at the cursor)
                 assertThat(Messages.body(c.receive("remove.q", 5000, false).message()))
@@ -225,25 +199,14 @@ class StaleCursorRecoveryTest {
     @Test
     void aMessageDeliveredAgainToTheSameSessionAfterARelease_failsItsCommit_andIsConsumedOnce(TestDatabase db)
             throws Exception {
-        try (Broker broker =
-                Broker.start(db.brokerConfig().set(BrokerProperty.PREFETCH, 1).build())) {
-            broker.admin().queues().create("again.q", QueueOptions.DEFAULTS.withShards(1));
-            try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
-                for (int i = 1; i <= 3; i++) {
-                    p.send("again.q", Messages.text("m" + i));
-                }
-                p.commit();
-            }
+        try (Broker broker = oneShardQueue(db, "again.q", 3)) {
             Subscription sub = Engines.of(broker).runtime("again.q", false).queue();
             ShardState shard = sub.shards()[0];
             List<String> consumed = new ArrayList<>();
             try (BrokerSession a = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
                 assertThat(Messages.body(a.receive("again.q", 5000, false).message()))
                         .isEqualTo("m1");
-                shard.forget(shard.leaseEpoch); // what another session's commit in doubt does
-                try (Connection sql = Engines.of(broker).dataSource().getConnection()) {
-                    assertThat(sub.takeLeases(sql, List.of(0))).isTrue();
-                }
+                takeAgain(broker, sub, shard);
                 assertThat(Messages.body(a.receive("again.q", 5000, false).message()))
                         .isEqualTo("m1"); // the re-read hands it out again
                 assertThatThrownBy(a::commit)
@@ -257,6 +220,33 @@ class StaleCursorRecoveryTest {
             }
             assertThat(consumed).containsExactly("m1", "m2", "m3");
             assertThat(broker.admin().queues().backlog("again.q")).isZero();
+        }
+    }
+
+    /** A broker with PREFETCH 1 and a one-shard queue holding m1..m{count}. */
+    private static Broker oneShardQueue(TestDatabase db, String queue, int count) {
+        Broker broker =
+                Broker.start(db.brokerConfig().set(BrokerProperty.PREFETCH, 1).build());
+        broker.admin().queues().create(queue, QueueOptions.DEFAULTS.withShards(1));
+        try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+            for (int i = 1; i <= count; i++) {
+                p.send(queue, Messages.text("m" + i));
+            }
+            p.commit();
+        }
+        return broker;
+    }
+
+    /**
+     * The instance forgets the shard (what another session's commit in doubt does) and takes its
+     * lease again, re-reading cursor and log.
+     */
+    private static void takeAgain(Broker broker, Subscription sub, ShardState shard) {
+        shard.forget(shard.leaseEpoch);
+        try (Connection sql = Engines.of(broker).dataSource().getConnection()) {
+            assertThat(sub.takeLeases(sql, List.of(0))).isTrue();
+        } catch (java.sql.SQLException e) {
+            throw new AssertionError(e);
         }
     }
 }
