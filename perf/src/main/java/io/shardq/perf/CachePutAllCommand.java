@@ -3,7 +3,6 @@ package io.shardq.perf;
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
-import io.shardq.broker.store.Database;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -90,14 +89,13 @@ final class CachePutAllCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter stdout = spec.commandLine().getOut();
         CachePutAllScenario scenario = scenario();
-        try (Database db = PerfDatabase.open(scenario.threads())) {
-            Environment env = PerfDatabase.environment(db, db.dataSource());
-            CachePutAllReport report =
-                    run(db.dataSource(), BrokerConfig::builder, env, scenario, Progress.forTerminal(stdout), stdout);
-            output.write(report::writeTo, stdout);
-            stdout.flush();
-            return exitCode(report);
-        }
+        return PerfDatabase.run(
+                scenario.threads(),
+                ds -> ds,
+                stdout,
+                output,
+                (ds, env) -> run(ds, BrokerConfig::builder, env, scenario, Progress.forTerminal(stdout), stdout),
+                CachePutAllCommand::exitCode);
     }
 
     /** Prints the settings, runs, prints the report and returns it. */

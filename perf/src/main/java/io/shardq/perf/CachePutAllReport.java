@@ -15,7 +15,8 @@ import java.util.function.Function;
  * check; results.json, results.csv (one row per run and system) and results.html (time per run as
  * inline SVG).
  */
-record CachePutAllReport(Environment environment, CachePutAllScenario scenario, List<PutAllRun> runs) {
+record CachePutAllReport(Environment environment, CachePutAllScenario scenario, List<PutAllRun> runs)
+        implements RunOptions.Output.Files {
 
     record Column(String name, Function<PutAllRun, Object> value) {}
 
@@ -264,7 +265,8 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
         return out;
     }
 
-    List<Path> writeTo(Path dir) throws IOException {
+    @Override
+    public List<Path> writeTo(Path dir) throws IOException {
         return ReportFiles.write(dir, json(), csv(), html());
     }
 }

@@ -3,7 +3,6 @@ package io.shardq.perf;
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
-import io.shardq.broker.store.Database;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -92,14 +91,13 @@ final class CacheReadCommand implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         CacheReadScenario scenario = scenario(List.of());
         int maxThreads = Math.max(Collections.max(scenario.threads()), scenario.scaleThreads());
-        try (Database db = PerfDatabase.open(maxThreads)) {
-            Environment env = PerfDatabase.environment(db, db.dataSource());
-            CacheReadReport report = run(
-                    db.dataSource(), BrokerConfig::builder, env, this::scenario, Progress.forTerminal(stdout), stdout);
-            output.write(report::writeTo, stdout);
-            stdout.flush();
-            return exitCode(report);
-        }
+        return PerfDatabase.run(
+                maxThreads,
+                ds -> ds,
+                stdout,
+                output,
+                (ds, env) -> run(ds, BrokerConfig::builder, env, this::scenario, Progress.forTerminal(stdout), stdout),
+                CacheReadCommand::exitCode);
     }
 
     /**

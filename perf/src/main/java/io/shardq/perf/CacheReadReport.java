@@ -21,7 +21,8 @@ record CacheReadReport(
         CacheReadScenario scenario,
         List<ReadStep> steps,
         List<LoadResult> loads,
-        String nearCacheNote) {
+        String nearCacheNote)
+        implements RunOptions.Output.Files {
 
     static final String MISS = KvReadSystem.NAME;
     static final String SELECT = SelectReadSystem.NAME;
@@ -339,7 +340,8 @@ record CacheReadReport(
         return JsonReport.write(root);
     }
 
-    List<Path> writeTo(Path dir) throws IOException {
+    @Override
+    public List<Path> writeTo(Path dir) throws IOException {
         return ReportFiles.write(dir, json(), csv(), CacheReadHtmlReport.render(this));
     }
 }

@@ -1,7 +1,6 @@
 package io.shardq.perf;
 
 import io.shardq.broker.BrokerConfig;
-import io.shardq.broker.store.Database;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -80,13 +79,13 @@ final class DelayCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter stdout = spec.commandLine().getOut();
         DelayScenario scenario = scenario();
-        try (Database db = PerfDatabase.open(producers + consumers)) {
-            Environment env = PerfDatabase.environment(db, db.dataSource());
-            DelayReport report = run(db.dataSource(), BrokerConfig::builder, env, scenario, stdout);
-            output.write(report::writeTo, stdout);
-            stdout.flush();
-            return exitCode(report);
-        }
+        return PerfDatabase.run(
+                producers + consumers,
+                ds -> ds,
+                stdout,
+                output,
+                (ds, env) -> run(ds, BrokerConfig::builder, env, scenario, stdout),
+                DelayCommand::exitCode);
     }
 
     /** Prints the settings, runs, prints the report and returns it. */

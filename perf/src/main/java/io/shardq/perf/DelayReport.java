@@ -14,7 +14,8 @@ import java.util.function.Function;
  * the figures mean; results.json (all of it), results.csv (lateness per second of delivery time)
  * and results.html (that timeline as inline SVG, the figures and the settings).
  */
-record DelayReport(Environment environment, DelayScenario scenario, DelayResult result) {
+record DelayReport(Environment environment, DelayScenario scenario, DelayResult result)
+        implements RunOptions.Output.Files {
 
     /** One figure: its name in JSON, its label in the text and HTML, its value and how it reads. */
     private record Figure(String key, String label, Object value, String shown) {}
@@ -336,7 +337,8 @@ record DelayReport(Environment environment, DelayScenario scenario, DelayResult 
                 .toString();
     }
 
-    List<Path> writeTo(Path dir) throws IOException {
+    @Override
+    public List<Path> writeTo(Path dir) throws IOException {
         return ReportFiles.write(dir, json(), csv(), html());
     }
 }

@@ -3,7 +3,10 @@ package io.shardq.perf;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.store.Database;
+import java.io.PrintWriter;
 import java.sql.SQLException;
+import java.util.function.ToIntFunction;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 
 /**
@@ -27,6 +30,33 @@ final class PerfDatabase {
             return config;
         }
         return BrokerConfig.builder().set(BrokerProperty.POOL_SIZE, needed).build();
+    }
+
+    /** What a command runs once the database is open: its report. */
+    interface Body<R> {
+        R run(DataSource ds, Environment env) throws Exception;
+    }
+
+    /**
+     * The skeleton of a perf command: opens the database for {@code maxThreads}, wraps its data
+     * source ({@code --unsafe}), probes the environment, runs {@code body}, writes the report's
+     * files (with {@code --out}) and returns its exit code.
+     */
+    static <R extends RunOptions.Output.Files> int run(
+            int maxThreads,
+            UnaryOperator<DataSource> wrap,
+            PrintWriter stdout,
+            RunOptions.Output output,
+            Body<R> body,
+            ToIntFunction<R> exitCode)
+            throws Exception {
+        try (Database db = open(maxThreads)) {
+            DataSource ds = wrap.apply(db.dataSource());
+            R report = body.run(ds, environment(db, ds));
+            output.write(report, stdout);
+            stdout.flush();
+            return exitCode.applyAsInt(report);
+        }
     }
 
     /** What the report says of the server and machine, read through {@code ds}. */

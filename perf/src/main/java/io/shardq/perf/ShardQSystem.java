@@ -231,12 +231,7 @@ final class ShardQSystem implements QueueSystem {
     public void measureEnds() {
         publishes.endWindow();
         backlogAtEnd = backlogOrUnknown();
-        try {
-            storedRows = StoredRows.of(
-                    dataSource, factory.broker().admin().require(queue).id());
-        } catch (Exception e) {
-            storedRows = StoredRows.UNKNOWN;
-        }
+        storedRows = StoredRows.of(dataSource, factory, queue);
     }
 
     private long backlogOrUnknown() {

@@ -19,6 +19,15 @@ import javax.sql.DataSource;
 record StoredRows(long rows, double bytesPerRow, double bitmapBytes) {
     static final StoredRows UNKNOWN = new StoredRows(-1, Double.NaN, Double.NaN);
 
+    /** As {@link #of(DataSource, long)} for {@code destination} of {@code factory}'s broker; UNKNOWN when not found. */
+    static StoredRows of(DataSource ds, io.shardq.jms.ShardQConnectionFactory factory, String destination) {
+        try {
+            return of(ds, factory.broker().admin().require(destination).id());
+        } catch (Exception e) {
+            return UNKNOWN;
+        }
+    }
+
     /** Reads the averages of a ShardQ destination's table {@code shardq.m_<id>} (all its slices). */
     static StoredRows of(DataSource ds, long destinationId) {
         String sql = "select count(*), avg(pg_column_size(m.*)), coalesce(avg(octet_length(m.subscribers)), 0)"

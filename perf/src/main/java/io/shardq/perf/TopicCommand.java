@@ -1,7 +1,6 @@
 package io.shardq.perf;
 
 import io.shardq.broker.BrokerConfig;
-import io.shardq.broker.store.Database;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -91,14 +90,13 @@ final class TopicCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter stdout = spec.commandLine().getOut();
         TopicScenario scenario = scenario();
-        try (Database db = PerfDatabase.open(Collections.max(scenario.publishers()))) {
-            DataSource ds = steady.unsafe.apply(db.dataSource());
-            Environment env = PerfDatabase.environment(db, ds);
-            TopicReport report = run(ds, BrokerConfig::builder, env, scenario, Progress.forTerminal(stdout), stdout);
-            steady.output.write(report::writeTo, stdout);
-            stdout.flush();
-            return exitCode(report);
-        }
+        return PerfDatabase.run(
+                Collections.max(scenario.publishers()),
+                steady.unsafe::apply,
+                stdout,
+                steady.output,
+                (ds, env) -> run(ds, BrokerConfig::builder, env, scenario, Progress.forTerminal(stdout), stdout),
+                TopicCommand::exitCode);
     }
 
     /** Prints the settings, runs, prints the report and returns it. */

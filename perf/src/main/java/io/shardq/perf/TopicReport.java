@@ -12,7 +12,8 @@ import java.util.function.Function;
  * targets and the backlog of each subscription), and results.json / results.csv / results.html
  * with one row per system and publisher count (the JSON also lists each subscription's backlog).
  */
-record TopicReport(Environment environment, TopicScenario scenario, TopicComparison run) {
+record TopicReport(Environment environment, TopicScenario scenario, TopicComparison run)
+        implements RunOptions.Output.Files {
 
     /** A column of results.csv and of each object of results.json's "results". */
     record Column(String name, Function<TopicStep, Object> value) {}
@@ -233,7 +234,8 @@ record TopicReport(Environment environment, TopicScenario scenario, TopicCompari
             B/row, bitmap  average pg_column_size of the destination's rows and of their subscriber bitmap, at the window's end
             """;
 
-    List<Path> writeTo(Path dir) throws IOException {
+    @Override
+    public List<Path> writeTo(Path dir) throws IOException {
         return ReportFiles.write(dir, json(), csv(), TopicHtmlReport.render(this));
     }
 

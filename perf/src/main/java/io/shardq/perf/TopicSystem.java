@@ -305,12 +305,7 @@ final class TopicSystem implements QueueSystem {
     public void measureEnds() {
         publishes.endWindow();
         lagAtEnd = lags();
-        try {
-            storedRows = StoredRows.of(
-                    dataSource, factory.broker().admin().require(TOPIC).id());
-        } catch (Exception e) {
-            storedRows = StoredRows.UNKNOWN;
-        }
+        storedRows = StoredRows.of(dataSource, factory, TOPIC);
     }
 
     /** Each subscription's lag (messages it has not passed yet), by name, from shardq.subscriptions. */
