@@ -464,9 +464,21 @@ public final class Subscription {
             return false;
         }
         acquiring.incrementAndGet();
+        // one acquisition of this subscription at a time, and none of a shard leased here already:
+        // taking our own row again would number the lease anew (lease_seq) and fail the guard of
+        // every commit planned under the old number, though nothing here was re-read
+        acquireLock.lock();
         try {
-            return takeLeasesCounted(c, wanted);
+            List<Integer> free = new ArrayList<>(wanted.size());
+            ShardState[] all = shards;
+            for (int shard : wanted) {
+                if (shard >= all.length || !all[shard].leased) {
+                    free.add(shard);
+                }
+            }
+            return !free.isEmpty() && takeLeasesCounted(c, free);
         } finally {
+            acquireLock.unlock();
             acquiring.decrementAndGet();
         }
     }
@@ -477,6 +489,8 @@ public final class Subscription {
      * yet here while one runs ({@link Heartbeat}, orphaned leases).
      */
     final AtomicInteger acquiring = new AtomicInteger();
+
+    private final java.util.concurrent.locks.ReentrantLock acquireLock = new java.util.concurrent.locks.ReentrantLock();
 
     private boolean takeLeasesCounted(Connection c, List<Integer> wanted) throws SQLException {
         DestinationInfo d = destination.info();
