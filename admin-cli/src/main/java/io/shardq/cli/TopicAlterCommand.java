@@ -18,7 +18,7 @@ import picocli.CommandLine.Parameters;
         name = "alter",
         description = {
             "Change a topic's settings and its expiry policy.",
-            "More shards take new messages at once; with fewer, the highest shards drain (no new messages) and are retired once every subscription consumed them, while the messages published meanwhile wait on the active shards (docs/architecture.md, \"Resharding\"). Without a policy a subscription that stops consuming keeps its messages (and their slices) for ever; with --max-lag or --max-age the maintenance leader expires the backlog beyond the limit, counts it on the subscription (shardq subscription list, EXPIRED) and logs it. Running instances pick changes up within a heartbeat."
+            "More shards take new messages at once; with fewer, the highest shards drain (no new messages) and are retired once every subscription consumed them, while the messages published meanwhile wait on the active shards (docs/design/resharding.md). Without a policy a subscription that stops consuming keeps its messages (and their slices) for ever; with --max-lag or --max-age the maintenance leader expires the backlog beyond the limit, counts it on the subscription (shardq subscription list, EXPIRED) and logs it. Running instances pick changes up within a heartbeat."
         })
 final class TopicAlterCommand implements Callable<Integer> {
     @Mixin

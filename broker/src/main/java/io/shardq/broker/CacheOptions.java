@@ -13,7 +13,7 @@ import java.time.Duration;
  * @param maxTtl the longest TTL an entry may have (fixed at creation; sets the expiry bucket width
  *     to max(60 s, maxTtl / 16)); null: the default TTL, else one day
  * @param maxEntries a soft bound: beyond it the maintenance leader evicts the least recently used
- *     entries (see "Key/value cache" in docs/architecture.md); null: no bound
+ *     entries (see docs/design/kv-cache.md); null: no bound
  * @param maxBytes a soft bound on the stored key and value bytes, enforced the same way; null: none
  * @param maxKeyBytes the largest encoded key accepted, 1..65,536
  * @param maxValueBytes the largest encoded value accepted, 1..268,435,456

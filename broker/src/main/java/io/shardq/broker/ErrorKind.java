@@ -8,7 +8,7 @@ public enum ErrorKind {
     CONNECTION,
     /**
      * The connection was lost while a commit was on its way: PostgreSQL may or may not have
-     * committed it (see "In-doubt commits" in docs/architecture.md).
+     * committed it (see "In-doubt commits" in docs/design/faults.md).
      */
     IN_DOUBT,
     /** A name (queue, topic, subscription, cache) is not acceptable. */

@@ -1,7 +1,7 @@
 package io.shardq.broker;
 
 /**
- * This instance's message cache (see "The message cache" in {@code docs/architecture.md}).
+ * This instance's message cache (see {@code docs/design/instance.md}, "The message cache").
  *
  * @param hits deliveries served from the cache without a database read
  * @param misses deliveries that had to read the message (read-ahead fills the cache for the next)

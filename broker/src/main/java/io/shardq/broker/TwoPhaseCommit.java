@@ -9,7 +9,7 @@ import java.util.Objects;
  * Two-phase commit (XA) on one instance ({@link Broker#xa()}): sessions whose transactions a
  * transaction manager drives, and the decisions on prepared transactions, which any instance of
  * the database may take (after a crash too). PostgreSQL's own {@code PREPARE TRANSACTION} does
- * the work; see "Transactions" in docs/architecture.md.
+ * the work; see docs/design/transactions.md.
  */
 public final class TwoPhaseCommit {
     private final BrokerCore core;

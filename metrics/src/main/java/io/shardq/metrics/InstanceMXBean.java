@@ -3,7 +3,7 @@ package io.shardq.metrics;
 /**
  * One ShardQ instance ({@code io.shardq:type=Instance,instance=ID}): its own counters since it
  * started, read from memory. The meanings are those of the meters of the same names in {@code
- * docs/architecture.md}, "Metrics and JMX (issue 13)".
+ * docs/design/operations.md}, "Metrics and JMX".
  */
 public interface InstanceMXBean {
     long getInstanceId();

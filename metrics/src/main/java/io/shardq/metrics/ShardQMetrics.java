@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Micrometer meters of one running ShardQ {@link Broker}: per destination, per topic
  * subscription, per instance and per key/value cache. The meter names and their meaning are
- * listed in {@code docs/architecture.md}, "Metrics and JMX (issue 13)".
+ * listed in {@code docs/design/operations.md}, "Metrics and JMX".
  *
  * <pre>{@code
  * ShardQMetrics metrics = new ShardQMetrics(factory.broker());

@@ -165,7 +165,7 @@ final class KvRows {
      * hashes: the chunks of a batch are in ascending order too), then, in later statements with
      * snapshots taken after the locks, the old rows out and the new ones in. Three statements
      * rather than one plpgsql function, with generic plans in a transaction of our own: measured
-     * faster (see "Key/value cache" in docs/architecture.md).
+     * faster (see docs/design/kv-cache.md).
      */
     static int writeChunk(Connection c, boolean ownTransaction, KvDefinition d, int mode, List<Row> chunk, long now)
             throws SQLException {

@@ -4,7 +4,7 @@
  * transaction. API: {@link io.shardq.broker.kv.KvCache} (from {@link
  * io.shardq.broker.Broker#cache}) and {@link io.shardq.broker.kv.Codec}; the rest of the package
  * is internal. Administration is {@link io.shardq.broker.CacheAdmin#create} and the {@code
- * shardq.*_cache} SQL functions. The design, and why: "Key/value cache" in {@code
- * docs/architecture.md}.
+ * shardq.*_cache} SQL functions. The design, and why: {@code
+ * docs/design/kv-cache.md}.
  */
 package io.shardq.broker.kv;

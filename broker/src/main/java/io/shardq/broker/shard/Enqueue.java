@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The two ways a batch of messages is written to one shard (see the visibility rule in {@code
- * docs/architecture.md}): the one-statement fast path when the instance knows the shard's head,
+ * docs/design/enqueue.md}): the one-statement fast path when the instance knows the shard's head,
  * and reserve-then-insert otherwise. Both hold the shard row's lock until the transaction ends.
  */
 final class Enqueue {

@@ -45,8 +45,8 @@ import org.slf4j.LoggerFactory;
  * written: a session on a draining shard moves at its next transaction boundary without waiting
  * for the consumers (the draining shard takes no more messages). Its order is kept by the fences
  * instead: what it writes on an active shard lies at or beyond that shard's fence, which
- * consumers do not see until every draining shard is empty (see "Resharding" in
- * docs/architecture.md). A transaction that buffered for a shard that began to drain before it
+ * consumers do not see until every draining shard is empty (see
+ * docs/design/resharding.md). A transaction that buffered for a shard that began to drain before it
  * committed fails at its commit (the shard_draining_frozen CHECK) and is rolled back.
  *
  * <p>Threading: {@link #owned} is an immutable array behind a volatile reference; recomputation

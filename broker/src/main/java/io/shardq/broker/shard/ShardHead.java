@@ -9,8 +9,8 @@ package io.shardq.broker.shard;
  * waited between becoming visible here and being taken by a consumer can be measured ({@link
  * StepTimes.Step#VISIBLE_TO_TAKEN}).
  *
- * <p>While its destination shrinks it may carry a <b>fence</b> (V015, see "Resharding" in
- * docs/architecture.md): consumers then see the head no higher than {@code fence - 1}, whatever
+ * <p>While its destination shrinks it may carry a <b>fence</b> (V015, see
+ * docs/design/resharding.md): consumers then see the head no higher than {@code fence - 1}, whatever
  * this instance learns, until the fence is lifted; what it learned meanwhile is kept and shown at
  * the lift. Without a fence {@link #get} is one volatile read, as before.
  */

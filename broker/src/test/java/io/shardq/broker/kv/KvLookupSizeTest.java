@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Measures a keyed {@code get} against the number of entries (1,000, 10,000, 100,000; half of
  * them with TTLs spread over the buckets, half without), to show the lookup is keyed, not
- * scanned (docs/architecture.md, "Key/value cache"). Prints p50 and p99; asserts only that the
+ * scanned (docs/design/kv-cache.md). Prints p50 and p99; asserts only that the
  * reads hit. Runs with {@code -Dshardq.kv.measure=true}.
  */
 @PgTest

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /**
  * What the invalidation NOTIFY costs a writer: 8 threads put one key each (autocommit) for 10 s
  * with the NOTIFY, then 10 s without, two instances alive so that the NOTIFY is sent. Prints
- * puts/s and the ratio (the figure in docs/architecture.md); asserts nothing about time. Tagged
+ * puts/s and the ratio (the figure in docs/design/kv-cache.md); asserts nothing about time. Tagged
  * {@code long} (about 45 s); {@code -DexcludedGroups=long} leaves it out.
  *
  * <pre>(cd broker && ../mvnw -B -ntp verify -Dtest=KvNotifyCostTest -Dsurefire.failIfNoSpecifiedTests=false)</pre>

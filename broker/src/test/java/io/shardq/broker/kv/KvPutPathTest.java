@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Measures the two ways of writing a putAll of 20 (docs/architecture.md, "Key/value cache"): the
+ * Measures the two ways of writing a putAll of 20 (docs/design/kv-cache.md): the
  * engine's three prepared statements (lock, delete, insert) and a COMMIT, four round trips with
  * plans cached, against one call of a plpgsql function doing the same (one round trip, but its
  * dynamic SQL is planned on every call; created here, in the test's database, as it was in the
