@@ -1,13 +1,15 @@
 package io.shardq.cli;
 
+import io.shardq.tools.LiveLine;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Progress of a long move (drain, load, requeue, purge) on stderr, so stdout stays clean for
- * data. On a terminal: one line redrawn in place with {@code \r} (bar, count, rate, ETA); else a
- * plain line every {@value #LINE_INTERVAL_SECONDS} s. With an unknown total (purge is a single
+ * data, drawn by the tools' {@link LiveLine}. On a terminal: one line redrawn in place (bar, count,
+ * rate, ETA); else a plain line every {@value #LINE_INTERVAL_SECONDS} s. With an unknown total (purge is a single
  * statement), a ticker thread shows the elapsed time instead. Thread-safe.
  */
 final class Progress {
@@ -15,21 +17,21 @@ final class Progress {
     private static final long REDRAW_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
     private static final int BAR = 24;
 
-    private final PrintWriter err;
+    private final LiveLine err;
     private final String label;
     private final long total;
     private final boolean terminal;
     private final long startNanos = System.nanoTime();
     private long done;
-    private long lastPrintNanos = startNanos;
-    private int drawnWidth;
     private Thread ticker;
 
     /**
      * @param total messages expected, 0 or less when unknown
      */
     Progress(PrintWriter err, String label, long total, boolean terminal) {
-        this.err = err;
+        this.err =
+                new LiveLine(err, terminal, Duration.ofNanos(REDRAW_NANOS), Duration.ofSeconds(LINE_INTERVAL_SECONDS));
+        this.err.restart(startNanos);
         this.label = label;
         this.total = total;
         this.terminal = terminal;
@@ -37,7 +39,7 @@ final class Progress {
 
     /** On a terminal when the process has one (System.console() is null when redirected). */
     static Progress forTerminal(PrintWriter err, String label, long total) {
-        return new Progress(err, label, total, System.console() != null);
+        return new Progress(err, label, total, LiveLine.hasTerminal());
     }
 
     /** Shows the elapsed time while a single long statement runs. */
@@ -62,19 +64,9 @@ final class Progress {
     synchronized void advance(long n) {
         done += n;
         long now = System.nanoTime();
-        long interval = terminal ? REDRAW_NANOS : TimeUnit.SECONDS.toNanos(LINE_INTERVAL_SECONDS);
-        if (now - lastPrintNanos < interval) {
-            return;
+        if (err.due(now)) {
+            err.show(describe(now), now);
         }
-        lastPrintNanos = now;
-        String line = describe(now);
-        if (terminal) {
-            err.print("\r" + line + " ".repeat(Math.max(0, drawnWidth - line.length())));
-            drawnWidth = line.length();
-        } else {
-            err.println(line);
-        }
-        err.flush();
     }
 
     synchronized long done() {
@@ -106,13 +98,7 @@ final class Progress {
                 Thread.currentThread().interrupt();
             }
         }
-        synchronized (this) {
-            if (terminal && drawnWidth > 0) {
-                err.print("\r" + " ".repeat(drawnWidth) + "\r");
-                err.flush();
-                drawnWidth = 0;
-            }
-        }
+        err.clear();
     }
 
     private String describe(long now) {

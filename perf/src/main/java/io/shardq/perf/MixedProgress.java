@@ -1,44 +1,40 @@
 package io.shardq.perf;
 
+import io.shardq.tools.LiveLine;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Locale;
 
 /**
  * The live line of a {@code mixed} stage: elapsed time, committed transactions and messages per
- * second since the previous line, failures so far. Rewritten in place with {@code \r} on a
- * terminal; a plain line every {@code plainEvery} otherwise (a pipe, a CI log).
+ * second since the previous line, failures so far, drawn by the tools' {@link LiveLine} (in place
+ * on a terminal; a plain line every {@code plainEvery} otherwise).
  */
 final class MixedProgress {
-    private final PrintWriter out;
-    private final boolean console;
-    private final long plainEveryNanos;
+    private final LiveLine out;
     private String label = "";
     private long lastNanos;
     private TemplateMeter.Counts last = TemplateMeter.Counts.ZERO;
-    private int lastWidth;
 
     MixedProgress(PrintWriter out, boolean console, Duration plainEvery) {
-        this.out = out;
-        this.console = console;
-        this.plainEveryNanos = plainEvery.toNanos();
+        this.out = new LiveLine(out, console, Duration.ZERO, plainEvery);
     }
 
     static MixedProgress forTerminal(PrintWriter out) {
-        return new MixedProgress(out, System.console() != null, Duration.ofSeconds(5));
+        return new MixedProgress(out, LiveLine.hasTerminal(), Duration.ofSeconds(5));
     }
 
     void begin(String stageLabel, long nowNanos, TemplateMeter.Counts now) {
         label = stageLabel;
         lastNanos = nowNanos;
         last = now;
-        lastWidth = 0;
+        out.restart(nowNanos);
     }
 
     /** Called about once a second with the run's cumulative counts; prints when due. */
     void tick(String phase, long phaseElapsedNanos, TemplateMeter.Counts now, long nowNanos) {
         long interval = nowNanos - lastNanos;
-        if (!console && interval < plainEveryNanos) {
+        if (!out.due(nowNanos)) {
             return;
         }
         TemplateMeter.Counts d = now.minus(last);
@@ -51,24 +47,13 @@ final class MixedProgress {
                 Rates.perSecond(d.committed(), interval),
                 Rates.perSecond(d.messages(), interval),
                 now.failed());
+        out.show(line, nowNanos);
         lastNanos = nowNanos;
         last = now;
-        if (console) {
-            String padded = line.length() < lastWidth ? line + " ".repeat(lastWidth - line.length()) : line;
-            lastWidth = line.length();
-            out.print("\r" + padded);
-        } else {
-            out.println(line);
-        }
-        out.flush();
     }
 
     /** Ends the stage's line on a terminal, so the next output starts on a fresh line. */
     void end() {
-        if (console && lastWidth > 0) {
-            out.println();
-            out.flush();
-        }
-        lastWidth = 0;
+        out.end();
     }
 }

@@ -1,35 +1,31 @@
 package io.shardq.perf;
 
+import io.shardq.tools.LiveLine;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Locale;
 
 /**
  * The live progress line: elapsed time, enqueue and dequeue rates since the previous line, and
- * the backlog as the workers count it (sent minus received since the step began). On a terminal
- * the line is rewritten in place with {@code \r} at every tick; otherwise (a pipe, a CI log) a
- * plain line is printed every {@code plainEvery}.
+ * the backlog as the workers count it (sent minus received since the step began), drawn by the
+ * tools' {@link LiveLine}: rewritten in place at every tick on a terminal, a plain line every
+ * {@code plainEvery} otherwise (a pipe, a CI log).
  */
 final class Progress {
-    private final PrintWriter out;
-    private final boolean console;
-    private final long plainEveryNanos;
+    private final LiveLine out;
     private String label = "";
     private long lastNanos;
     private long lastEnqueued;
     private long lastDequeued;
-    private int lastWidth;
     private long deliveriesPerMessage = 1;
 
     Progress(PrintWriter out, boolean console, Duration plainEvery) {
-        this.out = out;
-        this.console = console;
-        this.plainEveryNanos = plainEvery.toNanos();
+        this.out = new LiveLine(out, console, Duration.ZERO, plainEvery);
     }
 
-    /** On a terminal when there is one: {@code System.console() != null}. */
+    /** On a terminal when there is one. */
     static Progress forTerminal(PrintWriter out) {
-        return new Progress(out, System.console() != null, Duration.ofSeconds(5));
+        return new Progress(out, LiveLine.hasTerminal(), Duration.ofSeconds(5));
     }
 
     /** A new step starts now; counts start from zero. */
@@ -47,7 +43,7 @@ final class Progress {
         lastNanos = nowNanos;
         lastEnqueued = 0;
         lastDequeued = 0;
-        lastWidth = 0;
+        out.restart(nowNanos);
     }
 
     /**
@@ -58,38 +54,23 @@ final class Progress {
      * @param consumes false when there are no consumers: the dequeue rate shows as "-"
      */
     void tick(String phase, long phaseElapsedNanos, long enqueued, long dequeued, boolean consumes, long nowNanos) {
-        long interval = nowNanos - lastNanos;
-        if (!console && interval < plainEveryNanos) {
+        if (!out.due(nowNanos)) {
             return;
         }
-        String line = line(phase, phaseElapsedNanos, enqueued, dequeued, consumes, interval);
+        out.show(line(phase, phaseElapsedNanos, enqueued, dequeued, consumes, nowNanos - lastNanos), nowNanos);
         lastNanos = nowNanos;
         lastEnqueued = enqueued;
         lastDequeued = dequeued;
-        if (console) {
-            String padded = line.length() < lastWidth ? line + " ".repeat(lastWidth - line.length()) : line;
-            lastWidth = line.length();
-            out.print("\r" + padded);
-        } else {
-            out.println(line);
-        }
-        out.flush();
     }
 
     /** A line of its own, between progress lines: a step that failed, a system not available. */
     void note(String message) {
-        end();
-        out.println(message);
-        out.flush();
+        out.note(message);
     }
 
     /** Ends the step's line on a terminal, so the next output starts on a fresh line. */
     void end() {
-        if (console && lastWidth > 0) {
-            out.println();
-            out.flush();
-        }
-        lastWidth = 0;
+        out.end();
     }
 
     String line(String phase, long phaseElapsedNanos, long enqueued, long dequeued, boolean consumes, long interval) {
