@@ -1,7 +1,7 @@
 package io.shardq.cli;
 
 import io.shardq.broker.kv.Codec;
-import io.shardq.broker.kv.KvCache;
+import io.shardq.jms.SessionCache;
 import io.shardq.jms.ShardQConnectionFactory;
 import io.shardq.jms.ShardQSession;
 import jakarta.jms.Connection;
@@ -61,7 +61,7 @@ final class DemoConsumerCommand implements Callable<Integer> {
             ShardQSession session = (ShardQSession) c.createSession(Session.SESSION_TRANSACTED);
             MessageConsumer orders = session.createConsumer(session.createQueue(DemoCommand.ORDERS));
             MessageProducer events = session.createProducer(session.createTopic(DemoCommand.EVENTS));
-            KvCache<String, String> prices = session.cache(DemoCommand.PRICES, Codec.utf8(), Codec.utf8());
+            SessionCache<String, String> prices = session.cache(DemoCommand.PRICES, Codec.utf8(), Codec.utf8());
             out.println("READY " + ProcessHandle.current().pid());
             out.flush();
             while (!stop) {

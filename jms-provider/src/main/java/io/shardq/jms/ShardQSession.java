@@ -343,27 +343,24 @@ public class ShardQSession implements QueueSession, TopicSession {
 
     /**
      * The key/value cache {@code name} (created by an administrator: {@code shardq cache create},
-     * {@code shardq.create_cache} or {@code CacheAdmin#create}) as this session sees it. In a
-     * transacted session its operations join the session's transaction: {@link #commit()} makes
-     * the cache entries, the messages and the application's SQL on {@link #getConnection()}
-     * visible together, {@link #rollback()} discards all three; other instances' near caches see a
-     * value only after the commit. In any other session each operation commits on its own. Like
-     * the session, the view is for one thread at a time. Its operations throw the engine's
-     * unchecked {@code ShardQException} (an unknown cache, an oversized key or value, a codec
-     * failure), each naming the problem.
+     * {@code shardq.create_cache} or {@code CacheAdmin#create}) as this session sees it: in a
+     * transacted session its operations join the session's transaction ({@link #commit()} makes the
+     * cache entries, the messages and the application's SQL on {@link #getConnection()} visible
+     * together, {@link #rollback()} discards all three); in any other session each operation commits
+     * on its own. See {@link SessionCache}.
      *
      * @throws JMSException with error code {@code UNKNOWN_CACHE} when no cache has that name
      */
-    public <K, V> KvCache<K, V> cache(String name, Codec<K> keys, Codec<V> values) throws JMSException {
+    public <K, V> SessionCache<K, V> cache(String name, Codec<K> keys, Codec<V> values) throws JMSException {
         checkOpen();
         return call(s -> {
             KvCache<K, V> c = broker().cache(name, keys, values);
-            return s.mode() == BrokerSession.Mode.TRANSACTED ? c.in(s) : c;
+            return new SessionCacheView<>(s.mode() == BrokerSession.Mode.TRANSACTED ? c.in(s) : c);
         });
     }
 
     /** {@link #cache(String, Codec, Codec)} with UTF-8 string keys and values. */
-    public KvCache<String, String> cache(String name) throws JMSException {
+    public SessionCache<String, String> cache(String name) throws JMSException {
         return cache(name, Codec.utf8(), Codec.utf8());
     }
 

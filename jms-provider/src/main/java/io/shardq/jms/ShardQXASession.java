@@ -37,7 +37,7 @@ final class ShardQXASession extends ShardQSession implements XASession {
      * transaction that ran one. Use the cache from a session outside XA.
      */
     @Override
-    public <K, V> io.shardq.broker.kv.KvCache<K, V> cache(
+    public <K, V> SessionCache<K, V> cache(
             String name, io.shardq.broker.kv.Codec<K> keys, io.shardq.broker.kv.Codec<V> values) throws JMSException {
         checkOpen();
         throw new jakarta.jms.IllegalStateException("the key/value cache cannot join an XA transaction (its"

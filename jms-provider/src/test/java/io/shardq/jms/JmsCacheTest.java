@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardq.broker.BrokerProperty;
 import io.shardq.broker.CacheOptions;
-import io.shardq.broker.ShardQException;
 import io.shardq.broker.kv.KvCache;
 import io.shardq.broker.testing.PgTest;
 import io.shardq.broker.testing.TestDatabase;
@@ -58,7 +57,7 @@ class JmsCacheTest {
         Queue q = s.createQueue("jms.orders");
         s.createProducer(q).send(s.createTextMessage("sku-1"));
         s.commit();
-        KvCache<String, String> prices = s.cache("prices");
+        SessionCache<String, String> prices = s.cache("prices");
         MessageConsumer consumer = s.createConsumer(q);
 
         handle(s, consumer, prices, "12.50");
@@ -97,11 +96,12 @@ class JmsCacheTest {
     void anOversizedValue_failsTheOperation_andTheRestOfTheTransactionStillRollsBack() throws Exception {
         factory.broker().admin().caches().createOrGet("small", CacheOptions.DEFAULTS.withMaxValueBytes(8));
         ShardQSession s = (ShardQSession) connection.createSession(true, Session.SESSION_TRANSACTED);
-        KvCache<String, String> small = s.cache("small");
+        SessionCache<String, String> small = s.cache("small");
         small.put("a", "ok");
         assertThatThrownBy(() -> small.put("b", "far too long for eight bytes"))
-                .isInstanceOf(ShardQException.class)
-                .hasMessageContaining("8");
+                .isInstanceOf(jakarta.jms.JMSRuntimeException.class) // the simplified API's unchecked kind
+                .hasMessageContaining("8")
+                .hasCauseInstanceOf(JMSException.class);
         s.rollback();
         assertThat(factory.broker()
                         .cache("small", io.shardq.broker.kv.Codec.utf8(), io.shardq.broker.kv.Codec.utf8())
@@ -110,7 +110,8 @@ class JmsCacheTest {
     }
 
     /** What an order handler does: take the order, update the stock, cache a price. */
-    private static void handle(ShardQSession s, MessageConsumer consumer, KvCache<String, String> prices, String price)
+    private static void handle(
+            ShardQSession s, MessageConsumer consumer, SessionCache<String, String> prices, String price)
             throws Exception {
         TextMessage order = (TextMessage) consumer.receive(5000);
         assertThat(order).isNotNull();
