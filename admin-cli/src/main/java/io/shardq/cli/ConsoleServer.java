@@ -50,8 +50,8 @@ final class ConsoleServer implements AutoCloseable {
 
     static final String TOKEN_HEADER = "X-ShardQ-Token";
 
-    /** uPlot's WebJar: its files are served under /static/uplot/. */
-    static final String UPLOT = "META-INF/resources/webjars/uplot/1.6.30/dist/";
+    /** uPlot's WebJar (the tools' one chart stack, {@link io.shardq.tools.Charts}): served under /static/uplot/. */
+    static final String UPLOT = io.shardq.tools.Charts.UPLOT;
 
     private static final Map<String, String> STATIC = Map.of(
             "console.js",

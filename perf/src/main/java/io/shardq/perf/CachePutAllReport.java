@@ -1,5 +1,6 @@
 package io.shardq.perf;
 
+import io.shardq.tools.Charts;
 import io.shardq.tools.TextTable;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -13,7 +14,7 @@ import java.util.function.Function;
  * The report of {@code perf cache-putall}: the settings, each run of each system, the medians,
  * ShardQ's time over the upsert's (per run, and of the medians), issue 11's target and the balance
  * check; results.json, results.csv (one row per run and system) and results.html (time per run as
- * inline SVG).
+ * the tools' charts (uPlot)).
  */
 record CachePutAllReport(Environment environment, CachePutAllScenario scenario, List<PutAllRun> runs)
         implements RunOptions.Output.Files {
@@ -203,11 +204,11 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
         StringBuilder sb = new StringBuilder(HtmlReport.head("ShardQ benchmark: cache-putall"));
         if (!environment.unsafeBanner().isEmpty()) {
             sb.append("<div class=\"unsafe\">")
-                    .append(SvgChart.escape(environment.unsafeBanner()))
+                    .append(Charts.escape(environment.unsafeBanner()))
                     .append("</div>\n");
         }
         sb.append("<h1>ShardQ benchmark: cache-putall</h1>\n<p class=\"summary\">")
-                .append(SvgChart.escape(String.format(
+                .append(Charts.escape(String.format(
                         Locale.ROOT,
                         "%d threads write %,d entries of %d B in putAll batches of %d; load average at start %s",
                         scenario.threads(),
@@ -220,19 +221,19 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
         for (int i = 1; i <= scenario.runs(); i++) {
             categories.add(Integer.toString(i));
         }
-        List<SvgChart.Series> series = List.of(
-                new SvgChart.Series(KvPutAllSystem.NAME, "#1f6fd1", perRun(KvPutAllSystem.NAME)),
-                new SvgChart.Series(KvSessionPutAllSystem.NAME, "#d9730d", perRun(KvSessionPutAllSystem.NAME)),
-                new SvgChart.Series(UpsertPutAllSystem.NAME, "#6b7280", perRun(UpsertPutAllSystem.NAME)));
-        sb.append(SvgChart.render(
-                "Time to write every entry", "run", "milliseconds", categories, "run", series, SvgChart::compact));
+        List<Charts.Series> series = List.of(
+                new Charts.Series(KvPutAllSystem.NAME, "#1f6fd1", perRun(KvPutAllSystem.NAME)),
+                new Charts.Series(KvSessionPutAllSystem.NAME, "#d9730d", perRun(KvSessionPutAllSystem.NAME)),
+                new Charts.Series(UpsertPutAllSystem.NAME, "#6b7280", perRun(UpsertPutAllSystem.NAME)));
+        sb.append(Charts.render(
+                "Time to write every entry", "run", "milliseconds", categories, "run", series, Charts::compact));
         sb.append("</div>\n<h2>Targets</h2>\n<ul>\n");
         for (String v : verdicts()) {
-            sb.append("<li>").append(SvgChart.escape(v)).append("</li>\n");
+            sb.append("<li>").append(Charts.escape(v)).append("</li>\n");
         }
         sb.append("</ul>\n<h2>Results</h2>\n<table>\n<tr>");
         for (Column c : columns()) {
-            sb.append("<th>").append(SvgChart.escape(c.name())).append("</th>");
+            sb.append("<th>").append(Charts.escape(c.name())).append("</th>");
         }
         sb.append("</tr>\n");
         for (PutAllRun r : runs) {
@@ -242,7 +243,7 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
                 String text = v == null || (v instanceof Double d && d.isNaN())
                         ? Numbers.NONE
                         : v instanceof Double d ? Numbers.plain(d) : v.toString();
-                sb.append("<td>").append(SvgChart.escape(text)).append("</td>");
+                sb.append("<td>").append(Charts.escape(text)).append("</td>");
             }
             sb.append("</tr>\n");
         }

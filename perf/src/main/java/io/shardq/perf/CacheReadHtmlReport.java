@@ -1,12 +1,13 @@
 package io.shardq.perf;
 
+import io.shardq.tools.Charts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * results.html of {@code perf cache-read}: reads per second against the number of entries (seed
- * 000's curve) and p50 latency against threads, as inline SVG ({@link SvgChart}), the targets, the
+ * 000's curve) and p50 latency against threads, drawn by {@link Charts}, the targets, the
  * results table and the settings. Self-contained, as the queue's {@link HtmlReport}.
  */
 final class CacheReadHtmlReport {
@@ -36,8 +37,8 @@ final class CacheReadHtmlReport {
                         sc.loadAtStart())))
                 .append("</p>\n<div class=\"charts\">\n");
         if (!sc.sizes().isEmpty()) {
-            List<String> categories = sc.sizes().stream().map(SvgChart::compact).toList();
-            List<SvgChart.Series> series = new ArrayList<>();
+            List<String> categories = sc.sizes().stream().map(Charts::compact).toList();
+            List<Charts.Series> series = new ArrayList<>();
             for (int i = 0; i < SYSTEMS.size(); i++) {
                 double[] v = new double[sc.sizes().size()];
                 boolean any = false;
@@ -47,20 +48,20 @@ final class CacheReadHtmlReport {
                     any |= r != null;
                 }
                 if (any) {
-                    series.add(new SvgChart.Series(label(SYSTEMS.get(i)), COLORS.get(i), v));
+                    series.add(new Charts.Series(label(SYSTEMS.get(i)), COLORS.get(i), v));
                 }
             }
-            sb.append(SvgChart.render(
+            sb.append(Charts.render(
                     "Lookups per second by cache size",
                     "entries (" + sc.scaleThreads() + " thread" + (sc.scaleThreads() == 1 ? "" : "s") + ")",
                     "lookups per second",
                     categories,
                     "entries",
                     series,
-                    SvgChart::compact));
+                    Charts::compact));
         }
         List<String> threads = sc.threads().stream().map(String::valueOf).toList();
-        List<SvgChart.Series> p50 = new ArrayList<>();
+        List<Charts.Series> p50 = new ArrayList<>();
         for (int i = 0; i < SYSTEMS.size(); i++) {
             double[] v = new double[sc.threads().size()];
             boolean any = false;
@@ -71,10 +72,10 @@ final class CacheReadHtmlReport {
                 any |= r != null;
             }
             if (any) {
-                p50.add(new SvgChart.Series(label(SYSTEMS.get(i)), COLORS.get(i), v));
+                p50.add(new Charts.Series(label(SYSTEMS.get(i)), COLORS.get(i), v));
             }
         }
-        sb.append(SvgChart.render(
+        sb.append(Charts.render(
                 String.format(Locale.ROOT, "p50 of one read, %,d entries", sc.entries()),
                 "threads",
                 "p50, microseconds",
@@ -121,6 +122,6 @@ final class CacheReadHtmlReport {
     }
 
     private static String esc(String s) {
-        return SvgChart.escape(s);
+        return Charts.escape(s);
     }
 }

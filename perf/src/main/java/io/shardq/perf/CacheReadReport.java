@@ -12,7 +12,7 @@ import java.util.function.Function;
  * The report of {@code perf cache-read}: the settings; latency per read at {@code entries} for
  * each thread count (near-cache hit, miss served from PostgreSQL, direct SELECT); reads per second
  * against the number of entries; the loads and their balance; issue 11's targets. results.json,
- * results.csv (one row per step) and results.html (reads/s by size and p50 by threads as inline SVG).
+ * results.csv (one row per step) and results.html (reads/s by size and p50 by threads drawn by the tools' charts (uPlot)).
  *
  * @param nearCacheNote null when the near cache was measured, else why it was not
  */

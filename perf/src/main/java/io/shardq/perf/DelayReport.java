@@ -1,5 +1,6 @@
 package io.shardq.perf;
 
+import io.shardq.tools.Charts;
 import io.shardq.tools.TextTable;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -12,7 +13,7 @@ import java.util.function.Function;
  * The report of {@code perf delay}: the settings, the figures (lateness, early deliveries,
  * throughput, SQL per message, the balance), the statements run most while delivering, then what
  * the figures mean; results.json (all of it), results.csv (lateness per second of delivery time)
- * and results.html (that timeline as inline SVG, the figures and the settings).
+ * and results.html (that timeline drawn by the tools' charts (uPlot), the figures and the settings).
  */
 record DelayReport(Environment environment, DelayScenario scenario, DelayResult result)
         implements RunOptions.Output.Files {
@@ -273,11 +274,11 @@ record DelayReport(Environment environment, DelayScenario scenario, DelayResult 
         StringBuilder sb = new StringBuilder(HtmlReport.head("ShardQ benchmark: delay"));
         if (!environment.unsafeBanner().isEmpty()) {
             sb.append("<div class=\"unsafe\">")
-                    .append(SvgChart.escape(environment.unsafeBanner()))
+                    .append(Charts.escape(environment.unsafeBanner()))
                     .append("</div>\n");
         }
         sb.append("<h1>ShardQ benchmark: delay</h1>\n<p class=\"summary\">")
-                .append(SvgChart.escape(String.format(
+                .append(Charts.escape(String.format(
                         Locale.ROOT,
                         "%,d messages due over %d s, %d producers, %d consumers; %s",
                         scenario.messages(),
@@ -289,20 +290,20 @@ record DelayReport(Environment environment, DelayScenario scenario, DelayResult 
         List<DelayResult.Second> tl = result.timeline();
         List<String> categories =
                 tl.stream().map(s -> Integer.toString(s.second())).toList();
-        List<SvgChart.Series> lateness = List.of(
-                new SvgChart.Series(
+        List<Charts.Series> lateness = List.of(
+                new Charts.Series(
                         "p50",
                         "#1f6fd1",
                         tl.stream().mapToDouble(s -> s.p50Micros() / 1000.0).toArray()),
-                new SvgChart.Series(
+                new Charts.Series(
                         "p99",
                         "#d95f02",
                         tl.stream().mapToDouble(s -> s.p99Micros() / 1000.0).toArray()),
-                new SvgChart.Series(
+                new Charts.Series(
                         "max",
                         "#6b7280",
                         tl.stream().mapToDouble(s -> s.maxMicros() / 1000.0).toArray()));
-        sb.append(SvgChart.render(
+        sb.append(Charts.render(
                 "Lateness by second of delivery time",
                 "second of the spread",
                 "lateness, ms",
@@ -310,23 +311,23 @@ record DelayReport(Environment environment, DelayScenario scenario, DelayResult 
                 "s",
                 lateness,
                 v -> v == 0 ? "0" : Numbers.millis(v)));
-        sb.append(SvgChart.render(
+        sb.append(Charts.render(
                 "Deliveries by second of delivery time",
                 "second of the spread",
                 "messages",
                 categories,
                 "s",
-                List.of(new SvgChart.Series(
+                List.of(new Charts.Series(
                         "delivered",
                         "#2ca02c",
                         tl.stream().mapToDouble(s -> s.delivered()).toArray())),
-                SvgChart::compact));
+                Charts::compact));
         sb.append("</div>\n<h2>Figures</h2>\n<table>\n");
         for (Figure f : figures()) {
             sb.append("<tr><th class=\"l\">")
-                    .append(SvgChart.escape(f.label()))
+                    .append(Charts.escape(f.label()))
                     .append("</th><td class=\"l\">")
-                    .append(SvgChart.escape(f.shown()))
+                    .append(Charts.escape(f.shown()))
                     .append("</td></tr>\n");
         }
         sb.append("</table>\n");

@@ -1,12 +1,13 @@
 package io.shardq.perf;
 
+import io.shardq.tools.Charts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
 /**
- * results.html: one self-contained page (inline CSS and SVG, no script, nothing fetched): the
+ * results.html: one self-contained page (inline CSS, uPlot and the charts' data: nothing fetched): the
  * UNSAFE banner when durability was off, the settings, three charts against threads (enqueue
  * rate, dequeue rate, p99 latency; one line per system) and the results table.
  */
@@ -41,25 +42,28 @@ final class HtmlReport {
         sb.append("<div class=\"charts\">\n");
         List<String> categories =
                 run.threadValues().stream().map(String::valueOf).toList();
-        sb.append(SvgChart.render(
+        sb.append(Charts.render(
                 "Enqueue rate",
                 "producer threads",
                 "messages enqueued per second",
                 categories,
+                "threads",
                 series(run, false, StepResult::enqueueRate),
-                SvgChart::compact));
-        sb.append(SvgChart.render(
+                Charts::compact));
+        sb.append(Charts.render(
                 "Dequeue rate",
                 "consumer threads (as many producers)",
                 "messages dequeued per second",
                 categories,
+                "threads",
                 series(run, true, StepResult::dequeueRate),
-                SvgChart::compact));
-        sb.append(SvgChart.render(
+                Charts::compact));
+        sb.append(Charts.render(
                 "p99 end-to-end latency",
                 "threads (producers = consumers)",
                 "p99 latency, ms",
                 categories,
+                "threads",
                 series(run, true, r -> r.latency().millis(r.latency().p99())),
                 v -> v == 0 ? "0" : Numbers.millis(v)));
         sb.append("</div>\n<h2>Results</h2>\n<div style=\"overflow-x:auto\">\n<table>\n<tr>");
@@ -171,10 +175,10 @@ final class HtmlReport {
         return sb.append(settings(facts)).append("</body>\n</html>\n").toString();
     }
 
-    /** The page up to and including {@code <body>}: inline CSS, nothing fetched. */
+    /** The page up to and including {@code <body>}: inline CSS and the charts' script, nothing fetched. */
     static String head(String title) {
         return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + esc(title)
-                + "</title>\n<style>\n" + STYLE + "\n</style>\n</head>\n<body>\n";
+                + "</title>\n<style>\n" + STYLE + "\n</style>\n" + Charts.assets() + "</head>\n<body>\n";
     }
 
     /** The settings section: one row per {@code name  value} fact. */
@@ -197,7 +201,7 @@ final class HtmlReport {
             + "td.l,th.l{text-align:left}th{background:#f3f4f6}"
             + ".unsafe{background:#b91c1c;color:#fff;font-weight:bold;font-size:20px;padding:12px}"
             + ".charts{display:flex;flex-wrap:wrap;gap:12px}"
-            + ".charts svg{border:1px solid #e5e7eb}.note{color:#4b5563;font-size:13px}"
+            + ".charts figure.chart{margin:0;border:1px solid #e5e7eb}.note{color:#4b5563;font-size:13px}"
             + ".summary{color:#374151}";
 
     /** The settings that matter most, in one line under the title. */
@@ -210,9 +214,9 @@ final class HtmlReport {
                 + sc.duration().toSeconds() + " s measured after " + sc.warmup().toSeconds() + " s warm-up";
     }
 
-    private static List<SvgChart.Series> series(
+    private static List<Charts.Series> series(
             Comparison run, boolean consumersOnly, ToDoubleFunction<StepResult> metric) {
-        List<SvgChart.Series> out = new ArrayList<>();
+        List<Charts.Series> out = new ArrayList<>();
         List<Integer> threads = run.threadValues();
         int other = 0;
         for (String system : run.systems()) {
@@ -225,13 +229,13 @@ final class HtmlReport {
             }
             if (any) {
                 String color = COLORS.containsKey(system) ? COLORS.get(system) : PALETTE.get(other++ % PALETTE.size());
-                out.add(new SvgChart.Series(system, color, values));
+                out.add(new Charts.Series(system, color, values));
             }
         }
         return out;
     }
 
     private static String esc(String s) {
-        return SvgChart.escape(s);
+        return Charts.escape(s);
     }
 }

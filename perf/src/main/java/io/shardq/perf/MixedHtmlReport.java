@@ -1,5 +1,6 @@
 package io.shardq.perf;
 
+import io.shardq.tools.Charts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -30,23 +31,23 @@ final class MixedHtmlReport {
                 .append("</p>\n<div class=\"charts\">\n");
         List<String> users =
                 report.stages().stream().map(s -> String.valueOf(s.users())).toList();
-        sb.append(SvgChart.render(
+        sb.append(Charts.render(
                 "Transactions per second",
                 "concurrent users (no think time)",
                 "committed transactions per second",
                 users,
                 "users",
                 series(report, true, StageResult.TemplateResult::transactionRate),
-                SvgChart::compact));
-        sb.append(SvgChart.render(
+                Charts::compact));
+        sb.append(Charts.render(
                 "Messages per second",
                 "concurrent users (no think time)",
                 "messages sent + received per second",
                 users,
                 "users",
                 series(report, false, StageResult.TemplateResult::messageRate),
-                SvgChart::compact));
-        sb.append(SvgChart.render(
+                Charts::compact));
+        sb.append(Charts.render(
                 "p99 transaction latency",
                 "concurrent users (no think time)",
                 "p99 latency, ms",
@@ -150,9 +151,9 @@ final class MixedHtmlReport {
      * One line per template, then "all"; {@code everyTemplate} false leaves out templates that move
      * no message (a browse), whose line would lie flat at zero.
      */
-    private static List<SvgChart.Series> series(
+    private static List<Charts.Series> series(
             MixedReport report, boolean everyTemplate, ToDoubleFunction<StageResult.TemplateResult> metric) {
-        List<SvgChart.Series> out = new ArrayList<>();
+        List<Charts.Series> out = new ArrayList<>();
         List<Workload.Template> templates = report.scenario().workload().templates();
         List<StageResult> stages = report.stages();
         for (int t = 0; t < templates.size(); t++) {
@@ -165,17 +166,17 @@ final class MixedHtmlReport {
             for (int i = 0; i < stages.size(); i++) {
                 values[i] = metric.applyAsDouble(stages.get(i).templates().get(t));
             }
-            out.add(new SvgChart.Series(tpl.name(), PALETTE.get(t % PALETTE.size()), values));
+            out.add(new Charts.Series(tpl.name(), PALETTE.get(t % PALETTE.size()), values));
         }
         double[] all = new double[stages.size()];
         for (int i = 0; i < stages.size(); i++) {
             all[i] = metric.applyAsDouble(stages.get(i).all());
         }
-        out.add(new SvgChart.Series(StageResult.ALL, ALL_COLOR, all));
+        out.add(new Charts.Series(StageResult.ALL, ALL_COLOR, all));
         return out;
     }
 
     private static String esc(String s) {
-        return SvgChart.escape(s);
+        return Charts.escape(s);
     }
 }

@@ -1,12 +1,13 @@
 package io.shardq.perf;
 
+import io.shardq.tools.Charts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToDoubleFunction;
 
 /**
  * results.html of {@code perf topic}: deliveries per second and WAL per delivery against the
- * publishers as inline SVG, issue 10's targets, the results table (results.csv's columns), and the
+ * publishers drawn by the tools' charts (uPlot), issue 10's targets, the results table (results.csv's columns), and the
  * settings. Self-contained, nothing fetched, as the queue's {@link HtmlReport}.
  */
 final class TopicHtmlReport {
@@ -31,22 +32,22 @@ final class TopicHtmlReport {
                         + sc.loadAtStart()))
                 .append("</p>\n<div class=\"charts\">\n");
         List<String> categories = sc.publishers().stream().map(String::valueOf).toList();
-        sb.append(SvgChart.render(
+        sb.append(Charts.render(
                 "Messages received per second",
                 "publishers (queue: producers = consumers)",
                 "deliveries per second",
                 categories,
                 "publishers",
                 series(run, sc, s -> TopicComparison.deliveryRate(s.result())),
-                SvgChart::compact));
-        sb.append(SvgChart.render(
+                Charts::compact));
+        sb.append(Charts.render(
                 "WAL per delivered message",
                 "publishers",
                 "WAL bytes",
                 categories,
                 "publishers",
                 series(run, sc, s -> TopicComparison.walPerDelivery(s.result())),
-                SvgChart::compact));
+                Charts::compact));
         sb.append("</div>\n<h2>Issue 10's targets</h2>\n<ul>\n");
         for (String v : run.verdicts(sc.rate() > 0)) {
             sb.append("<li>").append(esc(v)).append("</li>\n");
@@ -76,9 +77,9 @@ final class TopicHtmlReport {
                 .toString();
     }
 
-    private static List<SvgChart.Series> series(
+    private static List<Charts.Series> series(
             TopicComparison run, TopicScenario sc, ToDoubleFunction<TopicStep> metric) {
-        List<SvgChart.Series> out = new ArrayList<>();
+        List<Charts.Series> out = new ArrayList<>();
         for (int i = 0; i < sc.systems().size(); i++) {
             String system = sc.systems().get(i);
             double[] values = new double[sc.publishers().size()];
@@ -89,13 +90,13 @@ final class TopicHtmlReport {
                 any |= !Double.isNaN(values[p]);
             }
             if (any) {
-                out.add(new SvgChart.Series(system, COLORS[TopicScenario.ALL.indexOf(system) % COLORS.length], values));
+                out.add(new Charts.Series(system, COLORS[TopicScenario.ALL.indexOf(system) % COLORS.length], values));
             }
         }
         return out;
     }
 
     private static String esc(String s) {
-        return SvgChart.escape(s);
+        return Charts.escape(s);
     }
 }

@@ -77,7 +77,7 @@ class CachePutAllCommandTest {
                 .contains("\"load_average_at_end\": ");
         assertThat(Files.readString(dir.resolve("results.csv"))).startsWith("run,system,entries,ms,entries_per_s");
         assertThat(Files.readString(dir.resolve("results.html")))
-                .contains("<svg")
+                .contains("<figure class=\"chart\"")
                 .contains("Time to write every entry");
     }
 

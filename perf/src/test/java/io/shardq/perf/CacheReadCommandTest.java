@@ -113,7 +113,7 @@ class CacheReadCommandTest {
                 .contains("\"balanced\": true");
         assertThat(Files.readString(dir.resolve("results.csv"))).startsWith("system,read_path,entries,threads");
         assertThat(Files.readString(dir.resolve("results.html")))
-                .contains("<svg")
+                .contains("<figure class=\"chart\"")
                 .contains("Lookups per second by cache size")
                 .contains("p50 of one read");
     }

@@ -104,7 +104,8 @@ class MixedRunnerTest {
 
         MixedReport report = new MixedReport(Samples.environment("on"), scenario, List.of(stage), check);
         assertThat(report.writeTo(out)).hasSize(3);
-        assertThat(Files.readString(out.resolve("results.html"))).contains("<svg", "receive10-insert", "consistent");
+        assertThat(Files.readString(out.resolve("results.html")))
+                .contains("<figure class=\"chart\"", "receive10-insert", "consistent");
         assertThat(MixedTextReport.render(report)).contains("Application rows, whole run: consistent");
     }
 

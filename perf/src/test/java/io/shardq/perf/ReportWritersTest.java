@@ -3,16 +3,15 @@ package io.shardq.perf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import java.io.ByteArrayInputStream;
-import java.nio.charset.StandardCharsets;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.shardq.tools.Charts;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.w3c.dom.Document;
 
 class ReportWritersTest {
 
@@ -119,60 +118,81 @@ class ReportWritersTest {
     }
 
     @Test
-    void html_isSelfContained_withWellFormedSvgCharts(@TempDir Path dir) throws Exception {
+    void html_isSelfContained_withItsChartsData(@TempDir Path dir) throws Exception {
         List<Path> written = Samples.report(true).writeTo(dir.resolve("out"));
         assertThat(written)
                 .extracting(p -> p.getFileName().toString())
                 .containsExactly("results.json", "results.csv", "results.html");
         String html = Files.readString(dir.resolve("out/results.html"));
 
-        assertThat(html)
-                .contains("UNSAFE: durability off")
-                .doesNotContain("<script")
-                .doesNotContain("href=");
-        assertThat(html.replace("http://www.w3.org/2000/svg", "")).doesNotContain("http");
+        assertThat(html).contains("UNSAFE: durability off");
+        // one file: uPlot and the drawing script inline, nothing fetched
+        assertThat(html).doesNotContain(" src=").doesNotContain("href=").contains("uPlot");
         assertThat(html).contains("&lt;b&gt;&amp;&lt;/b&gt;").doesNotContain("<b>&</b>");
-        int from = 0;
-        int charts = 0;
-        while ((from = html.indexOf("<svg", from)) >= 0) {
-            int end = html.indexOf("</svg>", from) + "</svg>".length();
-            Document svg = DocumentBuilderFactory.newInstance()
-                    .newDocumentBuilder()
-                    .parse(new ByteArrayInputStream(html.substring(from, end).getBytes(StandardCharsets.UTF_8)));
-            assertThat(svg.getDocumentElement().getTagName()).isEqualTo("svg");
-            assertThat(svg.getElementsByTagName("path").getLength()).isPositive();
-            from = end;
-            charts++;
+        List<JsonNode> charts = specs(html);
+        assertThat(charts)
+                .extracting(c -> c.get("title").asText())
+                .containsExactly("Enqueue rate", "Dequeue rate", "p99 end-to-end latency");
+        JsonNode enqueue = charts.get(0);
+        assertThat(enqueue.get("xLabel").asText()).isEqualTo("producer threads");
+        assertThat(enqueue.get("yLabel").asText()).isEqualTo("messages enqueued per second");
+        List<String> names = new java.util.ArrayList<>();
+        enqueue.get("series").forEach(s -> names.add(s.get("name").asText()));
+        assertThat(names).contains("ceiling", "naive");
+        for (JsonNode c : charts) { // every line has a value or a gap (null) per category, and a label for each
+            int n = c.get("categories").size();
+            c.get("series").forEach(s -> {
+                assertThat(s.get("values").size()).isEqualTo(n);
+                assertThat(s.get("labels").size()).isEqualTo(n);
+            });
+            double top = c.get("yTicks").get(c.get("yTicks").size() - 1).asDouble();
+            c.get("series").forEach(s -> s.get("values").forEach(v -> {
+                if (!v.isNull()) {
+                    assertThat(v.asDouble()).isBetween(0.0, top);
+                }
+            }));
         }
-        assertThat(charts).isEqualTo(3);
-        assertThat(html).contains(">Enqueue rate<").contains(">Dequeue rate<").contains(">p99 end-to-end latency<");
-        assertThat(html).contains(">producer threads<").contains(">messages enqueued per second<");
-        assertThat(html).contains(">ceiling<").contains(">naive<");
     }
 
     @Test
     void niceTicks_endOnARoundNumberAtOrAboveTheMaximum() {
-        assertThat(SvgChart.niceTicks(32_855)).containsExactly(0, 10_000, 20_000, 30_000, 40_000);
-        assertThat(SvgChart.niceTicks(9.9)).containsExactly(0, 2, 4, 6, 8, 10);
-        assertThat(SvgChart.niceTicks(0)).containsExactly(0, 1);
-        assertThat(SvgChart.compact(32_500)).isEqualTo("32.5k");
-        assertThat(SvgChart.compact(1_200_000)).isEqualTo("1.2M");
-        assertThat(SvgChart.compact(0)).isEqualTo("0");
+        assertThat(Charts.niceTicks(32_855)).containsExactly(0, 10_000, 20_000, 30_000, 40_000);
+        assertThat(Charts.niceTicks(9.9)).containsExactly(0, 2, 4, 6, 8, 10);
+        assertThat(Charts.niceTicks(0)).containsExactly(0, 1);
+        assertThat(Charts.compact(32_500)).isEqualTo("32.5k");
+        assertThat(Charts.compact(1_200_000)).isEqualTo("1.2M");
+        assertThat(Charts.compact(0)).isEqualTo("0");
     }
 
     @Test
-    void manyCategories_labelEveryKth_butEveryPointKeepsItsTooltip() {
+    void manyCategories_labelEveryKth_butEveryPointKeepsItsValueLabel() throws Exception {
         List<String> seconds = new java.util.ArrayList<>();
         double[] values = new double[60];
         for (int i = 0; i < 60; i++) {
             seconds.add("s" + i);
             values[i] = i;
         }
-        String svg = SvgChart.render(
-                "t", "x", "y", seconds, "s", List.of(new SvgChart.Series("p99", "#000", values)), SvgChart::compact);
+        String html = Charts.render(
+                "t", "x", "y", seconds, "s", List.of(new Charts.Series("p99", "#000", values)), Charts::compact);
+        JsonNode spec = specs(html).get(0);
         // 60 categories, at most 15 labels: every 4th, so s0, s4, ..., s56
-        assertThat(svg).contains(">s0<").contains(">s4<").contains(">s56<").doesNotContain(">s1<");
-        assertThat(svg).contains("<title>p99, s59 s: 59</title>"); // the last point keeps its tooltip
+        assertThat(spec.get("xLabels").get(0).asText()).isEqualTo("s0");
+        assertThat(spec.get("xLabels").get(1).asText()).isEmpty();
+        assertThat(spec.get("xLabels").get(4).asText()).isEqualTo("s4");
+        assertThat(spec.get("xLabels").get(56).asText()).isEqualTo("s56");
+        assertThat(spec.get("series").get(0).get("labels").get(59).asText()).isEqualTo("59"); // the last point's
+    }
+
+    /** The chart specs of a page, in order. */
+    private static List<JsonNode> specs(String html) throws Exception {
+        List<JsonNode> out = new java.util.ArrayList<>();
+        String open = "<script type=\"application/json\" class=\"chart-spec\">";
+        for (int from = html.indexOf(open); from >= 0; from = html.indexOf(open, from)) {
+            int end = html.indexOf("</script>", from);
+            out.add(new ObjectMapper().readTree(html.substring(from + open.length(), end)));
+            from = end;
+        }
+        return out;
     }
 
     @Test
