@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.Function;
 
 /**
  * The report of {@code perf cache-putall}: the settings, each run of each system, the medians,
@@ -19,26 +18,24 @@ import java.util.function.Function;
 record CachePutAllReport(Environment environment, CachePutAllScenario scenario, List<PutAllRun> runs)
         implements RunOptions.Output.Files {
 
-    record Column(String name, Function<PutAllRun, Object> value) {}
-
-    List<Column> columns() {
+    List<ResultColumn<PutAllRun>> columns() {
         return List.of(
-                new Column("run", PutAllRun::run),
-                new Column("system", PutAllRun::system),
-                new Column("entries", PutAllRun::entries),
-                new Column("ms", PutAllRun::millis),
-                new Column("entries_per_s", PutAllRun::entriesPerSecond),
-                new Column("vs_upsert", r -> ratioInRun(r)),
-                new Column("wal_bytes_per_entry", PutAllRun::walBytesPerEntry),
-                new Column("stored", PutAllRun::stored),
-                new Column("balanced", PutAllRun::balanced),
-                new Column("errors", PutAllRun::errors),
-                new Column("first_error", PutAllRun::firstError),
-                new Column("load_average_at_end", PutAllRun::loadAtEnd),
-                new Column("threads", r -> scenario.threads()),
-                new Column("batch", r -> scenario.batch()),
-                new Column("value_bytes", r -> scenario.valueBytes()),
-                new Column("durable", r -> environment.durable()));
+                new ResultColumn<>("run", PutAllRun::run),
+                new ResultColumn<>("system", PutAllRun::system),
+                new ResultColumn<>("entries", PutAllRun::entries),
+                new ResultColumn<>("ms", PutAllRun::millis),
+                new ResultColumn<>("entries_per_s", PutAllRun::entriesPerSecond),
+                new ResultColumn<>("vs_upsert", r -> ratioInRun(r)),
+                new ResultColumn<>("wal_bytes_per_entry", PutAllRun::walBytesPerEntry),
+                new ResultColumn<>("stored", PutAllRun::stored),
+                new ResultColumn<>("balanced", PutAllRun::balanced),
+                new ResultColumn<>("errors", PutAllRun::errors),
+                new ResultColumn<>("first_error", PutAllRun::firstError),
+                new ResultColumn<>("load_average_at_end", PutAllRun::loadAtEnd),
+                new ResultColumn<>("threads", r -> scenario.threads()),
+                new ResultColumn<>("batch", r -> scenario.batch()),
+                new ResultColumn<>("value_bytes", r -> scenario.valueBytes()),
+                new ResultColumn<>("durable", r -> environment.durable()));
     }
 
     /** The median time of a system over the runs, NaN when it has none. */
@@ -167,12 +164,7 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
             """;
 
     String csv() {
-        StringBuilder sb = new StringBuilder();
-        CsvReport.line(sb, columns().stream().map(Column::name).toArray());
-        for (PutAllRun r : runs) {
-            CsvReport.line(sb, columns().stream().map(c -> c.value().apply(r)).toArray());
-        }
-        return sb.toString();
+        return CsvReport.render(columns(), runs);
     }
 
     String json() {
@@ -185,7 +177,7 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
         JsonReport.put(s, "runs", scenario.runs());
         JsonReport.put(s, "warmup_runs", scenario.warmupRuns());
         JsonReport.put(s, "load_average_at_start", scenario.loadAtStart());
-        root.set("results", JsonReport.rows(runs, columns(), Column::name, Column::value));
+        root.set("results", JsonReport.rows(runs, columns()));
         com.fasterxml.jackson.databind.node.ObjectNode summary = root.putObject("summary");
         JsonReport.put(summary, "shardq_median_ms", medianMillis(KvPutAllSystem.NAME));
         JsonReport.put(summary, "upsert_median_ms", medianMillis(UpsertPutAllSystem.NAME));
@@ -232,13 +224,13 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
             sb.append("<li>").append(Charts.escape(v)).append("</li>\n");
         }
         sb.append("</ul>\n<h2>Results</h2>\n<table>\n<tr>");
-        for (Column c : columns()) {
+        for (ResultColumn<PutAllRun> c : columns()) {
             sb.append("<th>").append(Charts.escape(c.name())).append("</th>");
         }
         sb.append("</tr>\n");
         for (PutAllRun r : runs) {
             sb.append("<tr>");
-            for (Column c : columns()) {
+            for (ResultColumn<PutAllRun> c : columns()) {
                 Object v = c.value().apply(r);
                 String text = v == null || (v instanceof Double d && d.isNaN())
                         ? Numbers.NONE

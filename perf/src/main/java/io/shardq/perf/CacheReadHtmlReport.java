@@ -94,13 +94,13 @@ final class CacheReadHtmlReport {
             sb.append("<li>").append(esc(v)).append("</li>\n");
         }
         sb.append("</ul>\n<h2>Results</h2>\n<div style=\"overflow-x:auto\">\n<table>\n<tr>");
-        for (CacheReadReport.Column c : report.columns()) {
+        for (ResultColumn<ReadStep> c : report.columns()) {
             sb.append("<th>").append(esc(c.name())).append("</th>");
         }
         sb.append("</tr>\n");
         for (ReadStep r : report.steps()) {
             sb.append("<tr>");
-            for (CacheReadReport.Column c : report.columns()) {
+            for (ResultColumn<ReadStep> c : report.columns()) {
                 Object v = c.value().apply(r);
                 String text = v == null || (v instanceof Double d && d.isNaN())
                         ? Numbers.NONE

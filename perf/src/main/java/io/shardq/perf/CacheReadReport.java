@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.Function;
 
 /**
  * The report of {@code perf cache-read}: the settings; latency per read at {@code entries} for
@@ -28,31 +27,29 @@ record CacheReadReport(
     static final String SELECT = SelectReadSystem.NAME;
     static final String NEAR = NearCache.NAME;
 
-    record Column(String name, Function<ReadStep, Object> value) {}
-
-    List<Column> columns() {
+    List<ResultColumn<ReadStep>> columns() {
         return List.of(
-                new Column("system", ReadStep::system),
-                new Column("read_path", r -> readPath(r.system())),
-                new Column("entries", ReadStep::entries),
-                new Column("threads", ReadStep::threads),
-                new Column("seconds", ReadStep::seconds),
-                new Column("reads", ReadStep::reads),
-                new Column("reads_per_s", ReadStep::readsPerSecond),
-                new Column("vs_select", this::vsSelect),
-                new Column("p50_us", r -> ReadStep.micros(r.p50Nanos())),
-                new Column("p90_us", r -> ReadStep.micros(r.p90Nanos())),
-                new Column("p99_us", r -> ReadStep.micros(r.p99Nanos())),
-                new Column("p999_us", r -> ReadStep.micros(r.p999Nanos())),
-                new Column("max_us", r -> ReadStep.micros(r.maxNanos())),
-                new Column("mean_us", r -> r.meanNanos() / 1000.0),
-                new Column("missing", ReadStep::missing),
-                new Column("served_count", r -> r.served() < 0 ? null : r.served()),
-                new Column("errors", ReadStep::errors),
-                new Column("first_error", ReadStep::firstError),
-                new Column("load_average_at_end", ReadStep::loadAtEnd),
-                new Column("value_bytes", r -> scenario.valueBytes()),
-                new Column("durable", r -> environment.durable()));
+                new ResultColumn<>("system", ReadStep::system),
+                new ResultColumn<>("read_path", r -> readPath(r.system())),
+                new ResultColumn<>("entries", ReadStep::entries),
+                new ResultColumn<>("threads", ReadStep::threads),
+                new ResultColumn<>("seconds", ReadStep::seconds),
+                new ResultColumn<>("reads", ReadStep::reads),
+                new ResultColumn<>("reads_per_s", ReadStep::readsPerSecond),
+                new ResultColumn<>("vs_select", this::vsSelect),
+                new ResultColumn<>("p50_us", r -> ReadStep.micros(r.p50Nanos())),
+                new ResultColumn<>("p90_us", r -> ReadStep.micros(r.p90Nanos())),
+                new ResultColumn<>("p99_us", r -> ReadStep.micros(r.p99Nanos())),
+                new ResultColumn<>("p999_us", r -> ReadStep.micros(r.p999Nanos())),
+                new ResultColumn<>("max_us", r -> ReadStep.micros(r.maxNanos())),
+                new ResultColumn<>("mean_us", r -> r.meanNanos() / 1000.0),
+                new ResultColumn<>("missing", ReadStep::missing),
+                new ResultColumn<>("served_count", r -> r.served() < 0 ? null : r.served()),
+                new ResultColumn<>("errors", ReadStep::errors),
+                new ResultColumn<>("first_error", ReadStep::firstError),
+                new ResultColumn<>("load_average_at_end", ReadStep::loadAtEnd),
+                new ResultColumn<>("value_bytes", r -> scenario.valueBytes()),
+                new ResultColumn<>("durable", r -> environment.durable()));
     }
 
     static String readPath(String system) {
@@ -300,12 +297,7 @@ record CacheReadReport(
             """;
 
     String csv() {
-        StringBuilder sb = new StringBuilder();
-        CsvReport.line(sb, columns().stream().map(Column::name).toArray());
-        for (ReadStep r : steps) {
-            CsvReport.line(sb, columns().stream().map(c -> c.value().apply(r)).toArray());
-        }
-        return sb.toString();
+        return CsvReport.render(columns(), steps);
     }
 
     String json() {
@@ -322,7 +314,7 @@ record CacheReadReport(
         com.fasterxml.jackson.databind.node.ObjectNode near = root.putObject("near_cache");
         JsonReport.put(near, "available", nearCacheNote == null);
         JsonReport.put(near, "note", nearCacheNote);
-        root.set("results", JsonReport.rows(steps, columns(), Column::name, Column::value));
+        root.set("results", JsonReport.rows(steps, columns()));
         com.fasterxml.jackson.databind.node.ArrayNode loadsJson = root.putArray("loads");
         for (LoadResult l : loads) {
             com.fasterxml.jackson.databind.node.ObjectNode o = loadsJson.addObject();

@@ -8,10 +8,15 @@ final class CsvReport {
     private CsvReport() {}
 
     static String render(RunReport report) {
+        return render(RunReport.COLUMNS, report.rows());
+    }
+
+    /** Every benchmark's results.csv: the columns' names, then one line per row. */
+    static <R> String render(java.util.List<ResultColumn<R>> columns, java.util.List<R> rows) {
         StringBuilder sb = new StringBuilder();
-        line(sb, RunReport.COLUMNS.stream().map(RunReport.Column::name).toArray());
-        for (RunReport.Row row : report.rows()) {
-            line(sb, RunReport.COLUMNS.stream().map(c -> c.value().apply(row)).toArray());
+        line(sb, ResultColumn.names(columns).toArray());
+        for (R row : rows) {
+            line(sb, ResultColumn.cells(columns, row));
         }
         return sb.toString();
     }

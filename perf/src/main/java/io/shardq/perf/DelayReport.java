@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.Function;
 
 /**
  * The report of {@code perf delay}: the settings, the figures (lateness, early deliveries,
@@ -208,24 +207,16 @@ record DelayReport(Environment environment, DelayScenario scenario, DelayResult 
 
     /** results.csv: lateness per second of delivery time (the run's figures are in results.json). */
     String csv() {
-        StringBuilder sb = new StringBuilder();
-        List<Column> cols = timelineColumns();
-        CsvReport.line(sb, cols.stream().map(Column::name).toArray());
-        for (DelayResult.Second s : result.timeline()) {
-            CsvReport.line(sb, cols.stream().map(c -> c.value().apply(s)).toArray());
-        }
-        return sb.toString();
+        return CsvReport.render(timelineColumns(), result.timeline());
     }
 
-    private record Column(String name, Function<DelayResult.Second, Object> value) {}
-
-    private static List<Column> timelineColumns() {
+    private static List<ResultColumn<DelayResult.Second>> timelineColumns() {
         return List.of(
-                new Column("due_second", DelayResult.Second::second),
-                new Column("delivered", DelayResult.Second::delivered),
-                new Column("lateness_p50_ms", s -> s.p50Micros() / 1000.0),
-                new Column("lateness_p99_ms", s -> s.p99Micros() / 1000.0),
-                new Column("lateness_max_ms", s -> s.maxMicros() / 1000.0));
+                new ResultColumn<>("due_second", DelayResult.Second::second),
+                new ResultColumn<>("delivered", DelayResult.Second::delivered),
+                new ResultColumn<>("lateness_p50_ms", s -> s.p50Micros() / 1000.0),
+                new ResultColumn<>("lateness_p99_ms", s -> s.p99Micros() / 1000.0),
+                new ResultColumn<>("lateness_max_ms", s -> s.maxMicros() / 1000.0));
     }
 
     String json() {
@@ -253,7 +244,7 @@ record DelayReport(Environment environment, DelayScenario scenario, DelayResult 
         JsonReport.put(summary, "first_error", result.firstError());
         topJson(root, "top_statements_delivering", result.delivering().top());
         topJson(root, "top_statements_scheduling", result.scheduling().top());
-        root.set("timeline", JsonReport.rows(result.timeline(), timelineColumns(), Column::name, Column::value));
+        root.set("timeline", JsonReport.rows(result.timeline(), timelineColumns()));
         return JsonReport.write(root);
     }
 

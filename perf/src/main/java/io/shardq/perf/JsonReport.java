@@ -12,7 +12,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.UncheckedIOException;
 import java.util.Collection;
 import java.util.List;
-import java.util.function.Function;
 
 /**
  * results.json of every benchmark, built as a Jackson tree (Jackson is already on the class path
@@ -98,14 +97,13 @@ final class JsonReport {
         return NODES.textNode(v.toString());
     }
 
-    /** One object per row, its fields the columns (named by {@code name}, valued by {@code value}). */
-    static <R, C> ArrayNode rows(
-            List<R> rows, List<C> columns, Function<C, String> name, Function<C, Function<R, Object>> value) {
+    /** One object per row, its fields the columns. */
+    static <R> ArrayNode rows(List<R> rows, List<ResultColumn<R>> columns) {
         ArrayNode a = NODES.arrayNode();
         for (R r : rows) {
             ObjectNode o = a.addObject();
-            for (C c : columns) {
-                put(o, name.apply(c), value.apply(c).apply(r));
+            for (ResultColumn<R> c : columns) {
+                put(o, c.name(), c.value().apply(r));
             }
         }
         return a;
@@ -136,7 +134,7 @@ final class JsonReport {
             put(s, "async_in_flight_batches", sc.asyncInFlightBatches());
         }
         put(s, "duration_s", sc.duration().toMillis() / 1000.0);
-        root.set("results", rows(report.rows(), RunReport.COLUMNS, RunReport.Column::name, RunReport.Column::value));
+        root.set("results", rows(report.rows(), RunReport.COLUMNS));
         return write(root);
     }
 }

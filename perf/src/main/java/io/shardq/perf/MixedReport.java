@@ -16,11 +16,9 @@ import java.util.function.Function;
  */
 record MixedReport(Environment environment, MixedScenario scenario, List<StageResult> stages, ApplicationCheck check) {
 
-    record Column(String name, Function<Row, Object> value) {}
-
     record Row(MixedReport report, StageResult stage, StageResult.TemplateResult result) {}
 
-    static final List<Column> COLUMNS = List.of(
+    static final List<ResultColumn<Row>> COLUMNS = List.of(
             col("users", r -> r.stage().users()),
             col("template", r -> r.result().template()),
             col("weight", r -> r.result().weight()),
@@ -64,12 +62,7 @@ record MixedReport(Environment environment, MixedScenario scenario, List<StageRe
     }
 
     String csv() {
-        StringBuilder sb = new StringBuilder();
-        CsvReport.line(sb, COLUMNS.stream().map(Column::name).toArray());
-        for (Row row : rows()) {
-            CsvReport.line(sb, COLUMNS.stream().map(c -> c.value().apply(row)).toArray());
-        }
-        return sb.toString();
+        return CsvReport.render(COLUMNS, rows());
     }
 
     /**
@@ -98,7 +91,7 @@ record MixedReport(Environment environment, MixedScenario scenario, List<StageRe
         JsonReport.put(s, "unsafe_option", scenario.unsafe());
         JsonReport.put(s, "warmup_s", scenario.warmup().toMillis() / 1000.0);
         JsonReport.put(s, "duration_s", scenario.duration().toMillis() / 1000.0);
-        root.set("results", JsonReport.rows(rows(), COLUMNS, Column::name, Column::value));
+        root.set("results", JsonReport.rows(rows(), COLUMNS));
         if (check == null) {
             JsonReport.put(root, "check", null);
             return JsonReport.write(root);
@@ -114,8 +107,8 @@ record MixedReport(Environment environment, MixedScenario scenario, List<StageRe
         return JsonReport.write(root);
     }
 
-    private static Column col(String name, Function<Row, Object> value) {
-        return new Column(name, value);
+    private static ResultColumn<Row> col(String name, Function<Row, Object> value) {
+        return new ResultColumn<>(name, value);
     }
 
     private static Object ms(Row r, long micros) {

@@ -11,13 +11,10 @@ import java.util.function.Function;
  */
 record RunReport(Environment environment, Scenario scenario, Comparison run) {
 
-    /** A column of results.csv and of each object of results.json's "results". */
-    record Column(String name, Function<Row, Object> value) {}
-
     /** One result with the context its columns need. */
     record Row(RunReport report, StepResult result) {}
 
-    static final List<Column> COLUMNS = List.of(
+    static final List<ResultColumn<Row>> COLUMNS = List.of(
             col("threads", r -> r.result().threads()),
             col("system", r -> r.result().system()),
             col("seconds", r -> r.result().seconds()),
@@ -65,8 +62,8 @@ record RunReport(Environment environment, Scenario scenario, Comparison run) {
         return ReportFiles.write(dir, JsonReport.render(this), CsvReport.render(this), HtmlReport.render(this));
     }
 
-    private static Column col(String name, Function<Row, Object> value) {
-        return new Column(name, value);
+    private static ResultColumn<Row> col(String name, Function<Row, Object> value) {
+        return new ResultColumn<>(name, value);
     }
 
     private static Object latencyMs(Row r, java.util.function.ToLongFunction<LatencyStats> which) {

@@ -53,14 +53,14 @@ final class TopicHtmlReport {
             sb.append("<li>").append(esc(v)).append("</li>\n");
         }
         sb.append("</ul>\n<h2>Results</h2>\n<div style=\"overflow-x:auto\">\n<table>\n<tr>");
-        List<TopicReport.Column> cols = report.columns();
-        for (TopicReport.Column c : cols) {
+        List<ResultColumn<TopicStep>> cols = report.columns();
+        for (ResultColumn<TopicStep> c : cols) {
             sb.append("<th>").append(esc(c.name())).append("</th>");
         }
         sb.append("</tr>\n");
         for (TopicStep s : run.steps()) {
             sb.append("<tr>");
-            for (TopicReport.Column c : cols) {
+            for (ResultColumn<TopicStep> c : cols) {
                 Object v = c.value().apply(s);
                 String text = v == null || (v instanceof Double d && d.isNaN())
                         ? Numbers.NONE

@@ -15,10 +15,7 @@ import java.util.function.Function;
 record TopicReport(Environment environment, TopicScenario scenario, TopicComparison run)
         implements RunOptions.Output.Files {
 
-    /** A column of results.csv and of each object of results.json's "results". */
-    record Column(String name, Function<TopicStep, Object> value) {}
-
-    List<Column> columns() {
+    List<ResultColumn<TopicStep>> columns() {
         return List.of(
                 col("publishers", TopicStep::publishers),
                 col("system", TopicStep::system),
@@ -240,13 +237,7 @@ record TopicReport(Environment environment, TopicScenario scenario, TopicCompari
     }
 
     String csv() {
-        StringBuilder sb = new StringBuilder();
-        List<Column> cols = columns();
-        CsvReport.line(sb, cols.stream().map(Column::name).toArray());
-        for (TopicStep s : run.steps()) {
-            CsvReport.line(sb, cols.stream().map(c -> c.value().apply(s)).toArray());
-        }
-        return sb.toString();
+        return CsvReport.render(columns(), run.steps());
     }
 
     String json() {
@@ -264,10 +255,10 @@ record TopicReport(Environment environment, TopicScenario scenario, TopicCompari
         JsonReport.put(s, "duration_s", scenario.duration().toMillis() / 1000.0);
         JsonReport.put(s, "load_average_at_start", scenario.loadAtStart());
         com.fasterxml.jackson.databind.node.ArrayNode results = root.putArray("results");
-        List<Column> cols = columns();
+        List<ResultColumn<TopicStep>> cols = columns();
         for (TopicStep step : run.steps()) {
             com.fasterxml.jackson.databind.node.ObjectNode o = results.addObject();
-            for (Column c : cols) {
+            for (ResultColumn<TopicStep> c : cols) {
                 JsonReport.put(o, c.name(), c.value().apply(step));
             }
             com.fasterxml.jackson.databind.node.ArrayNode backlogs = o.putArray("backlogs");
@@ -283,8 +274,8 @@ record TopicReport(Environment environment, TopicScenario scenario, TopicCompari
         return JsonReport.write(root);
     }
 
-    private static Column col(String name, Function<TopicStep, Object> value) {
-        return new Column(name, value);
+    private static ResultColumn<TopicStep> col(String name, Function<TopicStep, Object> value) {
+        return new ResultColumn<>(name, value);
     }
 
     private static Object ms(LatencyStats l, long micros) {

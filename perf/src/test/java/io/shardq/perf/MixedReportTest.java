@@ -49,9 +49,8 @@ class MixedReportTest {
         List<Map<String, Object>> results = (List<Map<String, Object>>) root.get("results");
         assertThat(results).hasSize(10);
         assertThat(results.get(0).keySet())
-                .containsExactlyElementsOf(MixedReport.COLUMNS.stream()
-                        .map(MixedReport.Column::name)
-                        .toList());
+                .containsExactlyElementsOf(
+                        MixedReport.COLUMNS.stream().map(ResultColumn::name).toList());
         Map<String, Object> check = (Map<String, Object>) root.get("check");
         assertThat(check).containsEntry("consistent", true).containsEntry("audit_rows", 400.0);
     }

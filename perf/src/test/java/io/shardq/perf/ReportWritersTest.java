@@ -72,7 +72,7 @@ class ReportWritersTest {
         assertThat(results.get(2).get("first_error")).isEqualTo("boom, \"quoted\"\nsecond line <b>&</b>");
         assertThat(results.get(0).keySet())
                 .containsExactlyElementsOf(
-                        RunReport.COLUMNS.stream().map(RunReport.Column::name).toList());
+                        RunReport.COLUMNS.stream().map(ResultColumn::name).toList());
     }
 
     @Test
