@@ -219,32 +219,9 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
                 new Charts.Series(UpsertPutAllSystem.NAME, "#6b7280", perRun(UpsertPutAllSystem.NAME)));
         sb.append(Charts.render(
                 "Time to write every entry", "run", "milliseconds", categories, "run", series, Charts::compact));
-        sb.append("</div>\n<h2>Targets</h2>\n<ul>\n");
-        for (String v : verdicts()) {
-            sb.append("<li>").append(Charts.escape(v)).append("</li>\n");
-        }
-        sb.append("</ul>\n<h2>Results</h2>\n<table>\n<tr>");
-        for (ResultColumn<PutAllRun> c : columns()) {
-            sb.append("<th>").append(Charts.escape(c.name())).append("</th>");
-        }
-        sb.append("</tr>\n");
-        for (PutAllRun r : runs) {
-            sb.append("<tr>");
-            for (ResultColumn<PutAllRun> c : columns()) {
-                Object v = c.value().apply(r);
-                String text = v == null || (v instanceof Double d && d.isNaN())
-                        ? Numbers.NONE
-                        : v instanceof Double d ? Numbers.plain(d) : v.toString();
-                sb.append("<td>").append(Charts.escape(text)).append("</td>");
-            }
-            sb.append("</tr>\n");
-        }
-        sb.append("</table>\n");
-        List<String[]> facts = new ArrayList<>(environment.facts());
-        facts.addAll(scenario.facts());
-        return sb.append(HtmlReport.settings(facts))
-                .append("</body>\n</html>\n")
-                .toString();
+        sb.append("</div>\n").append(HtmlReport.list("Targets", verdicts()));
+        sb.append(HtmlReport.resultsTable(columns(), runs));
+        return sb.append(HtmlReport.end(environment.facts(), scenario.facts())).toString();
     }
 
     private double[] perRun(String system) {

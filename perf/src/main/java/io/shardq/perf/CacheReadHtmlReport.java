@@ -89,32 +89,9 @@ final class CacheReadHtmlReport {
                     .append(esc(report.nearCacheNote()))
                     .append("</p>\n");
         }
-        sb.append("<h2>Issue 11's targets</h2>\n<ul>\n");
-        for (String v : report.verdicts()) {
-            sb.append("<li>").append(esc(v)).append("</li>\n");
-        }
-        sb.append("</ul>\n<h2>Results</h2>\n<div style=\"overflow-x:auto\">\n<table>\n<tr>");
-        for (ResultColumn<ReadStep> c : report.columns()) {
-            sb.append("<th>").append(esc(c.name())).append("</th>");
-        }
-        sb.append("</tr>\n");
-        for (ReadStep r : report.steps()) {
-            sb.append("<tr>");
-            for (ResultColumn<ReadStep> c : report.columns()) {
-                Object v = c.value().apply(r);
-                String text = v == null || (v instanceof Double d && d.isNaN())
-                        ? Numbers.NONE
-                        : v instanceof Double d ? Numbers.plain(d) : v.toString();
-                sb.append("<td>").append(esc(text)).append("</td>");
-            }
-            sb.append("</tr>\n");
-        }
-        sb.append("</table>\n</div>\n");
-        List<String[]> facts = new ArrayList<>(env.facts());
-        facts.addAll(sc.facts());
-        return sb.append(HtmlReport.settings(facts))
-                .append("</body>\n</html>\n")
-                .toString();
+        sb.append(HtmlReport.list("Issue 11's targets", report.verdicts()));
+        sb.append(HtmlReport.resultsTable(report.columns(), report.steps()));
+        return sb.append(HtmlReport.end(env.facts(), sc.facts())).toString();
     }
 
     private static String label(String system) {

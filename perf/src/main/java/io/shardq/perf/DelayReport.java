@@ -322,11 +322,7 @@ record DelayReport(Environment environment, DelayScenario scenario, DelayResult 
                     .append("</td></tr>\n");
         }
         sb.append("</table>\n");
-        List<String[]> facts = new ArrayList<>(environment.facts());
-        facts.addAll(scenario.facts());
-        return sb.append(HtmlReport.settings(facts))
-                .append("</body>\n</html>\n")
-                .toString();
+        return sb.append(HtmlReport.end(environment.facts(), scenario.facts())).toString();
     }
 
     @Override

@@ -170,15 +170,53 @@ final class HtmlReport {
                         .append("</p>\n");
             }
         }
-        List<String[]> facts = new ArrayList<>(env.facts());
-        facts.addAll(report.scenario().facts());
-        return sb.append(settings(facts)).append("</body>\n</html>\n").toString();
+        return sb.append(end(env.facts(), report.scenario().facts())).toString();
     }
 
     /** The page up to and including {@code <body>}: inline CSS and the charts' script, nothing fetched. */
     static String head(String title) {
         return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + esc(title)
                 + "</title>\n<style>\n" + STYLE + "\n</style>\n" + Charts.assets() + "</head>\n<body>\n";
+    }
+
+    /**
+     * The results table every benchmark's page ends with (before its settings): a heading cell per
+     * column, a row per result, unknown figures as {@link Numbers#NONE}, scrolling sideways when wide.
+     */
+    static <R> String resultsTable(List<ResultColumn<R>> columns, List<R> rows) {
+        StringBuilder sb = new StringBuilder("<h2>Results</h2>\n<div style=\"overflow-x:auto\">\n<table>\n<tr>");
+        for (ResultColumn<R> c : columns) {
+            sb.append("<th>").append(esc(c.name())).append("</th>");
+        }
+        sb.append("</tr>\n");
+        for (R r : rows) {
+            sb.append("<tr>");
+            for (ResultColumn<R> c : columns) {
+                Object v = c.value().apply(r);
+                String text = v == null || (v instanceof Double d && d.isNaN())
+                        ? Numbers.NONE
+                        : v instanceof Double d ? Numbers.plain(d) : v.toString();
+                sb.append("<td>").append(esc(text)).append("</td>");
+            }
+            sb.append("</tr>\n");
+        }
+        return sb.append("</table>\n</div>\n").toString();
+    }
+
+    /** A titled list (a benchmark's targets and whether each was met). */
+    static String list(String title, List<String> items) {
+        StringBuilder sb = new StringBuilder("<h2>").append(esc(title)).append("</h2>\n<ul>\n");
+        for (String item : items) {
+            sb.append("<li>").append(esc(item)).append("</li>\n");
+        }
+        return sb.append("</ul>\n").toString();
+    }
+
+    /** The end of every benchmark's page: the settings (the environment's, then the scenario's). */
+    static String end(List<String[]> environmentFacts, List<String[]> scenarioFacts) {
+        List<String[]> facts = new ArrayList<>(environmentFacts);
+        facts.addAll(scenarioFacts);
+        return settings(facts) + "</body>\n</html>\n";
     }
 
     /** The settings section: one row per {@code name  value} fact. */

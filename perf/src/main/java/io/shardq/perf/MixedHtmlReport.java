@@ -130,11 +130,7 @@ final class MixedHtmlReport {
                 }
             }
         }
-        List<String[]> facts = new ArrayList<>(env.facts());
-        facts.addAll(sc.facts());
-        return sb.append(HtmlReport.settings(facts))
-                .append("</body>\n</html>\n")
-                .toString();
+        return sb.append(HtmlReport.end(env.facts(), sc.facts())).toString();
     }
 
     /** The settings that matter most, in one line under the title. */

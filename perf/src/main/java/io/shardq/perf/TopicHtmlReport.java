@@ -48,33 +48,9 @@ final class TopicHtmlReport {
                 "publishers",
                 series(run, sc, s -> TopicComparison.walPerDelivery(s.result())),
                 Charts::compact));
-        sb.append("</div>\n<h2>Issue 10's targets</h2>\n<ul>\n");
-        for (String v : run.verdicts(sc.rate() > 0)) {
-            sb.append("<li>").append(esc(v)).append("</li>\n");
-        }
-        sb.append("</ul>\n<h2>Results</h2>\n<div style=\"overflow-x:auto\">\n<table>\n<tr>");
-        List<ResultColumn<TopicStep>> cols = report.columns();
-        for (ResultColumn<TopicStep> c : cols) {
-            sb.append("<th>").append(esc(c.name())).append("</th>");
-        }
-        sb.append("</tr>\n");
-        for (TopicStep s : run.steps()) {
-            sb.append("<tr>");
-            for (ResultColumn<TopicStep> c : cols) {
-                Object v = c.value().apply(s);
-                String text = v == null || (v instanceof Double d && d.isNaN())
-                        ? Numbers.NONE
-                        : v instanceof Double d ? Numbers.plain(d) : v.toString();
-                sb.append("<td>").append(esc(text)).append("</td>");
-            }
-            sb.append("</tr>\n");
-        }
-        sb.append("</table>\n</div>\n");
-        List<String[]> facts = new ArrayList<>(env.facts());
-        facts.addAll(sc.facts());
-        return sb.append(HtmlReport.settings(facts))
-                .append("</body>\n</html>\n")
-                .toString();
+        sb.append("</div>\n").append(HtmlReport.list("Issue 10's targets", run.verdicts(sc.rate() > 0)));
+        sb.append(HtmlReport.resultsTable(report.columns(), run.steps()));
+        return sb.append(HtmlReport.end(env.facts(), sc.facts())).toString();
     }
 
     private static List<Charts.Series> series(
