@@ -2,8 +2,6 @@ package io.shardq.perf;
 
 import io.shardq.tools.Charts;
 import io.shardq.tools.TextTable;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -16,7 +14,7 @@ import java.util.Locale;
  * the tools' charts (uPlot)).
  */
 record CachePutAllReport(Environment environment, CachePutAllScenario scenario, List<PutAllRun> runs)
-        implements RunOptions.Output.Files {
+        implements BenchmarkReport {
 
     List<ResultColumn<PutAllRun>> columns() {
         return List.of(
@@ -114,7 +112,8 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
                 Double.isNaN(r) ? "NOT MEASURED" : r <= SESSION_TARGET ? "met" : "NOT MET");
     }
 
-    String text() {
+    @Override
+    public String text() {
         StringBuilder sb =
                 new StringBuilder(TextReport.header(environment, "cache-putall", scenario.facts())).append('\n');
         TextTable t = TextTable.numeric(
@@ -163,11 +162,13 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
             upsert       insert ... select from unnest(keys, values) on conflict (k) do update, autocommit, one per batch
             """;
 
-    String csv() {
+    @Override
+    public String csv() {
         return CsvReport.render(columns(), runs);
     }
 
-    String json() {
+    @Override
+    public String json() {
         com.fasterxml.jackson.databind.node.ObjectNode root = JsonReport.root();
         com.fasterxml.jackson.databind.node.ObjectNode s = JsonReport.scenario(root, environment, "cache-putall");
         JsonReport.put(s, "threads", scenario.threads());
@@ -192,7 +193,8 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
         return JsonReport.write(root);
     }
 
-    String html() {
+    @Override
+    public String html() {
         StringBuilder sb = new StringBuilder(HtmlReport.head("ShardQ benchmark: cache-putall"));
         if (!environment.unsafeBanner().isEmpty()) {
             sb.append("<div class=\"unsafe\">")
@@ -233,10 +235,5 @@ record CachePutAllReport(Environment environment, CachePutAllScenario scenario, 
             }
         }
         return out;
-    }
-
-    @Override
-    public List<Path> writeTo(Path dir) throws IOException {
-        return ReportFiles.write(dir, json(), csv(), html());
     }
 }

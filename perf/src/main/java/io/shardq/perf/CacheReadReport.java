@@ -1,8 +1,6 @@
 package io.shardq.perf;
 
 import io.shardq.tools.TextTable;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -21,7 +19,7 @@ record CacheReadReport(
         List<ReadStep> steps,
         List<LoadResult> loads,
         String nearCacheNote)
-        implements RunOptions.Output.Files {
+        implements BenchmarkReport {
 
     static final String MISS = KvReadSystem.NAME;
     static final String SELECT = SelectReadSystem.NAME;
@@ -159,7 +157,8 @@ record CacheReadReport(
         return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
     }
 
-    String text() {
+    @Override
+    public String text() {
         StringBuilder sb =
                 new StringBuilder(TextReport.header(environment, "cache-read", scenario.facts())).append('\n');
         TextTable lat = TextTable.numeric(
@@ -296,11 +295,18 @@ record CacheReadReport(
             missing             reads that found nothing although every key read was loaded (must be 0)
             """;
 
-    String csv() {
+    @Override
+    public String html() {
+        return CacheReadHtmlReport.render(this);
+    }
+
+    @Override
+    public String csv() {
         return CsvReport.render(columns(), steps);
     }
 
-    String json() {
+    @Override
+    public String json() {
         com.fasterxml.jackson.databind.node.ObjectNode root = JsonReport.root();
         com.fasterxml.jackson.databind.node.ObjectNode s = JsonReport.scenario(root, environment, "cache-read");
         JsonReport.put(s, "threads", scenario.threads());
@@ -330,10 +336,5 @@ record CacheReadReport(
         JsonReport.put(root, "balanced", balanced());
         JsonReport.put(root, "targets", verdicts());
         return JsonReport.write(root);
-    }
-
-    @Override
-    public List<Path> writeTo(Path dir) throws IOException {
-        return ReportFiles.write(dir, json(), csv(), CacheReadHtmlReport.render(this));
     }
 }

@@ -2,8 +2,6 @@ package io.shardq.perf;
 
 import io.shardq.tools.Charts;
 import io.shardq.tools.TextTable;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -14,8 +12,7 @@ import java.util.Locale;
  * the figures mean; results.json (all of it), results.csv (lateness per second of delivery time)
  * and results.html (that timeline drawn by the tools' charts (uPlot), the figures and the settings).
  */
-record DelayReport(Environment environment, DelayScenario scenario, DelayResult result)
-        implements RunOptions.Output.Files {
+record DelayReport(Environment environment, DelayScenario scenario, DelayResult result) implements BenchmarkReport {
 
     /** One figure: its name in JSON, its label in the text and HTML, its value and how it reads. */
     private record Figure(String key, String label, Object value, String shown) {}
@@ -148,7 +145,8 @@ record DelayReport(Environment environment, DelayScenario scenario, DelayResult 
                         r.errors());
     }
 
-    String text() {
+    @Override
+    public String text() {
         StringBuilder sb = new StringBuilder(TextReport.header(environment, "delay", scenario.facts())).append('\n');
         TextTable t = TextTable.numeric("<figure", "<value");
         for (Figure f : figures()) {
@@ -206,7 +204,8 @@ record DelayReport(Environment environment, DelayScenario scenario, DelayResult 
     }
 
     /** results.csv: lateness per second of delivery time (the run's figures are in results.json). */
-    String csv() {
+    @Override
+    public String csv() {
         return CsvReport.render(timelineColumns(), result.timeline());
     }
 
@@ -219,7 +218,8 @@ record DelayReport(Environment environment, DelayScenario scenario, DelayResult 
                 new ResultColumn<>("lateness_max_ms", s -> s.maxMicros() / 1000.0));
     }
 
-    String json() {
+    @Override
+    public String json() {
         DelayScenario sc = scenario;
         com.fasterxml.jackson.databind.node.ObjectNode root = JsonReport.root();
         com.fasterxml.jackson.databind.node.ObjectNode s = JsonReport.scenario(root, environment, "delay");
@@ -261,7 +261,8 @@ record DelayReport(Environment environment, DelayScenario scenario, DelayResult 
         }
     }
 
-    String html() {
+    @Override
+    public String html() {
         StringBuilder sb = new StringBuilder(HtmlReport.head("ShardQ benchmark: delay"));
         if (!environment.unsafeBanner().isEmpty()) {
             sb.append("<div class=\"unsafe\">")
@@ -323,10 +324,5 @@ record DelayReport(Environment environment, DelayScenario scenario, DelayResult 
         }
         sb.append("</table>\n");
         return sb.append(HtmlReport.end(environment.facts(), scenario.facts())).toString();
-    }
-
-    @Override
-    public List<Path> writeTo(Path dir) throws IOException {
-        return ReportFiles.write(dir, json(), csv(), html());
     }
 }

@@ -94,11 +94,11 @@ final class MixedCommand implements Callable<Integer> {
             }
             MixedReport report = new MixedReport(env, scenario, results, check);
             stdout.println();
-            stdout.print(MixedTextReport.render(report));
+            stdout.print(report.text());
             if (failure != null) {
                 stdout.println(failure);
             }
-            output.write(report::writeTo, stdout);
+            output.write(report, stdout);
             stdout.flush();
             boolean failed = results.stream().anyMatch(s -> s.all().counts().failed() > 0);
             return failure != null || failed || check == null || !check.consistent() ? 1 : 0;

@@ -1,7 +1,5 @@
 package io.shardq.perf;
 
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -14,7 +12,8 @@ import java.util.function.Function;
  *
  * @param check null when the run stopped before it could be made
  */
-record MixedReport(Environment environment, MixedScenario scenario, List<StageResult> stages, ApplicationCheck check) {
+record MixedReport(Environment environment, MixedScenario scenario, List<StageResult> stages, ApplicationCheck check)
+        implements BenchmarkReport {
 
     record Row(MixedReport report, StageResult stage, StageResult.TemplateResult result) {}
 
@@ -56,12 +55,18 @@ record MixedReport(Environment environment, MixedScenario scenario, List<StageRe
         return rows;
     }
 
-    /** Writes results.json, results.csv and results.html into the directory, creating it. */
-    List<Path> writeTo(Path dir) throws IOException {
-        return ReportFiles.write(dir, json(), csv(), MixedHtmlReport.render(this));
+    @Override
+    public String text() {
+        return MixedTextReport.render(this);
     }
 
-    String csv() {
+    @Override
+    public String html() {
+        return MixedHtmlReport.render(this);
+    }
+
+    @Override
+    public String csv() {
         return CsvReport.render(COLUMNS, rows());
     }
 
@@ -69,7 +74,8 @@ record MixedReport(Environment environment, MixedScenario scenario, List<StageRe
      * {@code {"unsafe", "banner", "environment": {...}, "scenario": {..., "templates": [...]},
      * "results": [rows], "check": {...}}}; unknown figures are null.
      */
-    String json() {
+    @Override
+    public String json() {
         Workload w = scenario.workload();
         com.fasterxml.jackson.databind.node.ObjectNode root = JsonReport.root();
         com.fasterxml.jackson.databind.node.ObjectNode s = JsonReport.scenario(root, environment, "mixed");

@@ -124,9 +124,10 @@ final class QueueCommand implements Callable<Integer> {
         stdout.flush();
         Runner runner = new Runner(ds, registry, MicroClock.system(), progress);
         Comparison run = new Comparison(runner.run(scenario));
+        RunReport report = new RunReport(env, scenario, run);
         stdout.println();
-        stdout.print(TextReport.render(env, scenario, run));
-        steady.output.write(new RunReport(env, scenario, run)::writeTo, stdout);
+        stdout.print(report.text());
+        steady.output.write(report, stdout);
         stdout.flush();
         return run;
     }

@@ -1,7 +1,5 @@
 package io.shardq.perf;
 
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Function;
 
@@ -9,7 +7,7 @@ import java.util.function.Function;
  * Everything a run produced, and the columns every machine-readable form shares: one row per
  * system and threads value, settings repeated on each row so a CSV line stands on its own.
  */
-record RunReport(Environment environment, Scenario scenario, Comparison run) {
+record RunReport(Environment environment, Scenario scenario, Comparison run) implements BenchmarkReport {
 
     /** One result with the context its columns need. */
     record Row(RunReport report, StepResult result) {}
@@ -57,9 +55,24 @@ record RunReport(Environment environment, Scenario scenario, Comparison run) {
         return run.results().stream().map(r -> new Row(this, r)).toList();
     }
 
-    /** Writes results.json, results.csv and results.html into the directory, creating it. */
-    List<Path> writeTo(Path dir) throws IOException {
-        return ReportFiles.write(dir, JsonReport.render(this), CsvReport.render(this), HtmlReport.render(this));
+    @Override
+    public String text() {
+        return TextReport.render(environment, scenario, run);
+    }
+
+    @Override
+    public String json() {
+        return JsonReport.render(this);
+    }
+
+    @Override
+    public String csv() {
+        return CsvReport.render(this);
+    }
+
+    @Override
+    public String html() {
+        return HtmlReport.render(this);
     }
 
     private static ResultColumn<Row> col(String name, Function<Row, Object> value) {

@@ -1,8 +1,6 @@
 package io.shardq.perf;
 
 import io.shardq.tools.TextTable;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
@@ -12,8 +10,7 @@ import java.util.function.Function;
  * targets and the backlog of each subscription), and results.json / results.csv / results.html
  * with one row per system and publisher count (the JSON also lists each subscription's backlog).
  */
-record TopicReport(Environment environment, TopicScenario scenario, TopicComparison run)
-        implements RunOptions.Output.Files {
+record TopicReport(Environment environment, TopicScenario scenario, TopicComparison run) implements BenchmarkReport {
 
     List<ResultColumn<TopicStep>> columns() {
         return List.of(
@@ -62,7 +59,8 @@ record TopicReport(Environment environment, TopicScenario scenario, TopicCompari
                 col("durable", s -> environment.durable()));
     }
 
-    String text() {
+    @Override
+    public String text() {
         StringBuilder sb = new StringBuilder(TextReport.header(environment, "topic", scenario.facts())).append('\n');
         TextTable speed = TextTable.numeric(
                 "publishers",
@@ -232,15 +230,17 @@ record TopicReport(Environment environment, TopicScenario scenario, TopicCompari
             """;
 
     @Override
-    public List<Path> writeTo(Path dir) throws IOException {
-        return ReportFiles.write(dir, json(), csv(), TopicHtmlReport.render(this));
+    public String html() {
+        return TopicHtmlReport.render(this);
     }
 
-    String csv() {
+    @Override
+    public String csv() {
         return CsvReport.render(columns(), run.steps());
     }
 
-    String json() {
+    @Override
+    public String json() {
         com.fasterxml.jackson.databind.node.ObjectNode root = JsonReport.root();
         com.fasterxml.jackson.databind.node.ObjectNode s = JsonReport.scenario(root, environment, "topic");
         JsonReport.put(s, "publishers", scenario.publishers());
