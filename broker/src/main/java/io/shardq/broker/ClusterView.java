@@ -47,6 +47,19 @@ public final class ClusterView {
         return out;
     }
 
+    /**
+     * Whether instance {@code instanceId}'s row is visible on {@code c}, a connection of another
+     * pool (an application's DataSource): true when it reaches the database ShardQ uses.
+     */
+    public boolean instanceVisibleOn(Connection c, long instanceId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.INSTANCE_SELECT_EXISTS))) {
+            ps.setLong(1, instanceId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
     /** Every temporary destination with its owner, by name. */
     public List<Admin.Temporary> temporaryDestinations() {
         List<Admin.Temporary> out = new ArrayList<>();

@@ -76,6 +76,11 @@ DELETE FROM shardq.client_id WHERE client_id = ? AND connection_id = ?
 -- name: client_id_release_instance
 DELETE FROM shardq.client_id WHERE instance_id = ?
 
+-- name: instance_select_exists
+-- Whether an instance's row is visible on a connection: on an application's DataSource, whether
+-- it is the database ShardQ's own pool uses (ClusterView#instanceVisibleOn).
+SELECT 1 FROM shardq.instance WHERE id = ?
+
 -- name: instance_listen
 -- On the LISTEN connection; the channel slot takes one of the engine's channel names
 -- ([a-z_]+, quoted as an identifier).

@@ -6,8 +6,6 @@ import io.shardq.jms.ShardQConnectionFactory;
 import jakarta.jms.ConnectionFactory;
 import java.lang.reflect.Method;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -105,15 +103,11 @@ public class ShardQAutoConfiguration {
      */
     static void requireSameDatabase(DataSource ds, Broker broker) {
         String problem;
-        try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement("select 1 from shardq.instance where id = ?")) {
-            ps.setLong(1, broker.instanceId());
-            try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                    return;
-                }
-                problem = "ShardQ's instance row " + broker.instanceId() + " is not there";
+        try (Connection c = ds.getConnection()) {
+            if (broker.admin().cluster().instanceVisibleOn(c, broker.instanceId())) {
+                return;
             }
+            problem = "ShardQ's instance row " + broker.instanceId() + " is not there";
         } catch (SQLException e) {
             problem = e.getMessage();
         }
