@@ -66,6 +66,7 @@ class ChartsTest {
     }
 
     private static String dump(Path chromium, Path file) throws IOException, InterruptedException {
+        Path out = file.resolveSibling("dom.html");
         Process p = new ProcessBuilder(
                         chromium.toString(),
                         "--headless",
@@ -74,10 +75,13 @@ class ChartsTest {
                         "--virtual-time-budget=5000",
                         "--dump-dom",
                         file.toUri().toString())
+                .redirectOutput(out.toFile())
                 .redirectError(ProcessBuilder.Redirect.DISCARD)
                 .start();
-        byte[] out = p.getInputStream().readAllBytes();
-        assertThat(p.waitFor(2, TimeUnit.MINUTES)).as("chromium ended").isTrue();
-        return new String(out, StandardCharsets.UTF_8);
+        if (!p.waitFor(2, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            throw new AssertionError("chromium did not finish drawing the page within two minutes");
+        }
+        return Files.readString(out, StandardCharsets.UTF_8);
     }
 }
