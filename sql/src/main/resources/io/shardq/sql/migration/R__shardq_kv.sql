@@ -3,7 +3,7 @@
 --   select shardq.create_cache('prices', default_ttl_ms => 600000, max_entries => 100000);
 --   select * from shardq.caches();
 --   select * from shardq.cache_stats('prices');
--- and the engine's helpers for DDL it runs through SQL (see "Key/value cache" in docs/architecture.md).
+-- and the engine's helpers for DDL it runs through SQL (see docs/design/kv-cache.md).
 -- Every function is plpgsql (not LANGUAGE sql) where it reads a V008 table: its body is checked
 -- when it runs, so this file also applies to a schema rebuilt at an older version by a migration
 -- test. Repeatable: CREATE OR REPLACE only, signatures backward compatible.
@@ -24,6 +24,55 @@ END $$;
 CREATE OR REPLACE FUNCTION shardq.kv_ts(p_epoch_ms bigint) RETURNS timestamptz
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT timestamptz 'epoch' + p_epoch_ms * interval '1 millisecond'
+$$;
+
+-- A key's advisory-lock hash, as the JVM computes it (io.shardq.broker.kv.ByteKey: Java's
+-- Arrays.hashCode of the key's bytes, h = 31 * h + b over signed bytes, wrapping at 32 bits):
+-- every writer of a key, in any language, must lock the same (cache, hash). For the SQL API
+-- (docs/design/sql-api.md); KvHashesTest proves it equal to the JVM's.
+CREATE OR REPLACE FUNCTION shardq.kv_lock_hash(p_key bytea) RETURNS integer
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+    h bigint := 1;
+    b integer;
+BEGIN
+    FOR i IN 0 .. length(p_key) - 1 LOOP
+        b := get_byte(p_key, i);
+        IF b > 127 THEN
+            b := b - 256;
+        END IF;
+        h := (h * 31 + b) & 4294967295;
+    END LOOP;
+    RETURN (CASE WHEN h >= 2147483648 THEN h - 4294967296 ELSE h END)::integer;
+END $$;
+
+-- A key's 64-bit hash as near caches and their invalidation NOTIFYs name it
+-- (io.shardq.broker.kv.NearCache#hash64: FNV-1a over the bytes, then a 64-bit finalizer). Its
+-- multiplications wrap at 64 bits, which bigint refuses, so they run on numeric modulo 2^64.
+CREATE OR REPLACE FUNCTION shardq.kv_key_hash64(p_key bytea) RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+    two64 constant numeric := 18446744073709551616;
+    h bigint := -3750763034362895579; -- 0xcbf29ce484222325
+    u numeric;
+BEGIN
+    FOR i IN 0 .. length(p_key) - 1 LOOP
+        h := h # get_byte(p_key, i);
+        u := h::numeric * 1099511628211; -- 0x100000001b3
+        h := shardq.kv_wrap64(u);
+    END LOOP;
+    h := h # ((h >> 33) & 2147483647);
+    h := shardq.kv_wrap64(h::numeric * 18397679294719823053); -- 0xff51afd7ed558ccd
+    h := h # ((h >> 33) & 2147483647);
+    h := shardq.kv_wrap64(h::numeric * 14181476777654086739); -- 0xc4ceb9fe1a85ec53
+    RETURN h # ((h >> 33) & 2147483647);
+END $$;
+
+-- A numeric taken modulo 2^64 and read as a signed bigint (two's complement).
+CREATE OR REPLACE FUNCTION shardq.kv_wrap64(p numeric) RETURNS bigint
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT (CASE WHEN m >= 9223372036854775808 THEN m - 18446744073709551616 ELSE m END)::bigint
+      FROM (SELECT mod(mod(p, 18446744073709551616) + 18446744073709551616, 18446744073709551616) AS m) x
 $$;
 
 -- The id of cache p_name; 42704 naming it when there is none.
