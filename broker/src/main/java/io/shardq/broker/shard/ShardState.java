@@ -224,8 +224,9 @@ final class ShardState {
 
     /**
      * The lease was taken at {@code cursor}: start dispatching from the cursor. Returns false, and
-     * changes nothing but the head, when the lease was already held here (a second acquisition
-     * racing the first must not void the claims taken since).
+     * changes nothing but the head, when the lease was already held here (a guard: a subscription's
+     * acquisitions run one at a time and leave out shards leased here, and a second one must never
+     * void the claims taken since).
      */
     synchronized boolean leased(
             long cursor, long dbHead, Collection<Long> loggedAhead, long expiresNanos, long leaseSeq) {
@@ -606,17 +607,6 @@ final class ShardState {
         }
         moverActive = true;
         return new Move(position, p, true, true, leaseEpoch, leaseSeq);
-    }
-
-    /**
-     * A racing acquisition of this instance took the lease again in the database after another
-     * had leased it here: commits now name the newer number (one planned in between fails its guard
-     * and is rolled back, as after a lost lease).
-     */
-    synchronized void renumbered(long leaseSeq) {
-        if (leased && leaseSeq > this.leaseSeq) {
-            this.leaseSeq = leaseSeq;
-        }
     }
 
     /** A planned cursor move did not happen (the commit failed). */

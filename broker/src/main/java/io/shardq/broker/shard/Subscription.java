@@ -492,49 +492,39 @@ public final class Subscription {
 
     private final java.util.concurrent.locks.ReentrantLock acquireLock = new java.util.concurrent.locks.ReentrantLock();
 
+    /** Under {@code acquireLock}, for shards not leased here: the statement, then each shard taken. */
     private boolean takeLeasesCounted(Connection c, List<Integer> wanted) throws SQLException {
         DestinationInfo d = destination.info();
         long me = engine.instanceId();
         ShardState[] all = shards;
-        {
-            if (wanted.isEmpty()) {
-                return false;
+        boolean found = false;
+        // the lease runs until at least acquireStart + ttl by the database's clock
+        long acquireStart = System.nanoTime();
+        long ttlNanos = TimeUnit.MILLISECONDS.toNanos(engine.settings().leaseTtlMillis());
+        List<long[]> acquired;
+        try {
+            acquired = acquire(c, wanted, me, Query.CURSOR_LEASE_ACQUIRE, true);
+        } catch (SQLException e) {
+            if (!"55P03".equals(e.getSQLState())) {
+                throw e;
             }
-            boolean found = false;
-            // the lease runs until at least acquireStart + ttl by the database's clock
-            long acquireStart = System.nanoTime();
-            long ttlNanos = TimeUnit.MILLISECONDS.toNanos(engine.settings().leaseTtlMillis());
-            List<long[]> acquired;
-            try {
-                acquired = acquire(c, wanted, me, Query.CURSOR_LEASE_ACQUIRE, true);
-            } catch (SQLException e) {
-                if (!"55P03".equals(e.getSQLState())) {
-                    throw e;
-                }
-                // held beyond the lock timeout: a prepared (XA) transaction's row, taken once decided
-                LOG.debug("{} - a cursor row of {} is locked by a prepared transaction: skipped", me, d.name());
-                acquired = acquire(c, wanted, me, Query.CURSOR_LEASE_ACQUIRE_SKIP_LOCKED, false);
-            }
-            for (long[] row : acquired) {
-                int shard = (int) row[0];
-                long position = row[1];
-                long head = row[2] - 1;
-                found |= head > position;
-                long leaseSeq = row[3];
-                if (all[shard].leased) {
-                    all[shard].raiseHead(head); // a racing acquisition got it first
-                    all[shard].renumbered(leaseSeq); // this statement numbered the lease anew
-                    continue;
-                }
-                List<Long> ahead = loadAttempts(c, shard, position);
-                all[shard].leased(position, head, ahead, acquireStart + ttlNanos, leaseSeq);
-                LOG.debug("{} - leased {} of {} at position {}", me, shard, d.name(), position);
-            }
-            if (found) {
-                waiters.wakeAll();
-            }
-            return found;
+            // held beyond the lock timeout: a prepared (XA) transaction's row, taken once decided
+            LOG.debug("{} - a cursor row of {} is locked by a prepared transaction: skipped", me, d.name());
+            acquired = acquire(c, wanted, me, Query.CURSOR_LEASE_ACQUIRE_SKIP_LOCKED, false);
         }
+        for (long[] row : acquired) {
+            int shard = (int) row[0];
+            long position = row[1];
+            long head = row[2] - 1;
+            found |= head > position;
+            List<Long> ahead = loadAttempts(c, shard, position);
+            all[shard].leased(position, head, ahead, acquireStart + ttlNanos, row[3]);
+            LOG.debug("{} - leased {} of {} at position {}", me, shard, d.name(), position);
+        }
+        if (found) {
+            waiters.wakeAll();
+        }
+        return found;
     }
 
     /** The balancer's fair share of shards for this subscription, else the instance-wide one. */
