@@ -150,6 +150,20 @@ public final class Selector {
         }
     }
 
+    /**
+     * The selector's three-valued result for a message: TRUE, FALSE or null (unknown), as
+     * artemis-selector evaluates it; an evaluation that fails (arithmetic on a string) throws
+     * {@link IllegalStateException}. For comparing evaluations (the SQL translation's tests);
+     * delivery uses {@link #matches}.
+     */
+    public Boolean evaluate(BrokerMessage m) {
+        try {
+            return (Boolean) expression.evaluate(new View(m));
+        } catch (FilterException | RuntimeException e) {
+            throw new IllegalStateException("selector \"" + Texts.cut(text, QUOTE) + "\" failed: " + e, e);
+        }
+    }
+
     private record View(BrokerMessage m) implements Filterable {
         @Override
         public <T> T getBodyAs(Class<T> type) {

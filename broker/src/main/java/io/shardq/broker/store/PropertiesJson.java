@@ -1,0 +1,76 @@
+package io.shardq.broker.store;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.shardq.broker.message.BrokerMessage;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.util.Map;
+
+/**
+ * The {@code properties} column (jsonb): a message's properties, and its JMSCorrelationID and
+ * JMSType under those names, where PostgreSQL can read them (selectors evaluated in SQL, the SQL
+ * API's receive). Null for a message that has none of them, so the common message pays nothing.
+ *
+ * <p>The form is the one {@code R__shardq_selector.sql} reads: strings and booleans as such;
+ * integral types as JSON integers; float and double as a JSON number with a fractional part (the
+ * double's shortest text, {@code 1.0} not {@code 1}), so PostgreSQL tells a double from a long; a
+ * NaN, an infinity or -0.0, which JSON's numbers cannot hold, as {@code {"double": "NaN"}}. A float is written as
+ * the double it widens to (0.1f as 0.10000000149011612), the value artemis-selector compares it
+ * with. The binary header stays the exact record the JVM reads (HeaderCodec); this is a copy.
+ */
+public final class PropertiesJson {
+    private static final JsonFactory JSON = new JsonFactory();
+
+    private PropertiesJson() {}
+
+    /** The column's value, or null when the message has no property, correlation id or type. */
+    public static String encode(BrokerMessage m) {
+        Map<String, Object> properties = m.properties();
+        if (properties.isEmpty() && m.correlationId() == null && m.type() == null) {
+            return null;
+        }
+        StringWriter out = new StringWriter(32 + properties.size() * 24);
+        try (JsonGenerator json = JSON.createGenerator(out)) {
+            json.writeStartObject();
+            for (Map.Entry<String, Object> e : properties.entrySet()) {
+                json.writeFieldName(e.getKey());
+                writeValue(json, e.getValue());
+            }
+            if (m.correlationId() != null) {
+                json.writeStringField("JMSCorrelationID", m.correlationId());
+            }
+            if (m.type() != null) {
+                json.writeStringField("JMSType", m.type());
+            }
+            json.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString();
+    }
+
+    private static void writeValue(JsonGenerator json, Object v) throws IOException {
+        if (v instanceof String s) {
+            json.writeString(s);
+        } else if (v instanceof Boolean b) {
+            json.writeBoolean(b);
+        } else if (v instanceof Double || v instanceof Float) {
+            double d = ((Number) v).doubleValue();
+            if (Double.isNaN(d) || Double.isInfinite(d) || Double.doubleToRawLongBits(d) == Long.MIN_VALUE) {
+                json.writeStartObject();
+                json.writeStringField("double", Double.toString(d));
+                json.writeEndObject();
+            } else {
+                BigDecimal exact = new BigDecimal(Double.toString(d));
+                json.writeNumber((exact.scale() <= 0 ? exact.setScale(1) : exact).toPlainString());
+            }
+        } else if (v instanceof Number n) {
+            json.writeNumber(n.longValue());
+        } else {
+            throw new IllegalArgumentException("property of unsupported type " + (v == null ? "null" : v.getClass()));
+        }
+    }
+}
