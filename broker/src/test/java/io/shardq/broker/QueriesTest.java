@@ -79,6 +79,6 @@ class QueriesTest {
                 .replace("/* TEMPLATE: kv_partition */", "shardq.\"kv_1_forever\"")
                 .replace(
                         "/* TEMPLATE: rows */",
-                        "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea, ?::bytea)");
+                        "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea, ?::bytea, ?::jsonb)");
     }
 }

@@ -103,7 +103,7 @@ public final class Queries {
     }
 
     private static final String ROW =
-            "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea, ?::bytea)";
+            "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea, ?::bytea, ?::jsonb)";
     private static final java.util.concurrent.ConcurrentHashMap<String, String> RESERVING =
             new java.util.concurrent.ConcurrentHashMap<>();
 

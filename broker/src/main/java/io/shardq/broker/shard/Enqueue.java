@@ -7,6 +7,7 @@ import io.shardq.broker.internal.Queries;
 import io.shardq.broker.internal.Query;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.store.HeaderCodec;
+import io.shardq.broker.store.PropertiesJson;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -164,6 +165,7 @@ final class Enqueue {
                 ps.setBytes(i++, view.topic ? m.subscribersBytes() : null);
                 ps.setBytes(i++, HeaderCodec.encode(m));
                 ps.setBytes(i++, m.body());
+                ps.setString(i++, PropertiesJson.encode(m));
             }
         }
         return i;
@@ -391,6 +393,7 @@ final class Enqueue {
                     }
                     ps.setBytes(9, HeaderCodec.encode(m));
                     ps.setBytes(10, m.body());
+                    ps.setString(11, PropertiesJson.encode(m));
                     ps.addBatch();
                 }
                 ps.executeBatch();

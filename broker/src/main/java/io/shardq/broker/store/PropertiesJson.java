@@ -24,6 +24,13 @@ import java.util.Map;
 public final class PropertiesJson {
     private static final JsonFactory JSON = new JsonFactory();
 
+    /**
+     * The column's whole value for a message PostgreSQL's text cannot hold (a U+0000 or an unpaired
+     * surrogate in a property's name or value, the correlation id or the type): a selector
+     * evaluated in PostgreSQL leaves such a message to the JVM (docs/design/sql-api.md).
+     */
+    public static final String UNREPRESENTABLE = "JMS_ShardQ_Unrepresentable";
+
     private PropertiesJson() {}
 
     /** The column's value, or null when the message has no property, correlation id or type. */
@@ -31,6 +38,9 @@ public final class PropertiesJson {
         Map<String, Object> properties = m.properties();
         if (properties.isEmpty() && m.correlationId() == null && m.type() == null) {
             return null;
+        }
+        if (!representable(m)) {
+            return "{\"" + UNREPRESENTABLE + "\": true}";
         }
         StringWriter out = new StringWriter(32 + properties.size() * 24);
         try (JsonGenerator json = JSON.createGenerator(out)) {
@@ -50,6 +60,35 @@ public final class PropertiesJson {
             throw new UncheckedIOException(e);
         }
         return out.toString();
+    }
+
+    private static boolean representable(BrokerMessage m) {
+        for (Map.Entry<String, Object> e : m.properties().entrySet()) {
+            if (!representable(e.getKey()) || (e.getValue() instanceof String v && !representable(v))) {
+                return false;
+            }
+        }
+        return (m.correlationId() == null || representable(m.correlationId()))
+                && (m.type() == null || representable(m.type()));
+    }
+
+    /** False for a U+0000 or an unpaired surrogate, which PostgreSQL's text (and jsonb) refuse. */
+    static boolean representable(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == 0) {
+                return false;
+            }
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 >= s.length() || !Character.isLowSurrogate(s.charAt(i + 1))) {
+                    return false;
+                }
+                i++;
+            } else if (Character.isLowSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static void writeValue(JsonGenerator json, Object v) throws IOException {

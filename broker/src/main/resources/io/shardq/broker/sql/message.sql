@@ -7,8 +7,8 @@
 -- name fails compilation; QueriesTest PREPAREs every statement against the migrated schema.
 
 -- name: message_insert
-INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body, properties)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)
 
 -- name: message_insert_reserving
 -- The enqueue fast path, one statement: reserve the range starting at the expected next_seq
@@ -20,9 +20,9 @@ WITH r AS (
        SET next_seq = next_seq + ?, waiter = NULL, notified = waiter
      WHERE destination_id = ? AND shard_no = ? AND next_seq = ? AND sub_version = ?
     RETURNING notified, fence)
-INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body)
-SELECT ?, ?, v.seq, v.enq, v.dlv, v.exp, v.prio, v.subs, v.header, v.body
-  FROM (VALUES /* TEMPLATE: rows */) AS v (seq, enq, dlv, exp, prio, subs, header, body)
+INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body, properties)
+SELECT ?, ?, v.seq, v.enq, v.dlv, v.exp, v.prio, v.subs, v.header, v.body, v.props
+  FROM (VALUES /* TEMPLATE: rows */) AS v (seq, enq, dlv, exp, prio, subs, header, body, props)
  WHERE EXISTS (SELECT 1 FROM r)
 RETURNING (SELECT notified FROM r), (SELECT fence FROM r)
 
@@ -40,9 +40,9 @@ r_N AS (
      WHERE destination_id = ? AND shard_no = ? AND next_seq = ? AND sub_version = ?
     RETURNING notified, fence),
 i_N AS (
-    INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body)
-    SELECT ?, ?, v.seq, v.enq, v.dlv, v.exp, v.prio, v.subs, v.header, v.body
-      FROM (VALUES /* TEMPLATE: rows */) AS v (seq, enq, dlv, exp, prio, subs, header, body)
+    INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body, properties)
+    SELECT ?, ?, v.seq, v.enq, v.dlv, v.exp, v.prio, v.subs, v.header, v.body, v.props
+      FROM (VALUES /* TEMPLATE: rows */) AS v (seq, enq, dlv, exp, prio, subs, header, body, props)
      WHERE EXISTS (SELECT 1 FROM r_N)
     RETURNING 1)
 

@@ -125,14 +125,41 @@ class SelectorSqlEquivalenceTest {
     void postgresqlRefusesTheSelectorsArtemisSelectorRefuses(TestDatabase db) throws Exception {
         Migrations.migrate(db.dataSource());
         String[] invalid = {
-            "a = ", "5", "a + 1", "a < 'x'", "'x' >= a", "TRUE = 1", "a = NULL", "NULL = a", "a < TRUE", "(a = 1) < 2",
-            "1 + 2 IN ('a')", "a IN (1, 2)", "a IN ()", "a LIKE 'x' ESCAPE 'ab'", "a LIKE b", "XPATH '//x'", "a # 1",
-            "a = 'unterminated", "a = 1 b = 2", "a NOT = 1", "a IS 1", "a BETWEEN 1", "NOT", "(a = 1", "a = 1)", "a.b = 1"
+            "a = ",
+            "5",
+            "a + 1",
+            "a < 'x'",
+            "'x' >= a",
+            "TRUE = 1",
+            "a = NULL",
+            "NULL = a",
+            "a < TRUE",
+            "(a = 1) < 2",
+            "1 + 2 IN ('a')",
+            "a IN (1, 2)",
+            "a IN ()",
+            "a LIKE 'x' ESCAPE 'ab'",
+            "a LIKE b",
+            "XPATH '//x'",
+            "a # 1",
+            "a = 'unterminated",
+            "a = 1 b = 2",
+            "a NOT = 1",
+            "a IS 1",
+            "a BETWEEN 1",
+            "NOT",
+            "(a = 1",
+            "a = 1)",
+            "a.b = 1"
         };
         try (Connection c = db.connect()) {
             for (String selector : invalid) {
-                assertThat(refusedByJvm(selector)).as("the JVM refuses %s", selector).isTrue();
-                assertThat(translate(c, selector)).as("PostgreSQL refuses %s", selector).isNull();
+                assertThat(refusedByJvm(selector))
+                        .as("the JVM refuses %s", selector)
+                        .isTrue();
+                assertThat(translate(c, selector))
+                        .as("PostgreSQL refuses %s", selector)
+                        .isNull();
             }
         }
     }

@@ -201,7 +201,8 @@ BEGIN
     EXECUTE format('CREATE TABLE shardq.%I ('
                    ' shard_no integer NOT NULL, slot integer NOT NULL, seq bigint NOT NULL,'
                    ' enqueued_at bigint NOT NULL, deliver_at bigint NOT NULL, expires_at bigint NOT NULL,'
-                   ' priority smallint NOT NULL, subscribers bytea, header bytea NOT NULL, body bytea NOT NULL)'
+                   ' priority smallint NOT NULL, subscribers bytea, header bytea NOT NULL, body bytea NOT NULL,'
+                   ' properties jsonb)'
                    ' PARTITION BY LIST (shard_no)', 'm_' || v_id);
     EXECUTE format('COMMENT ON TABLE shardq.%I IS %L', 'm_' || v_id, 'messages of ' || kind || ' ' || name);
     -- raw writes to the table are refused (V004): grants on it are the destination's privileges

@@ -83,7 +83,9 @@ $$;
 
 -- Ordering (<, <=, >, >=): -1, 0 or 1; NULL when either side is unknown; 9 when the kinds cannot
 -- be compared (a string with a number: false for every operator, as in artemis-selector).
--- Strings order by code point (COLLATE "C"), booleans false before true.
+-- Strings order by code point (COLLATE "C"), booleans false before true. Every arm tests both
+-- kinds, never only one: PostgreSQL folds a literal's cast in an arm whose test is not constant
+-- (1.5::jsonb::boolean fails at planning), and an arm whose test folds to false is dropped first.
 CREATE OR REPLACE FUNCTION shardq.sel_compare(a jsonb, b jsonb) RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL
@@ -91,12 +93,11 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
                     THEN CASE WHEN shardq.sel_num(a) < shardq.sel_num(b) THEN -1
                               WHEN shardq.sel_num(a) > shardq.sel_num(b) THEN 1
                               ELSE shardq.sel_negzero(b)::integer - shardq.sel_negzero(a)::integer END
-                WHEN jsonb_typeof(a) <> jsonb_typeof(b) THEN 9
-                WHEN jsonb_typeof(a) = 'string'
+                WHEN jsonb_typeof(a) = 'string' AND jsonb_typeof(b) = 'string'
                     THEN CASE WHEN (a #>> '{}') COLLATE "C" < (b #>> '{}') COLLATE "C" THEN -1
                               WHEN (a #>> '{}') = (b #>> '{}') THEN 0 ELSE 1 END
-                WHEN jsonb_typeof(a) = 'boolean'
-                    THEN CASE WHEN a::boolean = b::boolean THEN 0 WHEN a::boolean THEN 1 ELSE -1 END
+                WHEN jsonb_typeof(a) = 'boolean' AND jsonb_typeof(b) = 'boolean'
+                    THEN CASE WHEN a = b THEN 0 WHEN a > b THEN 1 ELSE -1 END
                 ELSE 9
            END
 $$;
