@@ -104,7 +104,8 @@ final class ShardPager {
                     counters.examined++;
                     read++;
                     after = seq;
-                    BrokerMessage m = HeaderCodec.decode(header, body, rs.getShort(5), rs.getLong(4), rs.getLong(3));
+                    BrokerMessage m = HeaderCodec.decode(
+                            header, rs.getString(8), body, rs.getShort(5), rs.getLong(4), rs.getLong(3));
                     if ((m.expiration() == 0 || m.expiration() >= now) && (selector == null || selector.matches(m))) {
                         buffer.addLast(new Row(new BrowsedMessage(shard, seq, rs.getLong(2), m), size));
                     } else {

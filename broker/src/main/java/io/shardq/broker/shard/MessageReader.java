@@ -125,8 +125,8 @@ final class MessageReader {
                 while (rs.next()) {
                     long rowSeq = rs.getLong(1);
                     byte[] body = rs.getBytes(7);
-                    BrokerMessage m =
-                            HeaderCodec.decode(rs.getBytes(6), body, rs.getShort(5), rs.getLong(4), rs.getLong(3));
+                    BrokerMessage m = HeaderCodec.decode(
+                            rs.getBytes(6), rs.getString(10), body, rs.getShort(5), rs.getLong(4), rs.getLong(3));
                     byte[] subscribers = rs.getBytes(9);
                     if (subscribers != null) {
                         m = m.withSubscribers(subscribers);

@@ -199,7 +199,12 @@ public final class ScheduledMover extends BackgroundService {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     BrokerMessage m = HeaderCodec.decode(
-                            rs.getBytes(6), rs.getBytes(7), rs.getShort(5), rs.getLong(4), rs.getLong(3));
+                            rs.getBytes(6),
+                            rs.getString(8),
+                            rs.getBytes(7),
+                            rs.getShort(5),
+                            rs.getLong(4),
+                            rs.getLong(3));
                     byDestination
                             .computeIfAbsent(rs.getInt(2), d -> new ArrayList<>())
                             .add(new Due(rs.getLong(1), rs.getInt(2), m));

@@ -21,6 +21,11 @@ public final class HeaderCodec {
     private static final int VERSION = 1;
     /** Version 1 followed, after the body type, by a streamed body's id and size (V012). */
     private static final int VERSION_STREAMED = 2;
+    /**
+     * Version 1's layout with no properties, written by a send from SQL ({@code shardq.send}): its
+     * properties are only in the {@code properties} column ({@link PropertiesJson}'s form).
+     */
+    public static final int VERSION_SQL = 3;
 
     private HeaderCodec() {}
 
@@ -53,11 +58,20 @@ public final class HeaderCodec {
         }
     }
 
-    /** Rebuilds a persistent message from its row. */
+    /** Rebuilds a persistent message the JVM wrote (header version 1 or 2) from its row. */
     public static BrokerMessage decode(byte[] header, byte[] body, int priority, long expiration, long deliverAt) {
+        return decode(header, null, body, priority, expiration, deliverAt);
+    }
+
+    /**
+     * Rebuilds a persistent message from its row; {@code properties} is the row's properties
+     * column as text, read for a message sent from SQL (version 3) and ignored otherwise.
+     */
+    public static BrokerMessage decode(
+            byte[] header, String properties, byte[] body, int priority, long expiration, long deliverAt) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(header))) {
             int version = in.readUnsignedByte();
-            if (version != VERSION && version != VERSION_STREAMED) {
+            if (version != VERSION && version != VERSION_STREAMED && version != VERSION_SQL) {
                 throw new IllegalStateException("message header version " + version + " is not supported");
             }
             BrokerMessage.BodyType bodyType = BrokerMessage.BodyType.ofCode(in.readUnsignedByte());
@@ -72,6 +86,9 @@ public final class HeaderCodec {
             for (int i = 0; i < n; i++) {
                 String name = in.readUTF();
                 props.put(name, readValue(in));
+            }
+            if (version == VERSION_SQL && properties != null) {
+                props.putAll(PropertiesJson.decode(properties));
             }
             BrokerMessage m = new BrokerMessage(
                     id,

@@ -62,6 +62,59 @@ public final class PropertiesJson {
         return out.toString();
     }
 
+    /**
+     * The properties of a message sent from SQL (header version 3) from its column: strings and
+     * booleans as such, a number without a fractional part as a Long, one with a fraction (or
+     * {@code {"double": ...}}) as a Double; JMSCorrelationID and JMSType, which the header carries,
+     * left out.
+     */
+    public static Map<String, Object> decode(String json) {
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        try (com.fasterxml.jackson.core.JsonParser p = JSON.createParser(json)) {
+            if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                throw new IllegalStateException("the properties column is not a JSON object: " + json);
+            }
+            while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                String name = p.getCurrentName();
+                com.fasterxml.jackson.core.JsonToken t = p.nextToken();
+                Object v =
+                        switch (t) {
+                            case VALUE_STRING -> p.getText();
+                            case VALUE_TRUE -> Boolean.TRUE;
+                            case VALUE_FALSE -> Boolean.FALSE;
+                            case VALUE_NUMBER_INT -> p.getLongValue();
+                            case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
+                            case START_OBJECT -> special(p);
+                            default -> null;
+                        };
+                if (t == com.fasterxml.jackson.core.JsonToken.START_ARRAY) {
+                    p.skipChildren();
+                }
+                if (v != null && !name.equals("JMSCorrelationID") && !name.equals("JMSType")) {
+                    out.put(name, v);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("corrupt properties column", e);
+        }
+        return out;
+    }
+
+    /** {@code {"double": "NaN"}} and the like; anything else is skipped. */
+    private static Object special(com.fasterxml.jackson.core.JsonParser p) throws IOException {
+        Object v = null;
+        while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+            String name = p.getCurrentName();
+            p.nextToken();
+            if (name.equals("double") && p.currentToken() == com.fasterxml.jackson.core.JsonToken.VALUE_STRING) {
+                v = Double.parseDouble(p.getText());
+            } else {
+                p.skipChildren();
+            }
+        }
+        return v;
+    }
+
     private static boolean representable(BrokerMessage m) {
         for (Map.Entry<String, Object> e : m.properties().entrySet()) {
             if (!representable(e.getKey()) || (e.getValue() instanceof String v && !representable(v))) {

@@ -50,10 +50,12 @@ i_N AS (
 -- Read-ahead on a cache miss: rows first..last of one slot, a body only when it is at most ?
 -- bytes (octet_length reads the length, not the TOASTed value, so a large body is never read
 -- here), and no more rows once the headers and bodies before a row reach ? bytes (the first row
--- always comes).
-SELECT seq, enqueued_at, deliver_at, expires_at, priority, header, body, body_size, subscribers
+-- always comes). A message sent from SQL (header version 3) has its properties only in the
+-- properties column, which comes with it (sql_properties); others' are in the header.
+SELECT seq, enqueued_at, deliver_at, expires_at, priority, header, body, body_size, subscribers, sql_properties
   FROM (SELECT m.*, sum(octet_length(m.header) + coalesce(octet_length(m.body), 0)) OVER (ORDER BY m.seq) AS upto
           FROM (SELECT seq, enqueued_at, deliver_at, expires_at, priority, header, subscribers,
+                       CASE WHEN get_byte(header, 0) = 3 THEN properties::text END AS sql_properties,
                        CASE WHEN octet_length(body) <= ? THEN body END AS body, octet_length(body) AS body_size
                   FROM /* TEMPLATE: leaf */ WHERE seq BETWEEN ? AND ?) m) r
  WHERE upto - octet_length(header) - coalesce(octet_length(body), 0) < ?
@@ -75,9 +77,10 @@ SELECT body FROM /* TEMPLATE: leaf */ WHERE seq = ?
 -- only as many as fit in ? bytes of header and body (the row that crosses the bound is kept, so a
 -- page always moves on). The LIMIT is applied before the running sum, so a page never sums more
 -- than its own rows.
-SELECT p.seq, p.enqueued_at, p.deliver_at, p.expires_at, p.priority, p.header, p.body
+SELECT p.seq, p.enqueued_at, p.deliver_at, p.expires_at, p.priority, p.header, p.body, p.sql_properties
   FROM (SELECT w.*, sum(w.size) OVER (ORDER BY w.seq) AS upto
           FROM (SELECT m.seq, m.enqueued_at, m.deliver_at, m.expires_at, m.priority, m.header, m.body,
+                       CASE WHEN get_byte(m.header, 0) = 3 THEN m.properties::text END AS sql_properties,
                        octet_length(m.header)::bigint + octet_length(m.body) AS size
                   FROM /* TEMPLATE: parent */ m
                  WHERE m.shard_no = ?::integer

@@ -16,7 +16,7 @@ VALUES (?, ?, ?, ?, ?, ?)
 -- scheduled_message_due). The mover deletes in this order, so the index's low end fills with dead
 -- entries until vacuum; seeking past the last row moved (keyset) skips them. A full scan passes
 -- (-9223372036854775808, 0), before every row.
-SELECT id, destination_id, deliver_at, expires_at, priority, header, body
+SELECT id, destination_id, deliver_at, expires_at, priority, header, body, properties::text
   FROM shardq.scheduled_message
  WHERE deliver_at <= ? AND (deliver_at, id) > (?, ?)
  ORDER BY deliver_at, id

@@ -25,3 +25,8 @@ ALTER TABLE shardq.shard ADD COLUMN properties_from bigint NOT NULL DEFAULT 1;
 UPDATE shardq.shard SET properties_from = next_seq;
 COMMENT ON COLUMN shardq.shard.properties_from IS
     'First sequence number whose row carries its properties column (V018); older rows have NULL there';
+
+-- A message sent from SQL with a delivery delay waits here with its properties (header version 3
+-- keeps them only in the column); the JVM's delayed sends keep theirs in the header and leave it
+-- NULL.
+ALTER TABLE shardq.scheduled_message ADD COLUMN properties jsonb;

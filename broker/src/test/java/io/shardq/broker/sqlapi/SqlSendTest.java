@@ -1,0 +1,238 @@
+package io.shardq.broker.sqlapi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shardq.broker.Broker;
+import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.QueueOptions;
+import io.shardq.broker.message.BrokerMessage;
+import io.shardq.broker.shard.BrokerSession;
+import io.shardq.broker.shard.Delivery;
+import io.shardq.broker.testing.Messages;
+import io.shardq.broker.testing.PgTest;
+import io.shardq.broker.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Sending from SQL ({@code shardq.send}, {@code shardq.send_batch}; R__shardq_sql_api.sql): what
+ * the engine's consumers receive, the caller's transaction deciding (a trigger's outbox), the send
+ * privilege, the order of one SQL session's messages, a delivery delay, and the refusals.
+ */
+@PgTest
+class SqlSendTest {
+    Broker broker;
+    TestDatabase db;
+
+    @BeforeEach
+    void start(TestDatabase db) {
+        this.db = db;
+        broker = Broker.start(
+                db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build());
+    }
+
+    @AfterEach
+    void stop() {
+        broker.close();
+    }
+
+    @Test
+    void aMessageSentFromSql_isReceivedWithItsBodyPropertiesAndHeaders() throws Exception {
+        broker.admin().queues().create("sql.send", QueueOptions.DEFAULTS.withShards(2));
+        String id;
+        try (Connection c = db.connect();
+                PreparedStatement ps = c.prepareStatement("SELECT shardq.send('sql.send', 'hello from SQL',"
+                        + " properties => '{\"n\": 5, \"color\": \"red\", \"ratio\": 0.5, \"ok\": true, \"gone\": null}',"
+                        + " correlation_id => 'c-1', type => 'greeting', reply_to => 'sql.send', priority => 7,"
+                        + " time_to_live => interval '1 hour')");
+                ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            id = rs.getString(1);
+        }
+        assertThat(id).startsWith("ID:sql-");
+        try (BrokerSession consumer = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+            Delivery d = consumer.receive("sql.send", 10_000, false);
+            assertThat(d).isNotNull();
+            BrokerMessage m = d.message();
+            assertThat(Messages.body(m)).isEqualTo("hello from SQL");
+            assertThat(m.bodyType()).isEqualTo(BrokerMessage.BodyType.TEXT);
+            assertThat(m.messageId()).isEqualTo(id);
+            assertThat(m.properties()).isEqualTo(Map.of("n", 5L, "color", "red", "ratio", 0.5, "ok", true));
+            assertThat(m.correlationId()).isEqualTo("c-1");
+            assertThat(m.type()).isEqualTo("greeting");
+            assertThat(m.replyTo()).isEqualTo("queue:sql.send");
+            assertThat(m.priority()).isEqualTo(7);
+            assertThat(m.persistent()).isTrue();
+            assertThat(m.expiration()).isGreaterThan(m.timestamp());
+        }
+    }
+
+    @Test
+    void bytesAndJsonBodies_andABatch_arriveInTheOrderOneSqlSessionSentThem() throws Exception {
+        broker.admin()
+                .queues()
+                .create("sql.batch", QueueOptions.DEFAULTS.withShards(4).withSliceSize(16));
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            s.execute("SELECT shardq.send('sql.batch', '\\x0102ff'::bytea)");
+            s.execute("SELECT shardq.send('sql.batch', '{\"order\": 42}'::jsonb)");
+            // 40 messages cross two 16-message slices
+            s.execute("SELECT shardq.send_batch('sql.batch', ARRAY(SELECT 'b' || i FROM generate_series(1, 40) i),"
+                    + " ARRAY(SELECT jsonb_build_object('i', i) FROM generate_series(1, 40) i))");
+            c.commit();
+        }
+        List<String> got = new ArrayList<>();
+        try (BrokerSession consumer = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+            BrokerMessage bytes = consumer.receive("sql.batch", 10_000, false).message();
+            assertThat(bytes.bodyType()).isEqualTo(BrokerMessage.BodyType.BYTES);
+            assertThat(bytes.body()).containsExactly(1, 2, 0xff);
+            BrokerMessage json = consumer.receive("sql.batch", 10_000, false).message();
+            assertThat(json.bodyType()).isEqualTo(BrokerMessage.BodyType.TEXT);
+            assertThat(new String(json.body(), StandardCharsets.UTF_8)).isEqualTo("{\"order\": 42}");
+            for (int i = 1; i <= 40; i++) {
+                BrokerMessage m = consumer.receive("sql.batch", 10_000, false).message();
+                got.add(Messages.body(m) + "/" + m.properties().get("i"));
+            }
+            assertThat(consumer.receive("sql.batch", 200, false)).isNull();
+        }
+        List<String> expected = new ArrayList<>();
+        for (int i = 1; i <= 40; i++) {
+            expected.add("b" + i + "/" + (long) i);
+        }
+        assertThat(got).containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    void aTriggersOutbox_sendsExactlyWhenTheRowCommits() throws Exception {
+        broker.admin().queues().create("sql.outbox", QueueOptions.DEFAULTS.withShards(2));
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE app_order (id integer PRIMARY KEY, total numeric NOT NULL)");
+            s.execute("CREATE FUNCTION app_order_outbox() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                    + " PERFORM shardq.send('sql.outbox', 'order ' || NEW.id,"
+                    + " properties => jsonb_build_object('total', NEW.total)); RETURN NEW; END $$");
+            s.execute("CREATE TRIGGER app_order_outbox AFTER INSERT ON app_order FOR EACH ROW"
+                    + " EXECUTE FUNCTION app_order_outbox()");
+            c.setAutoCommit(false);
+            s.execute("INSERT INTO app_order VALUES (1, 10.5)");
+            c.rollback();
+            s.execute("INSERT INTO app_order VALUES (2, 20.25)");
+            c.commit();
+            s.execute("INSERT INTO app_order VALUES (3, 1)");
+            c.rollback();
+        }
+        try (BrokerSession consumer = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+            BrokerMessage m = consumer.receive("sql.outbox", 10_000, false).message();
+            assertThat(Messages.body(m)).isEqualTo("order 2");
+            assertThat(m.properties()).containsEntry("total", 20.25);
+            assertThat(consumer.receive("sql.outbox", 300, false)).isNull();
+        }
+        assertThat(broker.admin().queues().backlog("sql.outbox")).isZero();
+    }
+
+    @Test
+    void aRoleWithoutTheSendPrivilege_isRefusedNamingIt_andSendsOnceGranted() throws Exception {
+        broker.admin().queues().create("sql.grants", QueueOptions.DEFAULTS.withShards(1));
+        String role = "sender_" + UUID.randomUUID().toString().substring(0, 8);
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE ROLE \"" + role + "\"");
+            s.execute("GRANT USAGE ON SCHEMA shardq TO \"" + role + "\"");
+            s.execute("SET ROLE \"" + role + "\"");
+            assertThatThrownBy(() -> s.execute("SELECT shardq.send('sql.grants', 'no')"))
+                    .isInstanceOfSatisfying(
+                            SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42501"))
+                    .hasMessageContaining("role \"" + role + "\" may not send to queue \"sql.grants\"")
+                    .hasMessageContaining("needs the send privilege");
+            s.execute("RESET ROLE");
+            s.execute("SELECT shardq.grant('sql.grants', '" + role + "', 'send')");
+            s.execute("SET ROLE \"" + role + "\"");
+            s.execute("SELECT shardq.send('sql.grants', 'yes')");
+            s.execute("RESET ROLE");
+            s.execute("DROP OWNED BY \"" + role + "\"");
+            s.execute("DROP ROLE \"" + role + "\"");
+        }
+        try (BrokerSession consumer = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+            assertThat(Messages.body(
+                            consumer.receive("sql.grants", 10_000, false).message()))
+                    .isEqualTo("yes");
+            assertThat(consumer.receive("sql.grants", 200, false)).isNull();
+        }
+    }
+
+    @Test
+    void aDelayedMessage_waitsForItsTime() throws Exception {
+        broker.admin().queues().create("sql.delay", QueueOptions.DEFAULTS.withShards(1));
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute(
+                    "SELECT shardq.send('sql.delay', 'later', properties => '{\"k\": 1}', delay => interval '1 second')");
+        }
+        try (BrokerSession consumer = broker.openSession(BrokerSession.Mode.AUTO_ACKNOWLEDGE)) {
+            BrokerMessage m = consumer.receive("sql.delay", 30_000, false).message();
+            assertThat(Messages.body(m)).isEqualTo("later");
+            assertThat(m.properties()).containsEntry("k", 1L);
+            assertThat(m.deliverAt()).isGreaterThanOrEqualTo(m.timestamp() + 1000);
+        }
+    }
+
+    @Test
+    void badInput_isRefusedWithAClearError_andNothingIsSent() throws Exception {
+        broker.admin().queues().create("sql.bad", QueueOptions.DEFAULTS.withShards(1));
+        broker.admin().topics().create("sql.bad.topic", QueueOptions.DEFAULTS.withShards(1));
+        Object[][] cases = {
+            {"SELECT shardq.send('sql.missing', 'x')", "42704", "queue \"sql.missing\" does not exist"},
+            {"SELECT shardq.send('sql.bad', 'x', properties => '[1]')", "22023", "must be a JSON object"},
+            {"SELECT shardq.send('sql.bad', 'x', properties => '{\"a\": {\"b\": 1}}')", "22023", "is a JSON object"},
+            {
+                "SELECT shardq.send('sql.bad', 'x', properties => '{\"1a\": 1}')",
+                "22023",
+                "property name \"1a\" is invalid"
+            },
+            {
+                "SELECT shardq.send('sql.bad', 'x', properties => '{\"JMSType\": \"t\"}')",
+                "22023",
+                "names starting with JMS"
+            },
+            {
+                "SELECT shardq.send('sql.bad', 'x', properties => '{\"n\": 99999999999999999999}')",
+                "22003",
+                "beyond a long"
+            },
+            {"SELECT shardq.send('sql.bad', 'x', priority => 10)", "22023", "priority 10 is invalid"},
+            {"SELECT shardq.send('sql.bad', 'x', time_to_live => interval '0')", "22023", "time to live"},
+            {"SELECT shardq.send('sql.bad', NULL::text)", "22004", "body 1 is NULL"},
+            {"SELECT shardq.send('sql.bad.topic', 'x')", "0A000", "publishing to a topic from SQL is not built yet"},
+            {"SELECT shardq.send('bad name!', 'x')", "22023", "destination name \"bad name!\" is invalid"}
+        };
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            for (Object[] k : cases) {
+                assertThatThrownBy(() -> s.execute((String) k[0]))
+                        .as((String) k[0])
+                        .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState())
+                                .isEqualTo(k[1]))
+                        .hasMessageContaining((String) k[2]);
+            }
+            s.execute("SELECT shardq.stop_queue('sql.bad', enqueue => true, dequeue => false)");
+            assertThatThrownBy(() -> s.execute("SELECT shardq.send('sql.bad', 'x')"))
+                    .isInstanceOfSatisfying(
+                            SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("55000"))
+                    .hasMessageContaining("stopped for sending");
+        }
+        assertThat(broker.admin().queues().backlog("sql.bad")).isZero();
+    }
+}

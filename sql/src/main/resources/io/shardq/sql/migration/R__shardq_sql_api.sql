@@ -1,0 +1,300 @@
+-- R__shardq_sql_api: ShardQ from SQL (issue 28): send to a queue from any transaction, in any
+-- language, a trigger included:
+--   select shardq.send('orders', 'order 42', properties => '{"region": "eu", "total": 99.5}');
+--   select shardq.send_batch('orders', array['a', 'b', 'c']);
+-- What a JMS consumer receives: a TextMessage (text or jsonb body) or a BytesMessage (bytea), with
+-- the properties (a JSON number without a fractional part as a long, with one as a double),
+-- JMSCorrelationID, JMSType, JMSReplyTo, JMSPriority and JMSExpiration given, JMSMessageID
+-- "ID:sql-<uuid>", persistent. docs/design/sql-api.md says how and why; SqlSendTest proves it.
+-- Repeatable: CREATE OR REPLACE only, signatures backward compatible. User data reaches SQL only
+-- as parameters: the one dynamic statement names a leaf table built from numeric ids.
+
+-- A string field of the binary header as HeaderCodec writes it: a present flag, then the length
+-- (4 bytes, big-endian) and the UTF-8 bytes.
+CREATE OR REPLACE FUNCTION shardq.header_text(p text) RETURNS bytea
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN p IS NULL THEN '\x00'::bytea
+                ELSE '\x01'::bytea || int4send(octet_length(convert_to(p, 'UTF8'))) || convert_to(p, 'UTF8') END
+$$;
+
+-- A message header written from SQL (HeaderCodec version 3): version 1's layout with no
+-- properties (they live in the properties column).
+CREATE OR REPLACE FUNCTION shardq.header_v3(
+    p_body_type integer, p_id text, p_timestamp bigint, p_correlation_id text, p_type text, p_reply_to text)
+RETURNS bytea LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT '\x03'::bytea || set_byte('\x00'::bytea, 0, p_body_type) || shardq.header_text(p_id) || int8send(p_timestamp)
+           || shardq.header_text(p_correlation_id) || shardq.header_text(p_type) || shardq.header_text(p_reply_to)
+           || '\x0000'::bytea
+$$;
+
+-- A sender's properties, checked as a JMS producer's are: a JSON object of names (Java
+-- identifiers, ASCII here; not a selector keyword; not JMS... but JMSX... and JMS_...) to strings,
+-- numbers (a long without a fractional part, a double with one) and booleans. JSON nulls are left
+-- out. NULL when nothing is left.
+CREATE OR REPLACE FUNCTION shardq.check_properties(p jsonb) RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    k text;
+    v jsonb;
+    out jsonb := '{}';
+BEGIN
+    IF p IS NULL OR p = 'null'::jsonb THEN
+        RETURN NULL;
+    END IF;
+    IF jsonb_typeof(p) <> 'object' THEN
+        RAISE EXCEPTION 'properties must be a JSON object of names to strings, numbers and booleans, not a JSON %', jsonb_typeof(p)
+            USING ERRCODE = '22023';
+    END IF;
+    FOR k, v IN SELECT e.key, e.value FROM jsonb_each(p) e LOOP
+        IF k !~ '^[A-Za-z_$][A-Za-z0-9_$]*$' THEN
+            RAISE EXCEPTION 'property name "%" is invalid: expected a Java identifier (ASCII letters, digits, _ and $, not starting with a digit)', left(k, 120)
+                USING ERRCODE = '22023';
+        ELSIF upper(k) IN ('NULL', 'TRUE', 'FALSE', 'NOT', 'AND', 'OR', 'BETWEEN', 'LIKE', 'IN', 'IS', 'ESCAPE') THEN
+            RAISE EXCEPTION 'property name "%" is reserved: it is a selector keyword', k USING ERRCODE = '22023';
+        ELSIF k LIKE 'JMS%' AND k NOT LIKE 'JMSX%' AND k NOT LIKE 'JMS\_%' THEN
+            RAISE EXCEPTION 'property name "%" is reserved: names starting with JMS are header fields (pass correlation_id, type, reply_to, priority as arguments)', k
+                USING ERRCODE = '22023';
+        END IF;
+        CASE jsonb_typeof(v)
+            WHEN 'null' THEN
+                CONTINUE;
+            WHEN 'string', 'boolean' THEN
+                NULL;
+            WHEN 'number' THEN
+                IF scale(v::numeric) = 0 AND abs(v::numeric) > 9223372036854775807 THEN
+                    RAISE EXCEPTION 'property "%" is %, beyond a long: write it with a fractional part (%.0) to send a double', k, v, v
+                        USING ERRCODE = '22003';
+                ELSIF scale(v::numeric) > 0 AND abs(v::numeric) > 1.7976931348623157e308 THEN
+                    RAISE EXCEPTION 'property "%" is %, beyond a double', k, left(v::text, 40) USING ERRCODE = '22003';
+                END IF;
+            ELSE
+                RAISE EXCEPTION 'property "%" is a JSON %: expected a string, a number or a boolean', k, jsonb_typeof(v)
+                    USING ERRCODE = '22023';
+        END CASE;
+        out := out || jsonb_build_object(k, v);
+    END LOOP;
+    RETURN CASE WHEN out = '{}' THEN NULL ELSE out END;
+END $$;
+
+-- The engine of every send from SQL: messages with bodies p_bodies (already bytes: UTF-8 text
+-- or raw) of one body type, each with its properties (p_properties: NULL, or one per body), into
+-- queue p_destination, in the caller's transaction; returns their JMSMessageIDs.
+--   * privileges: the calling role needs the queue's send privilege (42501 naming it);
+--   * the shard: one per backend (a hash of its pid over the active shards), so one SQL session's
+--     messages arrive in the order it sent them, as one JMS session's do;
+--   * the visibility rule: the sequence numbers are reserved with the shard row locked until the
+--     transaction ends, as the JVM's enqueue does (docs/design/enqueue.md);
+--   * the wake-up of a waiting consumer is a NOTIFY in the transaction: delivered at its commit,
+--     never for a rollback;
+--   * a delivery delay sends to shardq.scheduled_message, which the maintenance leader moves into a
+--     shard when due, as the JVM's delayed sends.
+CREATE OR REPLACE FUNCTION shardq.send_messages(
+    p_destination text,
+    p_body_type integer,
+    p_bodies bytea[],
+    p_properties jsonb[],
+    p_correlation_id text,
+    p_type text,
+    p_reply_to text,
+    p_priority integer,
+    p_delay interval,
+    p_time_to_live interval)
+RETURNS text[]
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v_role name := shardq.calling_role();
+    d record;
+    n integer := coalesce(cardinality(p_bodies), 0);
+    v_now bigint := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+    v_deliver bigint := 0;
+    v_expires bigint := 0;
+    v_reply text;
+    v_reply_kind text;
+    v_ids text[] := '{}';
+    v_headers bytea[] := '{}';
+    v_props jsonb[] := '{}';
+    v_p jsonb;
+    v_shard integer;
+    v_first bigint;
+    v_notified bigint;
+    v_seq bigint;
+    v_slot integer;
+    v_last bigint;
+    v_count integer;
+    i integer;
+BEGIN
+    PERFORM shardq.check_name(p_destination);
+    SELECT x.id, x.kind, x.enqueue_enabled, x.shard_count, x.draining_from, x.slice_size INTO d
+      FROM shardq.destination x WHERE x.name = p_destination;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'queue "%" does not exist', p_destination USING ERRCODE = '42704';
+    END IF;
+    IF NOT shardq.has_privilege(v_role, d.id, 'send') THEN
+        RAISE EXCEPTION 'role "%" may not send to % "%": it needs the send privilege on it (shardq.grant(''%'', ''%'', ''send''), run by an administrator of it)',
+            v_role, d.kind, p_destination, p_destination, v_role USING ERRCODE = '42501';
+    END IF;
+    IF d.kind <> 'queue' THEN
+        RAISE EXCEPTION 'publishing to a topic from SQL is not built yet: "%" is a topic (send to a queue, or publish from the JVM)', p_destination
+            USING ERRCODE = '0A000';
+    END IF;
+    IF NOT d.enqueue_enabled THEN
+        RAISE EXCEPTION 'queue "%" is stopped for sending (shardq.start_queue(''%''))', p_destination, p_destination
+            USING ERRCODE = '55000';
+    END IF;
+    IF p_priority IS NULL OR p_priority NOT BETWEEN 0 AND 9 THEN
+        RAISE EXCEPTION 'priority % is invalid: expected 0 to 9', p_priority USING ERRCODE = '22023';
+    END IF;
+    IF p_delay < interval '0' THEN
+        RAISE EXCEPTION 'delay % is invalid: expected zero or more', p_delay USING ERRCODE = '22023';
+    END IF;
+    IF p_time_to_live <= interval '0' THEN
+        RAISE EXCEPTION 'time to live % is invalid: expected more than zero (NULL: the message never expires)', p_time_to_live
+            USING ERRCODE = '22023';
+    END IF;
+    IF p_properties IS NOT NULL AND cardinality(p_properties) <> n THEN
+        RAISE EXCEPTION '% properties given for % bodies: expected one per body, or none', cardinality(p_properties), n
+            USING ERRCODE = '22023';
+    END IF;
+    IF n = 0 THEN
+        RETURN v_ids;
+    END IF;
+    IF p_delay > interval '0' THEN
+        v_deliver := v_now + floor(extract(epoch FROM p_delay) * 1000)::bigint;
+    END IF;
+    IF p_time_to_live IS NOT NULL THEN
+        v_expires := greatest(v_now, v_deliver) + floor(extract(epoch FROM p_time_to_live) * 1000)::bigint;
+    END IF;
+    IF p_reply_to IS NOT NULL THEN
+        IF p_reply_to ~ '^(queue|topic):' THEN
+            v_reply := p_reply_to;
+        ELSE
+            SELECT x.kind INTO v_reply_kind FROM shardq.destination x WHERE x.name = p_reply_to;
+            v_reply := coalesce(v_reply_kind, 'queue') || ':' || p_reply_to;
+        END IF;
+    END IF;
+    FOR i IN 1 .. n LOOP
+        IF p_bodies[i] IS NULL THEN
+            RAISE EXCEPTION 'body % is NULL: send an empty text or bytes instead', i USING ERRCODE = '22004';
+        END IF;
+        v_ids := v_ids || ('ID:sql-' || gen_random_uuid());
+        v_headers := v_headers || shardq.header_v3(p_body_type, v_ids[i], v_now, p_correlation_id, p_type, v_reply);
+        v_p := coalesce(shardq.check_properties(p_properties[i]), '{}')
+               || jsonb_strip_nulls(jsonb_build_object('JMSCorrelationID', p_correlation_id, 'JMSType', p_type));
+        v_props := v_props || CASE WHEN v_p = '{}' THEN NULL ELSE v_p END;
+    END LOOP;
+    IF v_deliver > 0 THEN
+        INSERT INTO shardq.scheduled_message (destination_id, deliver_at, expires_at, priority, header, body, properties)
+        SELECT d.id, v_deliver, v_expires, p_priority, u.h, u.b, u.p
+          FROM unnest(v_headers, p_bodies, v_props) AS u (h, b, p);
+        RETURN v_ids;
+    END IF;
+    v_shard := ((hashint4(pg_backend_pid())::bigint % coalesce(d.draining_from, d.shard_count))
+                + coalesce(d.draining_from, d.shard_count)) % coalesce(d.draining_from, d.shard_count);
+    UPDATE shardq.shard
+       SET next_seq = next_seq + n, waiter = NULL, notified = waiter
+     WHERE destination_id = d.id AND shard_no = v_shard
+    RETURNING next_seq - n, notified INTO v_first, v_notified;
+    v_seq := v_first;
+    i := 1;
+    WHILE i <= n LOOP
+        SELECT s.slot, s.last_seq INTO v_slot, v_last FROM shardq.slice s
+         WHERE s.destination_id = d.id AND s.shard_no = v_shard AND s.first_seq <= v_seq AND s.last_seq >= v_seq;
+        IF NOT FOUND THEN
+            v_slot := shardq.assign_slice(d.id, v_shard, v_seq, d.slice_size);
+            v_last := v_seq + d.slice_size - 1;
+        END IF;
+        v_count := least(n - i + 1, v_last - v_seq + 1);
+        EXECUTE format('INSERT INTO shardq.%I (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority,'
+                       ' subscribers, header, body, properties)'
+                       ' SELECT $1, $2, $3 + u.o - 1, $4, 0, $5, $6, NULL, u.h, u.b, u.p'
+                       ' FROM unnest($7::bytea[], $8::bytea[], $9::jsonb[]) WITH ORDINALITY AS u (h, b, p, o)',
+                       'm_' || d.id || '_' || v_shard || '_' || v_slot)
+            USING v_shard, v_slot, v_seq, v_now, v_expires, p_priority,
+                  v_headers[i : i + v_count - 1], p_bodies[i : i + v_count - 1], v_props[i : i + v_count - 1];
+        i := i + v_count;
+        v_seq := v_seq + v_count;
+    END LOOP;
+    IF v_notified IS NOT NULL THEN
+        PERFORM pg_notify('shardq_wake', d.id || '/' || v_shard);
+    END IF;
+    RETURN v_ids;
+END $$;
+
+-- One message: a text body (a JMS TextMessage), bytes (a BytesMessage) or JSON (a TextMessage
+-- holding the JSON text). Returns its JMSMessageID.
+CREATE OR REPLACE FUNCTION shardq.send(
+    destination text,
+    body text,
+    properties jsonb DEFAULT NULL,
+    correlation_id text DEFAULT NULL,
+    type text DEFAULT NULL,
+    reply_to text DEFAULT NULL,
+    priority integer DEFAULT 4,
+    delay interval DEFAULT NULL,
+    time_to_live interval DEFAULT NULL)
+RETURNS text LANGUAGE sql AS $$
+    SELECT (shardq.send_messages(destination, 1, ARRAY[convert_to(body, 'UTF8')], ARRAY[properties],
+                                 correlation_id, type, reply_to, priority, delay, time_to_live))[1]
+$$;
+
+CREATE OR REPLACE FUNCTION shardq.send(
+    destination text,
+    body bytea,
+    properties jsonb DEFAULT NULL,
+    correlation_id text DEFAULT NULL,
+    type text DEFAULT NULL,
+    reply_to text DEFAULT NULL,
+    priority integer DEFAULT 4,
+    delay interval DEFAULT NULL,
+    time_to_live interval DEFAULT NULL)
+RETURNS text LANGUAGE sql AS $$
+    SELECT (shardq.send_messages(destination, 2, ARRAY[body], ARRAY[properties],
+                                 correlation_id, type, reply_to, priority, delay, time_to_live))[1]
+$$;
+
+CREATE OR REPLACE FUNCTION shardq.send(
+    destination text,
+    body jsonb,
+    properties jsonb DEFAULT NULL,
+    correlation_id text DEFAULT NULL,
+    type text DEFAULT NULL,
+    reply_to text DEFAULT NULL,
+    priority integer DEFAULT 4,
+    delay interval DEFAULT NULL,
+    time_to_live interval DEFAULT NULL)
+RETURNS text LANGUAGE sql AS $$
+    SELECT (shardq.send_messages(destination, 1, ARRAY[convert_to(body::text, 'UTF8')], ARRAY[properties],
+                                 correlation_id, type, reply_to, priority, delay, time_to_live))[1]
+$$;
+
+-- Many messages in one call (one reservation, one insert per slice): text or bytes bodies, the
+-- properties one per body or none; the rest applies to every message. Returns the JMSMessageIDs
+-- in order.
+CREATE OR REPLACE FUNCTION shardq.send_batch(
+    destination text,
+    bodies text[],
+    properties jsonb[] DEFAULT NULL,
+    correlation_id text DEFAULT NULL,
+    type text DEFAULT NULL,
+    reply_to text DEFAULT NULL,
+    priority integer DEFAULT 4,
+    delay interval DEFAULT NULL,
+    time_to_live interval DEFAULT NULL)
+RETURNS text[] LANGUAGE sql AS $$
+    SELECT shardq.send_messages(destination, 1, ARRAY(SELECT convert_to(b, 'UTF8') FROM unnest(bodies) WITH ORDINALITY AS u (b, o) ORDER BY o),
+                                properties, correlation_id, type, reply_to, priority, delay, time_to_live)
+$$;
+
+CREATE OR REPLACE FUNCTION shardq.send_batch(
+    destination text,
+    bodies bytea[],
+    properties jsonb[] DEFAULT NULL,
+    correlation_id text DEFAULT NULL,
+    type text DEFAULT NULL,
+    reply_to text DEFAULT NULL,
+    priority integer DEFAULT 4,
+    delay interval DEFAULT NULL,
+    time_to_live interval DEFAULT NULL)
+RETURNS text[] LANGUAGE sql AS $$
+    SELECT shardq.send_messages(destination, 2, bodies, properties, correlation_id, type, reply_to, priority, delay, time_to_live)
+$$;
