@@ -338,7 +338,7 @@ END $$;
 DROP TYPE IF EXISTS shardq.sel_state CASCADE;
 CREATE TYPE shardq.sel_state AS (
     kinds text[], images text[], positions integer[], at integer, lits text[], l text, props text, prio text,
-    sql text, t text, raw text);
+    sql text, t text, raw text, id text, ts text);
 
 -- A parse error at the next token.
 CREATE OR REPLACE FUNCTION shardq.sel_unexpected(st shardq.sel_state) RETURNS void
@@ -466,6 +466,10 @@ BEGIN
         ELSIF img = 'JMSDeliveryMode' THEN
             -- every stored message is persistent
             sql := 'to_jsonb(''PERSISTENT''::text)'; t := 'p';
+        ELSIF img = 'JMSMessageID' AND st.id IS NOT NULL THEN
+            sql := 'to_jsonb((' || st.id || ')::text)'; t := 'p';
+        ELSIF img = 'JMSTimestamp' AND st.ts IS NOT NULL THEN
+            sql := 'to_jsonb((' || st.ts || ')::bigint)'; t := 'p';
         ELSIF img IN ('JMSMessageID', 'JMSTimestamp') THEN
             RAISE EXCEPTION '% is not stored where PostgreSQL can read it: a selector that names it is evaluated by the JVM only', img
                 USING ERRCODE = '0A000';
@@ -830,13 +834,17 @@ END $$;
 -- literals as (<literals>)[k] (a text[] the caller binds), the properties as <properties> and
 -- the priority as <priority>: the caller names them (a column, an alias, a parameter such as
 -- $1). NULL or blank selects everything ('true'). A selector artemis-selector refuses is refused
--- (SQLSTATE 42601, naming where); one naming JMSMessageID or JMSTimestamp, which are not stored
--- where PostgreSQL reads them, with SQLSTATE 0A000.
+-- (SQLSTATE 42601, naming where). JMSMessageID and JMSTimestamp are not stored where PostgreSQL
+-- reads them: a caller that knows them (a publish from SQL) names them as <message_id> and
+-- <timestamp>; without, a selector naming them is refused with SQLSTATE 0A000.
+DROP FUNCTION IF EXISTS shardq.selector_sql(text, text, text, text);
 CREATE OR REPLACE FUNCTION shardq.selector_sql(
     selector text,
     properties text DEFAULT 'm.properties',
     priority text DEFAULT 'm.priority',
     literals text DEFAULT '$1',
+    message_id text DEFAULT NULL,
+    "timestamp" text DEFAULT NULL,
     OUT sql text,
     OUT literal_values text[])
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
@@ -847,7 +855,7 @@ DECLARE
     state text;
     message text;
 BEGIN
-    FOREACH raw IN ARRAY ARRAY[properties, priority, literals] LOOP
+    FOREACH raw IN ARRAY ARRAY[properties, priority, literals, coalesce(message_id, 'x'), coalesce("timestamp", 'x')] LOOP
         IF raw IS NULL OR raw !~ '^([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?|\$[0-9]{1,4})$' THEN
             RAISE EXCEPTION 'selector_sql: "%" is not a column, alias.column or $n', left(raw, 120) USING ERRCODE = '22023';
         END IF;
@@ -870,6 +878,8 @@ BEGIN
         st.l := literals;
         st.props := properties;
         st.prio := priority;
+        st.id := message_id;
+        st.ts := "timestamp";
         st := shardq.sel_p_or(st); sql := st.sql; t := st.t; raw := st.raw;
         IF st.kinds[st.at] <> 'eof' THEN
             PERFORM shardq.sel_unexpected(st);

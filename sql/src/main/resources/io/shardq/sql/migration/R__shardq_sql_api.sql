@@ -1,5 +1,5 @@
--- R__shardq_sql_api: ShardQ from SQL (issue 28): send to a queue from any transaction, in any
--- language, a trigger included:
+-- R__shardq_sql_api: ShardQ from SQL (issue 28): send to a queue or publish to a topic from any
+-- transaction, in any language, a trigger included:
 --   select shardq.send('orders', 'order 42', properties => '{"region": "eu", "total": 99.5}');
 --   select shardq.send_batch('orders', array['a', 'b', 'c']);
 -- What a JMS consumer receives: a TextMessage (text or jsonb body) or a BytesMessage (bytea), with
@@ -78,7 +78,7 @@ END $$;
 
 -- The engine of every send from SQL: messages with bodies p_bodies (already bytes: UTF-8 text
 -- or raw) of one body type, each with its properties (p_properties: NULL, or one per body), into
--- queue p_destination, in the caller's transaction; returns their JMSMessageIDs.
+-- queue or topic p_destination, in the caller's transaction; returns their JMSMessageIDs.
 --   * privileges: the calling role needs the queue's send privilege (42501 naming it);
 --   * the shard: one per backend (a hash of its pid over the active shards), so one SQL session's
 --     messages arrive in the order it sent them, as one JMS session's do;
@@ -86,8 +86,12 @@ END $$;
 --     transaction ends, as the JVM's enqueue does (docs/design/enqueue.md);
 --   * the wake-up of a waiting consumer is a NOTIFY in the transaction: delivered at its commit,
 --     never for a rollback;
+--   * a topic: each message stored once with the bitmap of the subscriptions whose selector
+--     selects it (shardq.selector_sql), not stored when none does, as a JMS publish; noLocal
+--     excludes nothing (a SQL sender has no connection), and the topic's flow control does not
+--     apply;
 --   * a delivery delay sends to shardq.scheduled_message, which the maintenance leader moves into a
---     shard when due, as the JVM's delayed sends.
+--     shard when due (computing a topic's bitmaps then), as the JVM's delayed sends.
 CREATE OR REPLACE FUNCTION shardq.send_messages(
     p_destination text,
     p_body_type integer,
@@ -121,24 +125,26 @@ DECLARE
     v_slot integer;
     v_last bigint;
     v_count integer;
+    v_bits bytea[];
+    v_b bytea;
+    v_sub record;
+    v_sql text;
+    v_lits text[];
+    v_matched integer[];
     i integer;
 BEGIN
     PERFORM shardq.check_name(p_destination);
     SELECT x.id, x.kind, x.enqueue_enabled, x.shard_count, x.draining_from, x.slice_size INTO d
       FROM shardq.destination x WHERE x.name = p_destination;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'queue "%" does not exist', p_destination USING ERRCODE = '42704';
+        RAISE EXCEPTION 'destination "%" does not exist', p_destination USING ERRCODE = '42704';
     END IF;
     IF NOT shardq.has_privilege(v_role, d.id, 'send') THEN
         RAISE EXCEPTION 'role "%" may not send to % "%": it needs the send privilege on it (shardq.grant(''%'', ''%'', ''send''), run by an administrator of it)',
             v_role, d.kind, p_destination, p_destination, v_role USING ERRCODE = '42501';
     END IF;
-    IF d.kind <> 'queue' THEN
-        RAISE EXCEPTION 'publishing to a topic from SQL is not built yet: "%" is a topic (send to a queue, or publish from the JVM)', p_destination
-            USING ERRCODE = '0A000';
-    END IF;
     IF NOT d.enqueue_enabled THEN
-        RAISE EXCEPTION 'queue "%" is stopped for sending (shardq.start_queue(''%''))', p_destination, p_destination
+        RAISE EXCEPTION '% "%" is stopped for sending (shardq.start_queue(''%''))', d.kind, p_destination, p_destination
             USING ERRCODE = '55000';
     END IF;
     IF p_priority IS NULL OR p_priority NOT BETWEEN 0 AND 9 THEN
@@ -190,6 +196,45 @@ BEGIN
     END IF;
     v_shard := ((hashint4(pg_backend_pid())::bigint % coalesce(d.draining_from, d.shard_count))
                 + coalesce(d.draining_from, d.shard_count)) % coalesce(d.draining_from, d.shard_count);
+    v_bits := array_fill(NULL::bytea, ARRAY[n]);
+    IF d.kind = 'topic' THEN
+        -- the shard row first (the visibility rule): creating or dropping a subscription updates
+        -- every shard row of the topic, so the subscriptions read under this lock stay as they are
+        -- until the transaction ends (docs/design/topics.md, "Bit reuse is safe by the shard lock")
+        PERFORM 1 FROM shardq.shard WHERE destination_id = d.id AND shard_no = v_shard FOR UPDATE;
+        FOR v_sub IN SELECT x.bit, x.selector FROM shardq.subscription x WHERE x.destination_id = d.id ORDER BY x.bit LOOP
+            IF v_sub.selector IS NULL OR btrim(v_sub.selector) = '' THEN
+                v_matched := ARRAY(SELECT generate_series(1, n));
+            ELSE
+                -- each subscription's selector once over all the messages, translated by
+                -- shardq.selector_sql: $1 its literals, $2 the properties, $3 the priority, $4 the
+                -- timestamp, $5 the message ids
+                SELECT x.sql, x.literal_values INTO v_sql, v_lits
+                  FROM shardq.selector_sql(v_sub.selector, 'm.properties', '$3', '$1', 'm.id', '$4') x;
+                EXECUTE format('SELECT coalesce(array_agg(m.o), ''{}'') FROM unnest($2::jsonb[], $5::text[])'
+                               ' WITH ORDINALITY AS m (properties, id, o) WHERE %s', v_sql)
+                   INTO v_matched USING v_lits, v_props, p_priority, v_now, v_ids;
+            END IF;
+            FOREACH i IN ARRAY v_matched LOOP
+                -- bit b is byte b / 8, bit b % 8 (set_bit's numbering), trimmed after the highest
+                v_b := coalesce(v_bits[i], '\x'::bytea);
+                IF length(v_b) <= v_sub.bit / 8 THEN
+                    v_b := v_b || decode(repeat('00', v_sub.bit / 8 + 1 - length(v_b)), 'hex');
+                END IF;
+                v_bits[i] := set_bit(v_b, v_sub.bit, 1);
+            END LOOP;
+        END LOOP;
+        -- a message no subscription wants is not stored and takes no sequence number
+        SELECT coalesce(array_agg(u.h ORDER BY u.o), '{}'), coalesce(array_agg(u.b ORDER BY u.o), '{}'),
+               coalesce(array_agg(u.p ORDER BY u.o), '{}'), coalesce(array_agg(u.s ORDER BY u.o), '{}')
+          INTO v_headers, p_bodies, v_props, v_bits
+          FROM unnest(v_headers, p_bodies, v_props, v_bits) WITH ORDINALITY AS u (h, b, p, s, o)
+         WHERE u.s IS NOT NULL;
+        n := cardinality(v_headers);
+        IF n = 0 THEN
+            RETURN v_ids;
+        END IF;
+    END IF;
     UPDATE shardq.shard
        SET next_seq = next_seq + n, waiter = NULL, notified = waiter
      WHERE destination_id = d.id AND shard_no = v_shard
@@ -206,11 +251,12 @@ BEGIN
         v_count := least(n - i + 1, v_last - v_seq + 1);
         EXECUTE format('INSERT INTO shardq.%I (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority,'
                        ' subscribers, header, body, properties)'
-                       ' SELECT $1, $2, $3 + u.o - 1, $4, 0, $5, $6, NULL, u.h, u.b, u.p'
-                       ' FROM unnest($7::bytea[], $8::bytea[], $9::jsonb[]) WITH ORDINALITY AS u (h, b, p, o)',
+                       ' SELECT $1, $2, $3 + u.o - 1, $4, 0, $5, $6, u.s, u.h, u.b, u.p'
+                       ' FROM unnest($7::bytea[], $8::bytea[], $9::jsonb[], $10::bytea[]) WITH ORDINALITY AS u (h, b, p, s, o)',
                        'm_' || d.id || '_' || v_shard || '_' || v_slot)
             USING v_shard, v_slot, v_seq, v_now, v_expires, p_priority,
-                  v_headers[i : i + v_count - 1], p_bodies[i : i + v_count - 1], v_props[i : i + v_count - 1];
+                  v_headers[i : i + v_count - 1], p_bodies[i : i + v_count - 1], v_props[i : i + v_count - 1],
+                  v_bits[i : i + v_count - 1];
         i := i + v_count;
         v_seq := v_seq + v_count;
     END LOOP;
