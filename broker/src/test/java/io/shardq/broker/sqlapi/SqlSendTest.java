@@ -296,6 +296,11 @@ class SqlSendTest {
                                 .isEqualTo(k[1]))
                         .hasMessageContaining((String) k[2]);
             }
+            int id = broker.admin().require("sql.bad").id();
+            assertThatThrownBy(() -> s.execute("DELETE FROM shardq.m_" + id))
+                    .isInstanceOfSatisfying(
+                            SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42501"))
+                    .hasMessageContaining("sent with JMS or shardq.send");
             s.execute("SELECT shardq.stop_queue('sql.bad', enqueue => true, dequeue => false)");
             assertThatThrownBy(() -> s.execute("SELECT shardq.send('sql.bad', 'x')"))
                     .isInstanceOfSatisfying(

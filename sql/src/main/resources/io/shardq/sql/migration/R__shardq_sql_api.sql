@@ -344,3 +344,13 @@ CREATE OR REPLACE FUNCTION shardq.send_batch(
 RETURNS text[] LANGUAGE sql AS $$
     SELECT shardq.send_messages(destination, 2, bodies, properties, correlation_id, type, reply_to, priority, delay, time_to_live)
 $$;
+
+-- The refusal of a raw write to a destination's table (V004) names the way in that exists now.
+CREATE OR REPLACE FUNCTION shardq.refuse_raw_write() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '% on shardq.% is refused: messages are sent with JMS or shardq.send, received with JMS and purged with shardq.purge_queue, not by writing the table',
+        TG_OP, TG_TABLE_NAME
+        USING ERRCODE = '42501',
+              HINT = 'a role reads the messages it may browse with SELECT; shardq.grants(queue) lists who may do what';
+END $$;
