@@ -64,6 +64,11 @@ final class ShardQSystem implements QueueSystem {
         this(baseConfig, ratePerSecond, 0);
     }
 
+    /** ShardQ through JMS on a queue of its own name (the SQL sender's consumers: {@link SqlSenderSystem}). */
+    static ShardQSystem onQueue(Supplier<BrokerConfig.Builder> baseConfig, String queue) {
+        return new ShardQSystem(baseConfig, 0, 0, queue, true);
+    }
+
     private ShardQSystem(Supplier<BrokerConfig.Builder> baseConfig, double ratePerSecond, int asyncInFlightBatches) {
         this(baseConfig, ratePerSecond, asyncInFlightBatches, QUEUE, true);
     }

@@ -34,6 +34,7 @@ final class SystemRegistry {
         r.register(Ceiling2System.NAME, Ceiling2System::new);
         r.register(NaiveSkipLockedSystem.NAME, NaiveSkipLockedSystem::new);
         r.register(SHARDQ, ShardQSystem::new);
+        r.register(SqlSenderSystem.NAME, SqlSenderSystem::new);
         r.register(
                 ShardQSystem.ASYNC_NAME,
                 () -> ShardQSystem.async(

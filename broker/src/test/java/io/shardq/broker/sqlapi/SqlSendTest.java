@@ -116,6 +116,38 @@ class SqlSendTest {
     }
 
     @Test
+    void twoSqlSessions_sendToShardsOfTheirOwn_andKeepThemAfterARollback() throws Exception {
+        broker.admin().queues().create("sql.owned", QueueOptions.DEFAULTS.withShards(2));
+        int id = broker.admin().require("sql.owned").id();
+        try (Connection a = db.connect();
+                Connection b = db.connect();
+                Statement sa = a.createStatement();
+                Statement sb = b.createStatement()) {
+            sa.execute("SELECT shardq.send('sql.owned', 'a1')");
+            sb.execute("SELECT shardq.send('sql.owned', 'b1')");
+            a.setAutoCommit(false);
+            sa.execute("SELECT shardq.send('sql.owned', 'a-rolled-back')");
+            a.rollback(); // forgets the session's choice; its advisory lock finds the same shard again
+            a.setAutoCommit(true);
+            sa.execute("SELECT shardq.send('sql.owned', 'a2')");
+            sb.execute("SELECT shardq.send('sql.owned', 'b2')");
+        }
+        Map<String, Integer> shardOf = new java.util.HashMap<>();
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT convert_from(body, 'UTF8'), shard_no FROM shardq.m_" + id
+                        + " ORDER BY shard_no, seq")) {
+            while (rs.next()) {
+                shardOf.put(rs.getString(1), rs.getInt(2));
+            }
+        }
+        assertThat(shardOf).containsOnlyKeys("a1", "a2", "b1", "b2");
+        assertThat(shardOf.get("a2")).isEqualTo(shardOf.get("a1"));
+        assertThat(shardOf.get("b2")).isEqualTo(shardOf.get("b1"));
+        assertThat(shardOf.get("a1")).isNotEqualTo(shardOf.get("b1"));
+    }
+
+    @Test
     void aTriggersOutbox_sendsExactlyWhenTheRowCommits() throws Exception {
         broker.admin().queues().create("sql.outbox", QueueOptions.DEFAULTS.withShards(2));
         try (Connection c = db.connect();

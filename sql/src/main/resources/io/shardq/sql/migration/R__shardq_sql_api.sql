@@ -5,7 +5,7 @@
 -- What a JMS consumer receives: a TextMessage (text or jsonb body) or a BytesMessage (bytea), with
 -- the properties (a JSON number without a fractional part as a long, with one as a double),
 -- JMSCorrelationID, JMSType, JMSReplyTo, JMSPriority and JMSExpiration given, JMSMessageID
--- "ID:sql-<uuid>", persistent. docs/design/sql-api.md says how and why; SqlSendTest proves it.
+-- "ID:sql-<uuid>-<n>" (one uuid per call), persistent. docs/design/sql-api.md says how and why; SqlSendTest proves it.
 -- Repeatable: CREATE OR REPLACE only, signatures backward compatible. User data reaches SQL only
 -- as parameters: the one dynamic statement names a leaf table built from numeric ids.
 
@@ -80,8 +80,8 @@ END $$;
 -- or raw) of one body type, each with its properties (p_properties: NULL, or one per body), into
 -- queue or topic p_destination, in the caller's transaction; returns their JMSMessageIDs.
 --   * privileges: the calling role needs the queue's send privilege (42501 naming it);
---   * the shard: one per backend (a hash of its pid over the active shards), so one SQL session's
---     messages arrive in the order it sent them, as one JMS session's do;
+--   * the shard: one per backend, held for the session (see below), so one SQL session's messages
+--     arrive in the order it sent them, as one JMS session's do;
 --   * the visibility rule: the sequence numbers are reserved with the shard row locked until the
 --     transaction ends, as the JVM's enqueue does (docs/design/enqueue.md);
 --   * the wake-up of a waiting consumer is a NOTIFY in the transaction: delivered at its commit,
@@ -118,6 +118,9 @@ DECLARE
     v_headers bytea[] := '{}';
     v_props jsonb[] := '{}';
     v_p jsonb;
+    v_prefix bytea;
+    v_suffix bytea;
+    v_uuid text;
     v_shard integer;
     v_first bigint;
     v_notified bigint;
@@ -126,6 +129,9 @@ DECLARE
     v_last bigint;
     v_count integer;
     v_bits bytea[];
+    v_plain boolean;
+    v_active integer;
+    v_pref integer;
     v_b bytea;
     v_sub record;
     v_sql text;
@@ -133,7 +139,9 @@ DECLARE
     v_matched integer[];
     i integer;
 BEGIN
-    PERFORM shardq.check_name(p_destination);
+    IF p_destination IS NULL OR p_destination !~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' THEN
+        PERFORM shardq.check_name(p_destination); -- its refusal
+    END IF;
     SELECT x.id, x.kind, x.enqueue_enabled, x.shard_count, x.draining_from, x.slice_size INTO d
       FROM shardq.destination x WHERE x.name = p_destination;
     IF NOT FOUND THEN
@@ -178,26 +186,68 @@ BEGIN
             v_reply := coalesce(v_reply_kind, 'queue') || ':' || p_reply_to;
         END IF;
     END IF;
-    FOR i IN 1 .. n LOOP
-        IF p_bodies[i] IS NULL THEN
-            RAISE EXCEPTION 'body % is NULL: send an empty text or bytes instead', i USING ERRCODE = '22004';
-        END IF;
-        v_ids := v_ids || ('ID:sql-' || gen_random_uuid());
-        v_headers := v_headers || shardq.header_v3(p_body_type, v_ids[i], v_now, p_correlation_id, p_type, v_reply);
-        v_p := coalesce(shardq.check_properties(p_properties[i]), '{}')
-               || jsonb_strip_nulls(jsonb_build_object('JMSCorrelationID', p_correlation_id, 'JMSType', p_type));
-        v_props := v_props || CASE WHEN v_p = '{}' THEN NULL ELSE v_p END;
-    END LOOP;
+    IF array_position(p_bodies, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'body % is NULL: send an empty text or bytes instead', array_position(p_bodies, NULL)
+            USING ERRCODE = '22004';
+    END IF;
+    -- set-based, not per message: the ids, the headers (only the id differs between them: the
+    -- common parts are built once) and the properties (none given: NULL, unless a correlation id
+    -- or a type is; measured, building each header with shardq.header_v3 was half of the call)
+    -- the ids: 'ID:sql-', one uuid per call, and the message's number in the call ('-1', '-2',
+    -- ...): unique, and one random draw per call instead of one per message. The header fields
+    -- after the id are the same for every message of the call: built once, inline (measured:
+    -- through shardq.header_text, three SQL function calls, and a uuid per message, the ids and
+    -- headers took 185 us of a 10-message call)
+    v_suffix := int8send(v_now)
+        || CASE WHEN p_correlation_id IS NULL THEN '\x00'::bytea
+                ELSE '\x01'::bytea || int4send(octet_length(convert_to(p_correlation_id, 'UTF8'))) || convert_to(p_correlation_id, 'UTF8') END
+        || CASE WHEN p_type IS NULL THEN '\x00'::bytea
+                ELSE '\x01'::bytea || int4send(octet_length(convert_to(p_type, 'UTF8'))) || convert_to(p_type, 'UTF8') END
+        || CASE WHEN v_reply IS NULL THEN '\x00'::bytea
+                ELSE '\x01'::bytea || int4send(octet_length(convert_to(v_reply, 'UTF8'))) || convert_to(v_reply, 'UTF8') END
+        || '\x0000'::bytea;
+    v_prefix := '\x03'::bytea || set_byte('\x00'::bytea, 0, p_body_type) || '\x01'::bytea;
+    v_uuid := 'ID:sql-' || gen_random_uuid() || '-';
+    SELECT array_agg(v_uuid || g ORDER BY g),
+           array_agg(v_prefix || int4send(octet_length(v_uuid || g)) || convert_to(v_uuid || g, 'UTF8') || v_suffix ORDER BY g)
+      INTO v_ids, v_headers
+      FROM generate_series(1, n) g;
+    v_p := jsonb_strip_nulls(jsonb_build_object('JMSCorrelationID', p_correlation_id, 'JMSType', p_type));
+    IF p_properties IS NULL THEN
+        v_props := array_fill(CASE WHEN v_p = '{}' THEN NULL ELSE v_p END, ARRAY[n]);
+    ELSE
+        v_props := ARRAY(SELECT nullif(coalesce(shardq.check_properties(x), '{}') || v_p, '{}')
+                           FROM unnest(p_properties) WITH ORDINALITY AS u (x, o) ORDER BY o);
+    END IF;
     IF v_deliver > 0 THEN
         INSERT INTO shardq.scheduled_message (destination_id, deliver_at, expires_at, priority, header, body, properties)
         SELECT d.id, v_deliver, v_expires, p_priority, u.h, u.b, u.p
           FROM unnest(v_headers, p_bodies, v_props) AS u (h, b, p);
         RETURN v_ids;
     END IF;
-    v_shard := ((hashint4(pg_backend_pid())::bigint % coalesce(d.draining_from, d.shard_count))
-                + coalesce(d.draining_from, d.shard_count)) % coalesce(d.draining_from, d.shard_count);
-    v_bits := array_fill(NULL::bytea, ARRAY[n]);
+    -- the backend's shard for this destination, kept for the session (set_config; a rollback
+    -- forgets it and the same steps find the same shard again): from a hash of the backend's pid,
+    -- the first active shard no other SQL session holds (a session-level advisory lock, kept
+    -- until the session ends), as a JVM producer owns its shards; so one session's messages stay
+    -- on one shard, in order, and two sessions do not wait for each other's shard row lock until
+    -- commit. With more sending sessions than shards, the rest share their hashed shard.
+    -- Measured: with the hash alone, 4 and 16 SQL producers on 8 shards collided and ran at
+    -- 0.36-0.58x of the JMS producers.
+    v_active := coalesce(d.draining_from, d.shard_count);
+    v_shard := nullif(current_setting('shardq.send_shard_' || d.id, true), '')::integer;
+    IF v_shard IS NULL OR v_shard >= v_active THEN
+        v_pref := ((hashint4(pg_backend_pid())::bigint % v_active) + v_active) % v_active;
+        v_shard := v_pref;
+        FOR k IN 0 .. v_active - 1 LOOP
+            IF pg_try_advisory_lock(hashtext('shardq.send'), d.id * 256 + (v_pref + k) % v_active) THEN
+                v_shard := (v_pref + k) % v_active;
+                EXIT;
+            END IF;
+        END LOOP;
+        PERFORM set_config('shardq.send_shard_' || d.id, v_shard::text, false);
+    END IF;
     IF d.kind = 'topic' THEN
+        v_bits := array_fill(NULL::bytea, ARRAY[n]);
         -- the shard row first (the visibility rule): creating or dropping a subscription updates
         -- every shard row of the topic, so the subscriptions read under this lock stay as they are
         -- until the transaction ends (docs/design/topics.md, "Bit reuse is safe by the shard lock")
@@ -235,6 +285,8 @@ BEGIN
             RETURN v_ids;
         END IF;
     END IF;
+    v_plain := v_bits IS NULL AND array_position(v_props, NULL) IS NOT NULL
+               AND (SELECT bool_and(x IS NULL) FROM unnest(v_props) x);
     UPDATE shardq.shard
        SET next_seq = next_seq + n, waiter = NULL, notified = waiter
      WHERE destination_id = d.id AND shard_no = v_shard
@@ -249,14 +301,25 @@ BEGIN
             v_last := v_seq + d.slice_size - 1;
         END IF;
         v_count := least(n - i + 1, v_last - v_seq + 1);
-        EXECUTE format('INSERT INTO shardq.%I (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority,'
-                       ' subscribers, header, body, properties)'
-                       ' SELECT $1, $2, $3 + u.o - 1, $4, 0, $5, $6, u.s, u.h, u.b, u.p'
-                       ' FROM unnest($7::bytea[], $8::bytea[], $9::jsonb[], $10::bytea[]) WITH ORDINALITY AS u (h, b, p, s, o)',
-                       'm_' || d.id || '_' || v_shard || '_' || v_slot)
-            USING v_shard, v_slot, v_seq, v_now, v_expires, p_priority,
-                  v_headers[i : i + v_count - 1], p_bodies[i : i + v_count - 1], v_props[i : i + v_count - 1],
-                  v_bits[i : i + v_count - 1];
+        IF v_plain THEN
+            -- no properties and no bitmap: two arrays fewer to plan and unnest (measured 40 us a call)
+            EXECUTE format('INSERT INTO shardq.%I (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority,'
+                           ' header, body)'
+                           ' SELECT $1, $2, $3 + u.o - 1, $4, 0, $5, $6, u.h, u.b'
+                           ' FROM unnest($7::bytea[], $8::bytea[]) WITH ORDINALITY AS u (h, b, o)',
+                           'm_' || d.id || '_' || v_shard || '_' || v_slot)
+                USING v_shard, v_slot, v_seq, v_now, v_expires, p_priority,
+                      v_headers[i : i + v_count - 1], p_bodies[i : i + v_count - 1];
+        ELSE
+            EXECUTE format('INSERT INTO shardq.%I (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority,'
+                           ' subscribers, header, body, properties)'
+                           ' SELECT $1, $2, $3 + u.o - 1, $4, 0, $5, $6, u.s, u.h, u.b, u.p'
+                           ' FROM unnest($7::bytea[], $8::bytea[], $9::jsonb[], $10::bytea[]) WITH ORDINALITY AS u (h, b, p, s, o)',
+                           'm_' || d.id || '_' || v_shard || '_' || v_slot)
+                USING v_shard, v_slot, v_seq, v_now, v_expires, p_priority,
+                      v_headers[i : i + v_count - 1], p_bodies[i : i + v_count - 1], v_props[i : i + v_count - 1],
+                      v_bits[i : i + v_count - 1];
+        END IF;
         i := i + v_count;
         v_seq := v_seq + v_count;
     END LOOP;
