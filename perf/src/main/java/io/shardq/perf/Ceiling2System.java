@@ -32,14 +32,19 @@ final class Ceiling2System extends CeilingSystem {
     /** A producer on a connection of its own, held until it is closed. */
     @Override
     public Producer producer() throws SQLException {
+        return new OwnConnection(ownConnection(dataSource), table);
+    }
+
+    /** A connection of the producer's own from the pool, autocommit off (closed again if that fails). */
+    static Connection ownConnection(DataSource dataSource) throws SQLException {
         Connection c = dataSource.getConnection();
         try {
             c.setAutoCommit(false);
+            return c;
         } catch (SQLException e) {
             c.close();
             throw e;
         }
-        return new OwnConnection(c, table);
     }
 
     /** INSERT, then COMMIT, on one connection; a failed batch is rolled back. */

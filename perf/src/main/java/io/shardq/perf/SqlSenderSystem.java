@@ -46,9 +46,8 @@ final class SqlSenderSystem implements QueueSystem {
 
     @Override
     public Producer producer() throws SQLException {
-        Connection c = dataSource.getConnection();
+        Connection c = Ceiling2System.ownConnection(dataSource);
         try {
-            c.setAutoCommit(false);
             return new SqlProducer(c, c.prepareStatement("SELECT cardinality(shardq.send_batch(?, ?::bytea[]))"));
         } catch (SQLException e) {
             c.close();

@@ -481,7 +481,7 @@ BEGIN
         END IF;
     ELSIF k = 'op' AND img = '(' THEN
         st.at := st.at + 1;
-        st := shardq.sel_p_or(st); sql := st.sql; t := st.t; raw := st.raw;
+        st := shardq.sel_p_logic(st, 'OR'); sql := st.sql; t := st.t; raw := st.raw;
         IF NOT (st.kinds[st.at] = 'op' AND st.images[st.at] = ')') THEN
             PERFORM shardq.sel_unexpected(st);
         END IF;
@@ -526,57 +526,26 @@ DECLARE
     RETURN st;
 END $$;
 
--- multiplicative: unary (* | / | %) unary ...
-CREATE OR REPLACE FUNCTION shardq.sel_p_mul(p_st shardq.sel_state) RETURNS shardq.sel_state
-LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-    st shardq.sel_state := p_st;
-    sql text;
-    t text;
-    raw text;
-    op text;
-    rsql text;
-    rt text;
-    rraw text;
-BEGIN
-    st := shardq.sel_p_unary(st); sql := st.sql; t := st.t; raw := st.raw;
-    WHILE st.kinds[st.at] = 'op' AND st.images[st.at] IN ('*', '/', '%') LOOP
-        op := st.images[st.at];
-        st.at := st.at + 1;
-        st := shardq.sel_p_unary(st); rsql := st.sql; rt := st.t; rraw := st.raw;
-        sql := 'shardq.sel_arith(''' || op || ''', ' || shardq.sel_value(sql, t) || ', ' || shardq.sel_value(rsql, rt) || ')';
-        t := 'v'; raw := NULL;
-    END LOOP;
-    st.sql := sql;
-    st.t := t;
-    st.raw := raw;
-    RETURN st;
-END $$;
 
--- additive: mul (+ | -) mul ...
-CREATE OR REPLACE FUNCTION shardq.sel_p_add(p_st shardq.sel_state) RETURNS shardq.sel_state
+-- arithmetic, by level: 1 additive (level 2 (+ | -) level 2 ...), 2 multiplicative (unary (* | / |
+-- %) unary ...); each operator left-associative, as artemis-selector's grammar.
+CREATE OR REPLACE FUNCTION shardq.sel_p_arith(p_st shardq.sel_state, p_level integer) RETURNS shardq.sel_state
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
-    st shardq.sel_state := p_st;
-    sql text;
-    t text;
-    raw text;
+    st shardq.sel_state := CASE WHEN p_level = 1 THEN shardq.sel_p_arith(p_st, 2) ELSE shardq.sel_p_unary(p_st) END;
+    ops text[] := CASE WHEN p_level = 1 THEN ARRAY['+', '-'] ELSE ARRAY['*', '/', '%'] END;
+    left_sql text;
     op text;
-    rsql text;
-    rt text;
-    rraw text;
 BEGIN
-    st := shardq.sel_p_mul(st); sql := st.sql; t := st.t; raw := st.raw;
-    WHILE st.kinds[st.at] = 'op' AND st.images[st.at] IN ('+', '-') LOOP
+    WHILE st.kinds[st.at] = 'op' AND st.images[st.at] = ANY (ops) LOOP
         op := st.images[st.at];
+        left_sql := shardq.sel_value(st.sql, st.t);
         st.at := st.at + 1;
-        st := shardq.sel_p_mul(st); rsql := st.sql; rt := st.t; rraw := st.raw;
-        sql := 'shardq.sel_arith(''' || op || ''', ' || shardq.sel_value(sql, t) || ', ' || shardq.sel_value(rsql, rt) || ')';
-        t := 'v'; raw := NULL;
+        st := CASE WHEN p_level = 1 THEN shardq.sel_p_arith(st, 2) ELSE shardq.sel_p_unary(st) END;
+        st.sql := 'shardq.sel_arith(''' || op || ''', ' || left_sql || ', ' || shardq.sel_value(st.sql, st.t) || ')';
+        st.t := 'v';
+        st.raw := NULL;
     END LOOP;
-    st.sql := sql;
-    st.t := t;
-    st.raw := raw;
     RETURN st;
 END $$;
 
@@ -630,12 +599,12 @@ DECLARE
     ref text;
     list text[];
 BEGIN
-    st := shardq.sel_p_add(st); sql := st.sql; t := st.t; raw := st.raw;
+    st := shardq.sel_p_arith(st, 1); sql := st.sql; t := st.t; raw := st.raw;
     LOOP
         op := st.images[st.at];
         IF st.kinds[st.at] = 'op' AND op IN ('>', '>=', '<', '<=') THEN
             st.at := st.at + 1;
-            st := shardq.sel_p_add(st); rsql := st.sql; rt := st.t; rraw := st.raw;
+            st := shardq.sel_p_arith(st, 1); rsql := st.sql; rt := st.t; rraw := st.raw;
             PERFORM shardq.sel_check_order(t);
             PERFORM shardq.sel_check_order(rt);
             sql := '(shardq.sel_compare(' || shardq.sel_value(sql, t) || ', ' || shardq.sel_value(rsql, rt) || ') '
@@ -676,12 +645,12 @@ BEGIN
             ref := st.raw;
             sql := 'shardq.sel_like(' || v || ', ' || ref || ')';
         ELSIF op = 'BETWEEN' THEN
-            st := shardq.sel_p_add(st); rsql := st.sql; rt := st.t; rraw := st.raw;
+            st := shardq.sel_p_arith(st, 1); rsql := st.sql; rt := st.t; rraw := st.raw;
             IF NOT (st.kinds[st.at] = 'kw' AND st.images[st.at] = 'AND') THEN
                 PERFORM shardq.sel_unexpected(st);
             END IF;
             st.at := st.at + 1;
-            st := shardq.sel_p_add(st); hsql := st.sql; ht := st.t; hraw := st.raw;
+            st := shardq.sel_p_arith(st, 1); hsql := st.sql; ht := st.t; hraw := st.raw;
             PERFORM shardq.sel_check_order(t);
             PERFORM shardq.sel_check_order(rt);
             PERFORM shardq.sel_check_order(ht);
@@ -781,52 +750,23 @@ BEGIN
     RETURN st;
 END $$;
 
--- AND and OR: SQL's own three-valued logic, which artemis-selector's AND and OR follow.
-CREATE OR REPLACE FUNCTION shardq.sel_p_and(p_st shardq.sel_state) RETURNS shardq.sel_state
-LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-    st shardq.sel_state := p_st;
-    sql text;
-    t text;
-    raw text;
-    rsql text;
-    rt text;
-    rraw text;
-BEGIN
-    st := shardq.sel_p_eq(st); sql := st.sql; t := st.t; raw := st.raw;
-    WHILE st.kinds[st.at] = 'kw' AND st.images[st.at] = 'AND' LOOP
-        st.at := st.at + 1;
-        st := shardq.sel_p_eq(st); rsql := st.sql; rt := st.t; rraw := st.raw;
-        sql := '(' || shardq.sel_condition(sql, t) || ' AND ' || shardq.sel_condition(rsql, rt) || ')';
-        t := 'b'; raw := NULL;
-    END LOOP;
-    st.sql := sql;
-    st.t := t;
-    st.raw := raw;
-    RETURN st;
-END $$;
 
-CREATE OR REPLACE FUNCTION shardq.sel_p_or(p_st shardq.sel_state) RETURNS shardq.sel_state
+-- AND and OR: SQL's own three-valued logic, which artemis-selector's AND and OR follow. OR over
+-- AND over equality, each left-associative.
+CREATE OR REPLACE FUNCTION shardq.sel_p_logic(p_st shardq.sel_state, p_op text) RETURNS shardq.sel_state
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
-    st shardq.sel_state := p_st;
-    sql text;
-    t text;
-    raw text;
-    rsql text;
-    rt text;
-    rraw text;
+    st shardq.sel_state := CASE WHEN p_op = 'OR' THEN shardq.sel_p_logic(p_st, 'AND') ELSE shardq.sel_p_eq(p_st) END;
+    left_sql text;
 BEGIN
-    st := shardq.sel_p_and(st); sql := st.sql; t := st.t; raw := st.raw;
-    WHILE st.kinds[st.at] = 'kw' AND st.images[st.at] = 'OR' LOOP
+    WHILE st.kinds[st.at] = 'kw' AND st.images[st.at] = p_op LOOP
+        left_sql := shardq.sel_condition(st.sql, st.t);
         st.at := st.at + 1;
-        st := shardq.sel_p_and(st); rsql := st.sql; rt := st.t; rraw := st.raw;
-        sql := '(' || shardq.sel_condition(sql, t) || ' OR ' || shardq.sel_condition(rsql, rt) || ')';
-        t := 'b'; raw := NULL;
+        st := CASE WHEN p_op = 'OR' THEN shardq.sel_p_logic(st, 'AND') ELSE shardq.sel_p_eq(st) END;
+        st.sql := '(' || left_sql || ' ' || p_op || ' ' || shardq.sel_condition(st.sql, st.t) || ')';
+        st.t := 'b';
+        st.raw := NULL;
     END LOOP;
-    st.sql := sql;
-    st.t := t;
-    st.raw := raw;
     RETURN st;
 END $$;
 
@@ -880,7 +820,7 @@ BEGIN
         st.prio := priority;
         st.id := message_id;
         st.ts := "timestamp";
-        st := shardq.sel_p_or(st); sql := st.sql; t := st.t; raw := st.raw;
+        st := shardq.sel_p_logic(st, 'OR'); sql := st.sql; t := st.t; raw := st.raw;
         IF st.kinds[st.at] <> 'eof' THEN
             PERFORM shardq.sel_unexpected(st);
         END IF;
