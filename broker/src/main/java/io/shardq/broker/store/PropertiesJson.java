@@ -2,11 +2,14 @@ package io.shardq.broker.store;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import io.shardq.broker.message.BrokerMessage;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -69,14 +72,14 @@ public final class PropertiesJson {
      * left out.
      */
     public static Map<String, Object> decode(String json) {
-        Map<String, Object> out = new java.util.LinkedHashMap<>();
-        try (com.fasterxml.jackson.core.JsonParser p = JSON.createParser(json)) {
-            if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        try (JsonParser p = JSON.createParser(json)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new IllegalStateException("the properties column is not a JSON object: " + json);
             }
-            while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.getCurrentName();
-                com.fasterxml.jackson.core.JsonToken t = p.nextToken();
+                JsonToken t = p.nextToken();
                 Object v =
                         switch (t) {
                             case VALUE_STRING -> p.getText();
@@ -87,7 +90,7 @@ public final class PropertiesJson {
                             case START_OBJECT -> special(p);
                             default -> null;
                         };
-                if (t == com.fasterxml.jackson.core.JsonToken.START_ARRAY) {
+                if (t == JsonToken.START_ARRAY) {
                     p.skipChildren();
                 }
                 if (v != null && !name.equals("JMSCorrelationID") && !name.equals("JMSType")) {
@@ -101,12 +104,12 @@ public final class PropertiesJson {
     }
 
     /** {@code {"double": "NaN"}} and the like; anything else is skipped. */
-    private static Object special(com.fasterxml.jackson.core.JsonParser p) throws IOException {
+    private static Object special(JsonParser p) throws IOException {
         Object v = null;
-        while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.getCurrentName();
             p.nextToken();
-            if (name.equals("double") && p.currentToken() == com.fasterxml.jackson.core.JsonToken.VALUE_STRING) {
+            if (name.equals("double") && p.currentToken() == JsonToken.VALUE_STRING) {
                 v = Double.parseDouble(p.getText());
             } else {
                 p.skipChildren();
