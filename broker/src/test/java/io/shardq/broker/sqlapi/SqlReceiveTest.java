@@ -323,7 +323,11 @@ class SqlReceiveTest {
             {"shardq.receive_subscription('r.badtopic', 'nobody')", "42704", "subscription \"nobody\" of topic"},
             {"shardq.receive('r.bad', 0)", "22023", "max_messages 0 is invalid"},
             {"shardq.receive('r.bad', 1, wait => '-1 second')", "22023", "wait -00:00:01 is invalid"},
-            {"shardq.receive('r.bad', 1, selector => 'k = ')", "42601", "selector \"k = \" is invalid: the selector ends too early"},
+            {
+                "shardq.receive('r.bad', 1, selector => 'k = ')",
+                "42601",
+                "selector \"k = \" is invalid: the selector ends too early"
+            },
         };
         try (Connection c = db.connect()) {
             for (Object[] x : cases) {

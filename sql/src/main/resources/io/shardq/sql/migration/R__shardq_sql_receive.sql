@@ -222,6 +222,9 @@ DECLARE
     v_take integer[];
     v_hungry boolean;
     v_asking boolean;
+    v_give integer[];
+    v_given text;
+    v_recent integer[] := '{}';
 BEGIN
     SELECT array_agg(c.shard_no ORDER BY c.shard_no),
            array_agg(least(s.next_seq, s.fence) - 1 - c.position ORDER BY c.shard_no),
@@ -243,11 +246,18 @@ BEGIN
      WHERE c.subscription_id = p_sub AND c.shard_no = r.shard_no AND r.holder = p_me AND r.expiring
        AND c.lease_instance = p_me;
     v_mine := ARRAY(SELECT shard_no FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring) WHERE holder = p_me);
+    -- shards this session gave back in the last two seconds are left for the asker
+    v_given := current_setting('shardq.receive_given_' || p_sub, true);
+    IF v_given IS NOT NULL AND v_given <> '' AND split_part(v_given, ':', 1)::bigint > extract(epoch FROM clock_timestamp()) * 1000 THEN
+        v_recent := string_to_array(split_part(v_given, ':', 2), ',')::integer[];
+    END IF;
     -- take: free shards, those with a backlog first, up to the share; one with a backlog beyond it
-    v_take := ARRAY(SELECT shard_no FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring) WHERE holder IS NULL
+    v_take := ARRAY(SELECT shard_no FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring)
+                     WHERE holder IS NULL AND shard_no <> ALL(v_recent)
                      ORDER BY backlog DESC, shard_no LIMIT greatest(0, v_share - cardinality(v_mine)));
     IF cardinality(v_take) = 0 AND NOT EXISTS (SELECT 1 FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring) WHERE holder = p_me AND backlog > 0) THEN
-        v_take := ARRAY(SELECT shard_no FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring) WHERE holder IS NULL AND backlog > 0
+        v_take := ARRAY(SELECT shard_no FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring)
+                         WHERE holder IS NULL AND backlog > 0 AND shard_no <> ALL(v_recent)
                          ORDER BY backlog DESC LIMIT 1);
     END IF;
     IF cardinality(v_take) > 0 THEN
@@ -270,15 +280,25 @@ BEGIN
     SELECT EXISTS (SELECT 1 FROM shardq.instance i
                     WHERE i.id = ANY(v_live) AND i.id <> p_me AND p_destination = ANY(i.hungry_for))
       INTO v_hungry;
-    IF v_hungry AND cardinality(v_mine) > v_share THEN
-        -- give back the emptiest beyond the share while another instance asks
-        UPDATE shardq.cursor c SET lease_instance = NULL, lease_until = NULL
-         WHERE c.subscription_id = p_sub AND c.lease_instance = p_me
-           AND c.shard_no IN (SELECT r.shard_no FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring)
-                               WHERE r.shard_no = ANY(v_mine) ORDER BY r.backlog, r.shard_no
-                               LIMIT cardinality(v_mine) - v_share);
-        v_mine := ARRAY(SELECT c.shard_no FROM shardq.cursor c
-                         WHERE c.subscription_id = p_sub AND c.lease_instance = p_me AND c.lease_until > now());
+    IF v_hungry THEN
+        -- while another instance asks: beyond the share the emptiest; at or below it one of two or
+        -- more shards with a backlog (the asker is idle or below its share)
+        v_give := CASE WHEN cardinality(v_mine) > v_share
+            THEN ARRAY(SELECT r.shard_no FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring)
+                        WHERE r.shard_no = ANY(v_mine) ORDER BY r.backlog, r.shard_no LIMIT cardinality(v_mine) - v_share)
+            ELSE ARRAY(SELECT r.shard_no FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring)
+                        WHERE r.shard_no = ANY(v_mine) AND r.backlog > 0
+                          AND (SELECT count(*) FROM unnest(v_b, v_s) AS y (b, s) WHERE y.s = ANY(v_mine) AND y.b > 0) >= 2
+                        ORDER BY r.backlog, r.shard_no LIMIT 1) END;
+        IF cardinality(v_give) > 0 THEN
+            UPDATE shardq.cursor c SET lease_instance = NULL, lease_until = NULL
+             WHERE c.subscription_id = p_sub AND c.lease_instance = p_me AND c.shard_no = ANY(v_give);
+            -- not taken back by this session for two seconds, so that the asker gets them (kept with
+            -- the commit that gives them)
+            PERFORM set_config('shardq.receive_given_' || p_sub,
+                               (extract(epoch FROM clock_timestamp()) * 1000 + 2000)::bigint || ':' || array_to_string(v_give, ','), false);
+            v_mine := ARRAY(SELECT x FROM unnest(v_mine) x WHERE x <> ALL(v_give));
+        END IF;
     END IF;
     v_asking := (cardinality(v_mine) < v_share
                  AND EXISTS (SELECT 1 FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring) WHERE holder IS NOT NULL AND holder <> p_me
