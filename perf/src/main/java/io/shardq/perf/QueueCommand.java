@@ -44,8 +44,9 @@ final class QueueCommand implements Callable<Integer> {
             splitSynopsisLabel = ",",
             defaultValue = "shardq,ceiling,naive",
             description = "systems to run, in this order: shardq (ShardQ through JMS, transacted sessions);"
-                    + " sql (ShardQ with producers in SQL: shardq.send_batch and COMMIT per batch, each on its"
-                    + " own connection; JMS consumers);"
+                    + " sql (ShardQ from SQL: producers shardq.send_batch and COMMIT per batch, consumers"
+                    + " shardq.receive and COMMIT per batch, each on its own connection);"
+                    + " sql-send (producers in SQL as in sql, JMS consumers: the SQL send path alone);"
                     + " ceiling (one autocommit multi-row INSERT per batch: one round trip, enqueue only);"
                     + " ceiling2 (each producer on its own connection: multi-row INSERT, then COMMIT, per"
                     + " batch: two round trips, enqueue only; the ratios /ceiling2 are against it); naive"

@@ -10,32 +10,46 @@ import java.util.OptionalLong;
 import javax.sql.DataSource;
 
 /**
- * ShardQ with its producers in SQL ({@code sql}): each producer holds a connection of its own
- * with autocommit off and sends each batch with one call of {@code shardq.send_batch} (bytea
- * bodies, which a JMS consumer receives as BytesMessages), then a {@code COMMIT}: what an
- * application in another language does (docs/from-sql.md). Its consumers are ShardQ's JMS
- * consumers, as in {@code shardq}, on a queue of its own ({@value #QUEUE}); a SQL receiver comes
- * with {@code shardq.receive}, which is not built yet.
+ * ShardQ from SQL, what an application in another language does (docs/from-sql.md). Each producer
+ * holds a connection of its own with autocommit off and sends each batch with one call of {@code
+ * shardq.send_batch} (bytea bodies), then a {@code COMMIT}. Its consumers are, in {@code sql}, SQL
+ * consumers: a connection each, one {@code shardq.receive} of a batch, then a {@code COMMIT}; in
+ * {@code sql-send}, ShardQ's JMS consumers as in {@code shardq} (the SQL send path alone, set
+ * against the JMS one). Each on a queue of its own.
  */
 final class SqlSenderSystem implements QueueSystem {
+    /** SQL producers and SQL consumers. */
     static final String NAME = "sql";
-    static final String QUEUE = "perf.sql";
+    /** SQL producers, JMS consumers. */
+    static final String SEND_NAME = "sql-send";
 
+    private final String name;
+    private final String queue;
     private final ShardQSystem jms;
     private DataSource dataSource;
 
-    SqlSenderSystem() {
-        this(io.shardq.broker.BrokerConfig::builder);
+    SqlSenderSystem(boolean sqlConsumers) {
+        this(io.shardq.broker.BrokerConfig::builder, sqlConsumers);
     }
 
-    /** @param baseConfig where the JMS consumers' ShardQ connects: the environment's settings, or a test database's */
-    SqlSenderSystem(java.util.function.Supplier<io.shardq.broker.BrokerConfig.Builder> baseConfig) {
-        this.jms = ShardQSystem.onQueue(baseConfig, QUEUE);
+    /**
+     * @param baseConfig where ShardQ's JVM side (the queue's creation, the JMS consumers) connects:
+     *     the environment's settings, or a test database's
+     * @param sqlConsumers whether the consumers receive with {@code shardq.receive} (else JMS)
+     */
+    SqlSenderSystem(
+            java.util.function.Supplier<io.shardq.broker.BrokerConfig.Builder> baseConfig, boolean sqlConsumers) {
+        this.name = sqlConsumers ? NAME : SEND_NAME;
+        this.queue = "perf." + name;
+        this.jms = ShardQSystem.onQueue(baseConfig, queue);
+        this.sqlConsumers = sqlConsumers;
     }
+
+    private final boolean sqlConsumers;
 
     @Override
     public String name() {
-        return NAME;
+        return name;
     }
 
     @Override
@@ -48,7 +62,8 @@ final class SqlSenderSystem implements QueueSystem {
     public Producer producer() throws SQLException {
         Connection c = Ceiling2System.ownConnection(dataSource);
         try {
-            return new SqlProducer(c, c.prepareStatement("SELECT cardinality(shardq.send_batch(?, ?::bytea[]))"));
+            return new SqlProducer(
+                    c, queue, c.prepareStatement("SELECT cardinality(shardq.send_batch(?, ?::bytea[]))"));
         } catch (SQLException e) {
             c.close();
             throw e;
@@ -57,7 +72,20 @@ final class SqlSenderSystem implements QueueSystem {
 
     @Override
     public Consumer consumer() throws Exception {
-        return jms.consumer();
+        if (!sqlConsumers) {
+            return jms.consumer();
+        }
+        Connection c = Ceiling2System.ownConnection(dataSource);
+        try {
+            return new SqlConsumer(
+                    c,
+                    queue,
+                    c.prepareStatement(
+                            "SELECT message_id, body_bytes FROM shardq.receive(?, ?, wait => make_interval(secs => ?))"));
+        } catch (SQLException e) {
+            c.close();
+            throw e;
+        }
     }
 
     @Override
@@ -96,12 +124,12 @@ final class SqlSenderSystem implements QueueSystem {
     }
 
     /** send_batch, then COMMIT, on one connection; a failed batch is rolled back. */
-    private record SqlProducer(Connection connection, PreparedStatement send) implements Producer {
+    private record SqlProducer(Connection connection, String queue, PreparedStatement send) implements Producer {
         @Override
         public void sendBatch(List<byte[]> payloads) throws SQLException {
             try {
                 Array bodies = connection.createArrayOf("bytea", payloads.toArray(new byte[0][]));
-                send.setString(1, QUEUE);
+                send.setString(1, queue);
                 send.setArray(2, bodies);
                 try (ResultSet rs = send.executeQuery()) {
                     rs.next();
@@ -124,6 +152,42 @@ final class SqlSenderSystem implements QueueSystem {
         public void close() throws SQLException {
             try {
                 send.close();
+            } finally {
+                connection.close();
+            }
+        }
+    }
+
+    /** receive, then COMMIT, on one connection (a consumer instance of its own); a failure rolls back. */
+    private record SqlConsumer(Connection connection, String queue, PreparedStatement receive) implements Consumer {
+        @Override
+        public List<Delivery> receiveBatch(int max, java.time.Duration wait) throws SQLException {
+            List<Delivery> got = new java.util.ArrayList<>(max);
+            try {
+                receive.setString(1, queue);
+                receive.setInt(2, max);
+                receive.setDouble(3, wait.toMillis() / 1000.0);
+                try (ResultSet rs = receive.executeQuery()) {
+                    while (rs.next()) {
+                        got.add(new Delivery(rs.getString(1), Payloads.sentMicros(rs.getBytes(2))));
+                    }
+                }
+                connection.commit();
+                return got;
+            } catch (SQLException e) {
+                try {
+                    connection.rollback();
+                } catch (SQLException alsoFailed) {
+                    e.addSuppressed(alsoFailed);
+                }
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() throws SQLException {
+            try {
+                receive.close();
             } finally {
                 connection.close();
             }

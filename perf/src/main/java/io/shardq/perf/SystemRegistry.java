@@ -34,7 +34,8 @@ final class SystemRegistry {
         r.register(Ceiling2System.NAME, Ceiling2System::new);
         r.register(NaiveSkipLockedSystem.NAME, NaiveSkipLockedSystem::new);
         r.register(SHARDQ, ShardQSystem::new);
-        r.register(SqlSenderSystem.NAME, SqlSenderSystem::new);
+        r.register(SqlSenderSystem.NAME, () -> new SqlSenderSystem(true));
+        r.register(SqlSenderSystem.SEND_NAME, () -> new SqlSenderSystem(false));
         r.register(
                 ShardQSystem.ASYNC_NAME,
                 () -> ShardQSystem.async(

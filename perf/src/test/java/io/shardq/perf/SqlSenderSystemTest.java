@@ -9,14 +9,18 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 @PgTest
 class SqlSenderSystemTest {
 
-    @Test
-    void batchesSentWithSendBatch_reachTheJmsConsumers_withTheirStamps(TestDatabase db) throws Exception {
-        SqlSenderSystem system = new SqlSenderSystem(db::brokerConfig);
+    /** sql-send: JMS consumers; sql: SQL consumers (shardq.receive). */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void batchesSentWithSendBatch_reachTheConsumers_withTheirStamps(boolean sqlConsumers, TestDatabase db)
+            throws Exception {
+        SqlSenderSystem system = new SqlSenderSystem(db::brokerConfig, sqlConsumers);
         system.setUp(db.dataSource(), new Settings(2, 100, 5, 2, true, false));
         Set<Long> sent = new HashSet<>();
         try (QueueSystem.Producer first = system.producer();

@@ -393,8 +393,10 @@ DECLARE
     v_mem jsonb;
     v_runs record;
     v_moved bigint;
-    v_got integer;
-    v_limit integer;
+    v_skip bigint;
+    v_cached text;
+    v_upto bigint;
+    v_full boolean;
     m record;
     h record;
     v_body bytea;
@@ -448,8 +450,20 @@ BEGIN
     PERFORM shardq.receive_count_failures();
     v_deadline := clock_timestamp() + p_wait;
     LOOP
+        -- the leases are balanced at most every 250 ms while this session holds some (as a JVM's
+        -- consumers look for leases at most every 250 ms): in between, the shards it held then, each
+        -- checked under its row lock below (measured: the balancing is most of a receive's time)
+        v_cached := current_setting('shardq.receive_leases_' || v_sub.id, true);
+        IF v_cached IS NOT NULL AND v_cached <> '' AND split_part(v_cached, ':', 1)::bigint > extract(epoch FROM clock_timestamp()) * 1000
+           AND split_part(v_cached, ':', 2) <> '' THEN
+            v_shards := string_to_array(split_part(v_cached, ':', 2), ',')::integer[];
+        ELSE
+            v_shards := shardq.receive_leases(v_me, v_sub.id, d.id, v_ttl);
+            PERFORM set_config('shardq.receive_leases_' || v_sub.id,
+                               (extract(epoch FROM clock_timestamp()) * 1000 + 250)::bigint || ':' || array_to_string(v_shards, ','), false);
+        END IF;
         -- each shard in sequence order; the shards in a random order, so none waits behind another
-        v_shards := ARRAY(SELECT x FROM unnest(shardq.receive_leases(v_me, v_sub.id, d.id, v_ttl)) x ORDER BY random());
+        v_shards := ARRAY(SELECT x FROM unnest(v_shards) x ORDER BY random());
         FOREACH v_shard IN ARRAY v_shards LOOP
             EXIT WHEN v_left = 0;
             -- the lease, locked for this transaction: nobody takes it until it ends
@@ -466,10 +480,23 @@ BEGIN
             v_after := v_pos;
           <<rows>>
           LOOP
-            v_got := 0;
-            v_limit := greatest(v_left, 16);
-            -- the next rows above the cursor that nobody consumed (dequeue log), in sequence order;
-            -- a topic's rows without this subscription's bit are passed over (consumed, not delivered)
+            EXIT WHEN v_left = 0 OR v_after >= v_head;
+            -- past a run of the dequeue log that starts here (consumed by another commit)
+            SELECT l.last_seq INTO v_skip FROM shardq.dequeue_range l
+             WHERE l.subscription_id = v_sub.id AND l.shard_no = v_shard AND l.first_seq <= v_after + 1 AND l.last_seq > v_after
+             ORDER BY l.last_seq DESC LIMIT 1;
+            IF FOUND THEN
+                v_after := v_skip;
+                CONTINUE;
+            END IF;
+            -- the next segment: up to the next logged run, and only as many numbers as may be taken
+            -- (the numbers up to the head are gapless, so a BETWEEN reads no row it does not need;
+            -- a selector's segment is longer, its rows filtered in PostgreSQL)
+            SELECT min(l.first_seq) - 1 INTO v_upto FROM shardq.dequeue_range l
+             WHERE l.subscription_id = v_sub.id AND l.shard_no = v_shard AND l.first_seq > v_after;
+            v_upto := least(v_head, coalesce(v_upto, v_head),
+                            v_after + CASE WHEN v_lits IS NULL THEN greatest(v_left, 16) ELSE greatest(v_left, 5000) END);
+            v_full := true;
             FOR m IN EXECUTE format(
                     'SELECT m.seq, m.header, m.body, m.properties, m.priority, m.expires_at,'
                     '       coalesce(a.attempts, 0) AS attempts, %s AS wanted'
@@ -477,19 +504,19 @@ BEGIN
                     '  CROSS JOIN LATERAL (SELECT shardq.header_message_id(m.header) AS id, shardq.header_timestamp(m.header) AS ts) j'
                     '  LEFT JOIN shardq.delivery_attempt a ON a.subscription_id = $1 AND a.shard_no = $2 AND a.seq = m.seq'
                     ' WHERE m.shard_no = $2 AND m.seq > $3 AND m.seq <= $4'
-                    '   AND NOT EXISTS (SELECT 1 FROM shardq.dequeue_range l WHERE l.subscription_id = $1 AND l.shard_no = $2'
-                    '                      AND l.first_seq <= m.seq AND l.last_seq >= m.seq)'
                     '   AND %s'
-                    ' ORDER BY m.seq LIMIT $5',
+                    ' ORDER BY m.seq',
                     CASE WHEN d.kind = 'topic'
                          THEN format('(m.subscribers IS NOT NULL AND length(m.subscribers) > %s AND get_bit(m.subscribers, %s) = 1)',
                                      v_sub.bit / 8, v_sub.bit)
                          ELSE 'true' END,
                     'm_' || d.id, v_sel_sql)
-                USING v_sub.id, v_shard, v_after, v_head, v_limit, v_lits, coalesce(v_from_props, 0)
+                USING v_sub.id, v_shard, v_after, v_upto, NULL, v_lits, coalesce(v_from_props, 0)
             LOOP
-                EXIT rows WHEN v_left = 0;
-                v_got := v_got + 1;
+                IF v_left = 0 THEN
+                    v_full := false; -- v_after stays at the last row handled
+                    EXIT;
+                END IF;
                 v_after := m.seq;
                 v_taken := v_taken || m.seq;
                 CONTINUE WHEN NOT m.wanted;
@@ -532,7 +559,9 @@ BEGIN
                 seq := m.seq;
                 RETURN NEXT;
             END LOOP;
-            EXIT rows WHEN v_got < v_limit OR v_left = 0;
+            IF v_full THEN
+                v_after := v_upto;
+            END IF;
           END LOOP rows;
             CONTINUE WHEN cardinality(v_taken) = 0;
             -- consumed in this transaction: the cursor moves over a run that starts at it (and over
