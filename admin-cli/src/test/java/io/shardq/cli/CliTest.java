@@ -32,7 +32,7 @@ class CliTest {
         Run second = run("migrate", "--jdbc-url", db.jdbcUrl(), "--user", db.user(), "--password-file", pw.toString());
 
         assertThat(first.exit()).as(first.err()).isZero();
-        assertThat(first.out()).contains("schema shardq at version 018").contains("migration(s) applied");
+        assertThat(first.out()).contains("schema shardq at version 019").contains("migration(s) applied");
         assertThat(second.exit()).isZero();
         assertThat(second.out()).contains("already up to date");
         try (Connection c = db.connect();

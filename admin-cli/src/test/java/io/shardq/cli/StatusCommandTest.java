@@ -37,7 +37,7 @@ class StatusCommandTest {
         assertThat(text.exit()).as(text.err()).isZero();
         assertThat(text.out())
                 .contains("server version      PostgreSQL 1")
-                .contains("schema version      018")
+                .contains("schema version      019")
                 .containsPattern("fsync\\s+on")
                 .containsPattern("synchronous_commit\\s+on")
                 .containsPattern("full_page_writes\\s+on")
@@ -46,7 +46,7 @@ class StatusCommandTest {
                 .containsPattern(
                         "order-service@host-1\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ\\s+[\\d.]+ m?s ago");
         JsonNode j = json.json();
-        assertThat(j.get("schemaVersion").asText()).isEqualTo("018");
+        assertThat(j.get("schemaVersion").asText()).isEqualTo("019");
         assertThat(j.get("settings").get("fsync").asText()).isEqualTo("on");
         assertThat(names(j)).containsExactly("order-service@host-1");
         assertThat(j.get("instances").get(0).get("heartbeatAgeMillis").asLong()).isBetween(0L, 30_000L);

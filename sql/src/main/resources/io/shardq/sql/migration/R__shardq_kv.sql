@@ -220,6 +220,10 @@ BEGIN
                    ' bucket bigint NOT NULL, touched_at timestamptz NOT NULL, size integer NOT NULL)'
                    ' PARTITION BY RANGE (bucket)', 'kv_' || v_id);
     EXECUTE format('COMMENT ON TABLE shardq.%I IS %L', 'kv_' || v_id, 'entries of cache ' || name);
+    -- a role granted write (INSERT) writes through shardq.cache_put, never the table (V019)
+    EXECUTE format('CREATE TRIGGER refuse_raw_write BEFORE INSERT ON shardq.%I FOR EACH STATEMENT'
+                   ' WHEN (NOT shardq.is_schema_admin()) EXECUTE FUNCTION shardq.refuse_raw_kv_write()',
+                   'kv_' || v_id);
     EXECUTE format('CREATE %s TABLE shardq.%I PARTITION OF shardq.%I (PRIMARY KEY (k)) FOR VALUES FROM (0) TO (1)',
                    CASE WHEN durable THEN '' ELSE 'UNLOGGED' END, shardq.kv_bucket_table(v_id, 0), 'kv_' || v_id);
     IF default_ttl_ms IS NOT NULL THEN

@@ -450,12 +450,11 @@ BEGIN
     PERFORM shardq.receive_count_failures();
     v_deadline := clock_timestamp() + p_wait;
     LOOP
-        -- the leases are balanced at most every 250 ms while this session holds some (as a JVM's
-        -- consumers look for leases at most every 250 ms): in between, the shards it held then, each
-        -- checked under its row lock below (measured: the balancing is most of a receive's time)
+        -- the leases are balanced at most every 250 ms (as a JVM's consumers look for leases at most
+        -- every 250 ms): in between, the shards it held then, each checked under its row lock below
+        -- (measured: the balancing was most of a receive's time)
         v_cached := current_setting('shardq.receive_leases_' || v_sub.id, true);
-        IF v_cached IS NOT NULL AND v_cached <> '' AND split_part(v_cached, ':', 1)::bigint > extract(epoch FROM clock_timestamp()) * 1000
-           AND split_part(v_cached, ':', 2) <> '' THEN
+        IF v_cached IS NOT NULL AND v_cached <> '' AND split_part(v_cached, ':', 1)::bigint > extract(epoch FROM clock_timestamp()) * 1000 THEN
             v_shards := string_to_array(split_part(v_cached, ':', 2), ',')::integer[];
         ELSE
             v_shards := shardq.receive_leases(v_me, v_sub.id, d.id, v_ttl);
@@ -466,14 +465,16 @@ BEGIN
         v_shards := ARRAY(SELECT x FROM unnest(v_shards) x ORDER BY random());
         FOREACH v_shard IN ARRAY v_shards LOOP
             EXIT WHEN v_left = 0;
+            -- a shard with nothing above its cursor is passed without a lock (a row lock is a write)
+            SELECT c.position, least(s.next_seq, s.fence) - 1, s.properties_from INTO v_pos, v_head, v_from_props
+              FROM shardq.cursor c JOIN shardq.shard s ON s.destination_id = c.destination_id AND s.shard_no = c.shard_no
+             WHERE c.subscription_id = v_sub.id AND c.shard_no = v_shard;
+            CONTINUE WHEN v_head <= v_pos;
             -- the lease, locked for this transaction: nobody takes it until it ends
             SELECT c.position INTO v_pos FROM shardq.cursor c
              WHERE c.subscription_id = v_sub.id AND c.shard_no = v_shard AND c.lease_instance = v_me AND c.lease_until > now()
                FOR UPDATE;
-            CONTINUE WHEN NOT FOUND;
-            SELECT least(s.next_seq, s.fence) - 1, s.properties_from INTO v_head, v_from_props
-              FROM shardq.shard s WHERE s.destination_id = d.id AND s.shard_no = v_shard;
-            CONTINUE WHEN v_head <= v_pos;
+            CONTINUE WHEN NOT FOUND OR v_head <= v_pos;
             v_now := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
             v_taken := '{}';
             v_delivered := '{}';
