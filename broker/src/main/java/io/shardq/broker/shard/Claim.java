@@ -46,6 +46,13 @@ final class Claim {
     final ArrayDeque<Long> prefetched = new ArrayDeque<>();
     /** Exclusive scans: the next sequence number to look at. */
     long scanNext;
+    /**
+     * Exclusive scans with a selector PostgreSQL evaluates ({@link SelectorSql}): the rows up to
+     * {@link #filteredUpTo} it may select; null until the first window is asked for.
+     */
+    java.util.NavigableSet<Long> candidates;
+
+    long filteredUpTo;
 
     final List<Long> delivered = new ArrayList<>();
     /** Consumed in this transaction: delivered, dead-lettered or expired. */

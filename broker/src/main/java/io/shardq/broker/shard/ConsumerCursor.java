@@ -138,11 +138,30 @@ final class ConsumerCursor {
                 return null;
             }
             long seq;
+            SelectorSql.Translation prefilter = null;
             if (claim.exclusive) {
                 seq = claim.shard.nextUnconsumed(claim.scanNext);
                 if (seq < 0) {
                     claim.scanNext = claim.shard.knownHead() + 1;
                     continue;
+                }
+                prefilter = SelectorSql.of(engine, selector);
+                if (prefilter != null) {
+                    // PostgreSQL says which rows of the window the selector may select: only those are read
+                    if (claim.candidates == null || seq > claim.filteredUpTo) {
+                        long to = Math.max(seq, Math.min(claim.shard.knownHead(), seq + SelectorSql.WINDOW - 1));
+                        claim.candidates = SelectorSql.candidates(engine, rt, claim.shard.shardNo, seq, to, prefilter);
+                        claim.filteredUpTo = to;
+                    }
+                    Long next = claim.candidates.ceiling(seq);
+                    if (next == null || next > claim.filteredUpTo) {
+                        claim.scanNext = claim.filteredUpTo + 1; // nothing here for this selector
+                        continue;
+                    }
+                    if (next != seq) {
+                        claim.scanNext = next;
+                        continue;
+                    }
                 }
                 claim.scanNext = seq + 1;
             } else {
@@ -154,7 +173,9 @@ final class ConsumerCursor {
             // claim, or it is neither delivered nor given back and the cursor stalls before it
             boolean settled = false;
             try {
-                BrokerMessage m = MessageReader.read(engine, rt, s.shardNo, seq, s.knownHead());
+                // a pre-filtered scan reads exactly the candidates, not the rows after them
+                BrokerMessage m =
+                        MessageReader.read(engine, rt, s.shardNo, seq, prefilter != null ? seq : s.knownHead());
                 if (!sub.wants(m)) {
                     claim.taken.add(seq); // a topic message without this subscription's bit: passed over
                     settled = true;

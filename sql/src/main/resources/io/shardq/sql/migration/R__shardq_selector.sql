@@ -721,6 +721,11 @@ BEGIN
             PERFORM shardq.sel_check_equal(t, rt);
             IF rt = 'cs' THEN
                 sql := 'shardq.sel_eq_text(' || shardq.sel_value(sql, t) || ', ' || rraw || ')';
+            ELSIF rt = 'cb' THEN
+                -- = TRUE / = FALSE, the common case (flag = TRUE): sel_eq's result when b is a known
+                -- boolean (unknown when a is, else a = b) without its per-row CASE (measured: 21 ms
+                -- for 20,000 rows through sel_eq)
+                sql := '(' || shardq.sel_value(sql, t) || ' = to_jsonb(' || rsql || '))';
             ELSE
                 sql := 'shardq.sel_eq(' || shardq.sel_value(sql, t) || ', ' || shardq.sel_value(rsql, rt) || ')';
             END IF;

@@ -1,0 +1,121 @@
+package io.shardq.broker.shard;
+
+import io.shardq.broker.internal.SqlErrors;
+import io.shardq.broker.selector.Selector;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A queue consumer's selector evaluated in PostgreSQL first (issue 28): a selective session scanning
+ * a shard's backlog asks, one window of sequence numbers at a time, which rows the selector may
+ * select, and reads only those into the JVM, where artemis-selector decides as before. The
+ * condition is {@code shardq.selector_sql}'s translation (docs/design/sql-api.md, "Selectors in
+ * PostgreSQL"), proven equal to artemis-selector's results by SelectorSqlEquivalenceTest.
+ *
+ * <p><b>Invariants.</b> A pre-filter never hides a message the JVM would select where PostgreSQL
+ * cannot judge it: rows written before the properties column ({@code shard.properties_from}) and
+ * rows marked {@code JMS_ShardQ_Unrepresentable} always come through. Where the two evaluators are
+ * known to differ (sql-api.md: 64-bit against 32-bit int arithmetic, floats against longs beyond
+ * 2^24, characters beyond U+FFFF), a message PostgreSQL leaves out stays in the queue for other
+ * consumers: never lost, never delivered twice. A selector PostgreSQL cannot evaluate (the
+ * translation refuses it) is evaluated in the JVM over every row, as before.
+ *
+ * <p>The condition is the translator's output (function calls and references to the bound literal
+ * array, never the selector's text), so it is the one piece of dynamic SQL here besides the table
+ * name built from a numeric id; the selector's literals are a bind parameter.
+ *
+ * <p><b>Threading.</b> Any thread: the translations are cached in a concurrent map.
+ */
+final class SelectorSql {
+    private static final Logger LOG = LoggerFactory.getLogger(SelectorSql.class);
+    /** Sequence numbers one pre-filter query looks at. */
+    static final int WINDOW = 20_000;
+
+    private static final int MAX_CACHED = 1_000;
+    /** A selector's translation: condition and literals; {@link #NONE} when PostgreSQL cannot evaluate it. */
+    record Translation(String condition, String[] literals) {}
+
+    private static final Translation NONE = new Translation(null, null);
+    private static final Map<String, Translation> CACHE = new ConcurrentHashMap<>();
+
+    private SelectorSql() {}
+
+    /** The translation of {@code selector}, or null when PostgreSQL cannot evaluate it. */
+    static Translation of(Engine engine, Selector selector) {
+        Translation t = CACHE.get(selector.text());
+        if (t == null) {
+            t = translate(engine, selector.text());
+            if (CACHE.size() >= MAX_CACHED) {
+                CACHE.clear();
+            }
+            CACHE.put(selector.text(), t);
+        }
+        return t == NONE ? null : t;
+    }
+
+    private static Translation translate(Engine engine, String text) {
+        try (Connection c = engine.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT sql, literal_values FROM shardq.selector_sql(?, 'm.properties', 'm.priority', 'l.a', 'j.id', 'j.ts')")) {
+            ps.setString(1, text);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                String condition = rs.getString(1);
+                if (condition.indexOf('?') >= 0) {
+                    return NONE; // never: JDBC would take it for a parameter
+                }
+                return new Translation(condition, (String[]) rs.getArray(2).getArray());
+            }
+        } catch (SQLException e) {
+            // 0A000 (JMSMessageID compared in a way PostgreSQL cannot) and the like: the JVM evaluates it
+            LOG.debug("selector {} is evaluated in the JVM only: {}", text, e.getMessage());
+            return NONE;
+        }
+    }
+
+    /**
+     * The sequence numbers {@code from..to} of {@code shard} that the selector may select (or that
+     * PostgreSQL cannot judge), ascending.
+     */
+    static NavigableSet<Long> candidates(
+            Engine engine, DestinationRuntime rt, int shard, long from, long to, Translation t) {
+        int id = rt.info().id();
+        String sql = "SELECT m.seq FROM shardq.\"m_" + id + "\" m"
+                + " CROSS JOIN (SELECT ?::text[] AS a) l"
+                + " CROSS JOIN LATERAL (SELECT shardq.header_message_id(m.header) AS id,"
+                + " shardq.header_timestamp(m.header) AS ts) j"
+                + " WHERE m.shard_no = ? AND m.seq BETWEEN ? AND ?"
+                + " AND (m.seq < (SELECT s.properties_from FROM shardq.shard s WHERE s.destination_id = " + id
+                + " AND s.shard_no = ?)"
+                + " OR jsonb_exists(m.properties, 'JMS_ShardQ_Unrepresentable') OR (" + t.condition() + "))"
+                + " ORDER BY m.seq";
+        NavigableSet<Long> out = new TreeSet<>();
+        try (Connection c = engine.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
+            Array literals = c.createArrayOf("text", t.literals());
+            ps.setArray(1, literals);
+            ps.setInt(2, shard);
+            ps.setLong(3, from);
+            ps.setLong(4, to);
+            ps.setInt(5, shard);
+            engine.stats().dequeueSqlReads.increment();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+            return out;
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, "selecting messages of " + rt.info().name() + " in PostgreSQL");
+        }
+    }
+}
