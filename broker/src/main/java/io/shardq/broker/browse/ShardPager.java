@@ -6,6 +6,7 @@ import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
+import io.shardq.broker.selector.SelectorSql;
 import io.shardq.broker.store.HeaderCodec;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,8 +18,9 @@ import javax.sql.DataSource;
 /**
  * The rows of one shard for a {@link BrowseCursor}: reads pages of waiting messages in sequence
  * order, from where the previous page ended up to the head the cursor was opened at, and keeps
- * the ones that match the selector until the cursor takes them. Not thread-safe: the cursor
- * serialises calls.
+ * the ones that match the selector until the cursor takes them. With a selector PostgreSQL can
+ * evaluate ({@link SelectorSql}), only the rows it may select are read. Not thread-safe: the
+ * cursor serialises calls.
  */
 final class ShardPager {
     private final DataSource dataSource;
@@ -28,6 +30,13 @@ final class ShardPager {
     private final ArrayDeque<Row> buffer = new ArrayDeque<>();
     private long after;
     private boolean exhausted;
+    /**
+     * With a selector PostgreSQL evaluates ({@link SelectorSql}): the rows up to {@link
+     * #filteredUpTo} it may select, and only those are read.
+     */
+    private java.util.NavigableSet<Long> candidates = new java.util.TreeSet<>();
+
+    private long filteredUpTo;
 
     /** A matching message and its size as read, for the cursor's byte count. */
     record Row(BrowsedMessage message, long bytes) {}
@@ -77,18 +86,44 @@ final class ShardPager {
      * not expired and match {@code selector} (null: all).
      */
     void readPage(int rows, long bytes, Selector selector, long now, BrowseCursor.Counters counters) {
-        String sql = Queries.withParent(Query.MESSAGE_SELECT_BROWSE_PAGE, destination.id());
+        SelectorSql.Translation prefilter = selector == null ? null : SelectorSql.of(dataSource, selector);
+        Long[] only = null;
+        if (prefilter != null) {
+            // the next rows PostgreSQL says the selector may select, a window at a time
+            while (candidates.tailSet(after, false).isEmpty()) {
+                if (filteredUpTo >= head) {
+                    exhausted = true;
+                    return;
+                }
+                long from = Math.max(after, filteredUpTo) + 1;
+                long to = Math.min(head, from + SelectorSql.WINDOW - 1);
+                candidates = SelectorSql.candidates(dataSource, destination, shard, from, to, prefilter);
+                filteredUpTo = to;
+                counters.pagesRead++;
+                if (candidates.isEmpty()) {
+                    after = to;
+                }
+            }
+            only = candidates.tailSet(after, false).stream().limit(rows).toArray(Long[]::new);
+        }
+        String sql = Queries.withParent(
+                only == null ? Query.MESSAGE_SELECT_BROWSE_PAGE : Query.MESSAGE_SELECT_BROWSE_CANDIDATES,
+                destination.id());
         try (Connection c = dataSource.getConnection();
                 PreparedStatement ps = c.prepareStatement(sql)) {
             long subscription = destination.queueSubscription();
-            ps.setInt(1, shard);
-            ps.setLong(2, after);
-            ps.setLong(3, subscription);
-            ps.setInt(4, shard);
-            ps.setLong(5, head);
-            ps.setLong(6, subscription);
-            ps.setInt(7, rows);
-            ps.setLong(8, bytes);
+            int k = 1;
+            ps.setInt(k++, shard);
+            ps.setLong(k++, after);
+            ps.setLong(k++, subscription);
+            ps.setInt(k++, shard);
+            ps.setLong(k++, head);
+            ps.setLong(k++, subscription);
+            if (only != null) {
+                ps.setArray(k++, c.createArrayOf("bigint", only));
+            }
+            ps.setInt(k++, rows);
+            ps.setLong(k, bytes);
             int read = 0;
             int dropped = 0;
             long droppedBytes = 0;
@@ -116,7 +151,14 @@ final class ShardPager {
             }
             counters.release(dropped, droppedBytes);
             counters.pagesRead++;
-            if (read == 0 || after >= head) {
+            if (only != null) {
+                if (read == 0 || after >= only[only.length - 1]) {
+                    after = Math.max(after, only[only.length - 1]); // the rest of them consumed meanwhile
+                }
+                if (after >= head) {
+                    exhausted = true;
+                }
+            } else if (read == 0 || after >= head) {
                 exhausted = true;
             }
         } catch (SQLException e) {

@@ -3,6 +3,7 @@ package io.shardq.broker.shard;
 import io.shardq.broker.ShardQException;
 import io.shardq.broker.message.BrokerMessage;
 import io.shardq.broker.selector.Selector;
+import io.shardq.broker.selector.SelectorSql;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -145,12 +146,14 @@ final class ConsumerCursor {
                     claim.scanNext = claim.shard.knownHead() + 1;
                     continue;
                 }
-                prefilter = SelectorSql.of(engine, selector);
+                prefilter = SelectorSql.of(engine.dataSource(), selector);
                 if (prefilter != null) {
                     // PostgreSQL says which rows of the window the selector may select: only those are read
                     if (claim.candidates == null || seq > claim.filteredUpTo) {
                         long to = Math.max(seq, Math.min(claim.shard.knownHead(), seq + SelectorSql.WINDOW - 1));
-                        claim.candidates = SelectorSql.candidates(engine, rt, claim.shard.shardNo, seq, to, prefilter);
+                        engine.stats().dequeueSqlReads.increment();
+                        claim.candidates = SelectorSql.candidates(
+                                engine.dataSource(), rt.info(), claim.shard.shardNo, seq, to, prefilter);
                         claim.filteredUpTo = to;
                     }
                     Long next = claim.candidates.ceiling(seq);

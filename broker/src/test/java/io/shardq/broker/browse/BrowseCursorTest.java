@@ -108,7 +108,7 @@ class BrowseCursorTest {
     }
 
     @Test
-    void browse_selectorMatchingNothing_readsEveryRow_holdingOnePageAtMost() {
+    void browse_selectorMatchingNothing_readsNoRowIntoTheJvm_holdingOnePageAtMost() {
         broker.admin()
                 .queues()
                 .create("b.none", QueueOptions.DEFAULTS.withShards(2).withSliceSize(64));
@@ -124,13 +124,14 @@ class BrowseCursorTest {
         try (BrowseCursor cursor = broker.browse("b.none", Selector.compile("i > 500"), page)) {
             assertThat(cursor.hasNext()).isFalse();
             assertThatThrownBy(cursor::next).isInstanceOf(NoSuchElementException.class);
-            assertThat(cursor.examined()).isEqualTo(500);
-            assertThat(cursor.pagesRead()).isGreaterThanOrEqualTo(500 / 40);
-            assertThat(cursor.peakRowsHeld()).isPositive().isLessThanOrEqualTo(40);
+            // the selector is evaluated in PostgreSQL first: no row it leaves out is read
+            assertThat(cursor.examined()).isZero();
+            assertThat(cursor.peakRowsHeld()).isLessThanOrEqualTo(40);
         }
         try (BrowseCursor cursor = broker.browse("b.none", Selector.compile("i >= 498"), page)) {
             assertThat(drain(cursor).stream().map(m -> m.message().properties().get("i")))
                     .containsExactly(498, 499);
+            assertThat(cursor.examined()).isEqualTo(2);
             assertThat(cursor.peakRowsHeld()).isLessThanOrEqualTo(40);
         }
     }

@@ -49,7 +49,8 @@ class BrowseMillionTest {
                     broker.browse("million", last10, BrowseCursor.Options.DEFAULTS.withPage(PAGE_ROWS, 64L << 20))) {
                 cursor.forEachRemaining(
                         m -> seen.add((Long) m.message().properties().get("n")));
-                assertThat(cursor.examined()).isEqualTo(MESSAGES);
+                // evaluated in PostgreSQL first: only the ten it selects are read into the JVM
+                assertThat(cursor.examined()).isEqualTo(10);
                 assertThat(cursor.peakRowsHeld()).isPositive().isLessThanOrEqualTo(PAGE_ROWS);
             }
             assertThat(seen)

@@ -1,7 +1,7 @@
-package io.shardq.broker.shard;
+package io.shardq.broker.selector;
 
+import io.shardq.broker.catalog.DestinationInfo;
 import io.shardq.broker.internal.SqlErrors;
-import io.shardq.broker.selector.Selector;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -11,13 +11,15 @@ import java.util.Map;
 import java.util.NavigableSet;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A queue consumer's selector evaluated in PostgreSQL first (issue 28): a selective session scanning
- * a shard's backlog asks, one window of sequence numbers at a time, which rows the selector may
- * select, and reads only those into the JVM, where artemis-selector decides as before. The
+ * A selector evaluated in PostgreSQL first (issue 28): a selective queue consumer scanning a
+ * shard's backlog, and a browser with a selector, ask, one window of sequence numbers at a time,
+ * which rows the selector may select, and read only those into the JVM, where artemis-selector
+ * decides as before. The
  * condition is {@code shardq.selector_sql}'s translation (docs/design/sql-api.md, "Selectors in
  * PostgreSQL"), proven equal to artemis-selector's results by SelectorSqlEquivalenceTest.
  *
@@ -35,14 +37,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Threading.</b> Any thread: the translations are cached in a concurrent map.
  */
-final class SelectorSql {
+public final class SelectorSql {
     private static final Logger LOG = LoggerFactory.getLogger(SelectorSql.class);
     /** Sequence numbers one pre-filter query looks at. */
-    static final int WINDOW = 20_000;
+    public static final int WINDOW = 20_000;
 
     private static final int MAX_CACHED = 1_000;
     /** A selector's translation: condition and literals; {@link #NONE} when PostgreSQL cannot evaluate it. */
-    record Translation(String condition, String[] literals) {}
+    public record Translation(String condition, String[] literals) {}
 
     private static final Translation NONE = new Translation(null, null);
     private static final Map<String, Translation> CACHE = new ConcurrentHashMap<>();
@@ -50,10 +52,10 @@ final class SelectorSql {
     private SelectorSql() {}
 
     /** The translation of {@code selector}, or null when PostgreSQL cannot evaluate it. */
-    static Translation of(Engine engine, Selector selector) {
+    public static Translation of(DataSource dataSource, Selector selector) {
         Translation t = CACHE.get(selector.text());
         if (t == null) {
-            t = translate(engine, selector.text());
+            t = translate(dataSource, selector.text());
             if (CACHE.size() >= MAX_CACHED) {
                 CACHE.clear();
             }
@@ -62,8 +64,8 @@ final class SelectorSql {
         return t == NONE ? null : t;
     }
 
-    private static Translation translate(Engine engine, String text) {
-        try (Connection c = engine.dataSource().getConnection();
+    private static Translation translate(DataSource dataSource, String text) {
+        try (Connection c = dataSource.getConnection();
                 PreparedStatement ps = c.prepareStatement(
                         "SELECT sql, literal_values FROM shardq.selector_sql(?, 'm.properties', 'm.priority', 'l.a', 'j.id', 'j.ts')")) {
             ps.setString(1, text);
@@ -86,9 +88,9 @@ final class SelectorSql {
      * The sequence numbers {@code from..to} of {@code shard} that the selector may select (or that
      * PostgreSQL cannot judge), ascending.
      */
-    static NavigableSet<Long> candidates(
-            Engine engine, DestinationRuntime rt, int shard, long from, long to, Translation t) {
-        int id = rt.info().id();
+    public static NavigableSet<Long> candidates(
+            DataSource dataSource, DestinationInfo destination, int shard, long from, long to, Translation t) {
+        int id = destination.id();
         String sql = "SELECT m.seq FROM shardq.\"m_" + id + "\" m"
                 + " CROSS JOIN (SELECT ?::text[] AS a) l"
                 + " CROSS JOIN LATERAL (SELECT shardq.header_message_id(m.header) AS id,"
@@ -99,7 +101,7 @@ final class SelectorSql {
                 + " OR jsonb_exists(m.properties, 'JMS_ShardQ_Unrepresentable') OR (" + t.condition() + "))"
                 + " ORDER BY m.seq";
         NavigableSet<Long> out = new TreeSet<>();
-        try (Connection c = engine.dataSource().getConnection();
+        try (Connection c = dataSource.getConnection();
                 PreparedStatement ps = c.prepareStatement(sql)) {
             Array literals = c.createArrayOf("text", t.literals());
             ps.setArray(1, literals);
@@ -107,7 +109,6 @@ final class SelectorSql {
             ps.setLong(3, from);
             ps.setLong(4, to);
             ps.setInt(5, shard);
-            engine.stats().dequeueSqlReads.increment();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(rs.getLong(1));
@@ -115,7 +116,7 @@ final class SelectorSql {
             }
             return out;
         } catch (SQLException e) {
-            throw SqlErrors.translate(e, "selecting messages of " + rt.info().name() + " in PostgreSQL");
+            throw SqlErrors.translate(e, "selecting messages of " + destination.name() + " in PostgreSQL");
         }
     }
 }
