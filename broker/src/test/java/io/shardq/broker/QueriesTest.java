@@ -77,6 +77,7 @@ class QueriesTest {
                 .replace("/* TEMPLATE: parent */", Queries.parentTable(1))
                 .replace("/* TEMPLATE: kv */", Queries.kvTable(1))
                 .replace("/* TEMPLATE: kv_partition */", "shardq.\"kv_1_forever\"")
+                .replace("/* TEMPLATE: condition */", "true")
                 .replace(
                         "/* TEMPLATE: rows */",
                         "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea, ?::bytea, ?::jsonb)");

@@ -10,7 +10,7 @@ import java.util.Map;
  * The broker's named SQL statements: the {@code .sql} files under {@code io/shardq/broker/sql/},
  * one per table or concern, each statement named by a {@link Query} constant (generated from the
  * files at build time). A {@code /* TEMPLATE: leaf *\/} slot takes only identifiers built from
- * numeric catalog ids, always quoted.
+ * numeric catalog ids, always quoted (one exception: {@link #withCondition}).
  */
 public final class Queries {
     private static final Map<Query, String> QUERIES = load();
@@ -41,6 +41,19 @@ public final class Queries {
 
     public static String withParent(Query name, int destinationId) {
         return get(name).replace("/* TEMPLATE: parent */", parentTable(destinationId));
+    }
+
+    /**
+     * {@code name} for destination {@code destinationId} with its condition slot: a selector's SQL
+     * condition as {@code shardq.selector_sql} made it (function calls and references to bound
+     * literals, never the selector's text; {@code SelectorSql}). A condition holding a JDBC
+     * parameter mark or a statement separator is refused.
+     */
+    public static String withCondition(Query name, int destinationId, String condition) {
+        if (condition.indexOf('?') >= 0 || condition.indexOf(';') >= 0) {
+            throw new IllegalArgumentException("not a translated selector condition");
+        }
+        return withParent(name, destinationId).replace("/* TEMPLATE: condition */", condition);
     }
 
     /** {@code name} with its channel slot: one of the engine's LISTEN channels ({@code [a-z_]+}), quoted. */

@@ -1,6 +1,8 @@
 package io.shardq.broker.selector;
 
 import io.shardq.broker.catalog.DestinationInfo;
+import io.shardq.broker.internal.Queries;
+import io.shardq.broker.internal.Query;
 import io.shardq.broker.internal.SqlErrors;
 import java.sql.Array;
 import java.sql.Connection;
@@ -66,14 +68,13 @@ public final class SelectorSql {
 
     private static Translation translate(DataSource dataSource, String text) {
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(
-                        "SELECT sql, literal_values FROM shardq.selector_sql(?, 'm.properties', 'm.priority', 'l.a', 'j.id', 'j.ts')")) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.MESSAGE_SELECTOR_TRANSLATE))) {
             ps.setString(1, text);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 String condition = rs.getString(1);
-                if (condition.indexOf('?') >= 0) {
-                    return NONE; // never: JDBC would take it for a parameter
+                if (condition.indexOf('?') >= 0 || condition.indexOf(';') >= 0) {
+                    return NONE; // never: JDBC would take it for a parameter (Queries#withCondition)
                 }
                 return new Translation(condition, (String[]) rs.getArray(2).getArray());
             }
@@ -90,16 +91,7 @@ public final class SelectorSql {
      */
     public static NavigableSet<Long> candidates(
             DataSource dataSource, DestinationInfo destination, int shard, long from, long to, Translation t) {
-        int id = destination.id();
-        String sql = "SELECT m.seq FROM shardq.\"m_" + id + "\" m"
-                + " CROSS JOIN (SELECT ?::text[] AS a) l"
-                + " CROSS JOIN LATERAL (SELECT shardq.header_message_id(m.header) AS id,"
-                + " shardq.header_timestamp(m.header) AS ts) j"
-                + " WHERE m.shard_no = ? AND m.seq BETWEEN ? AND ?"
-                + " AND (m.seq < (SELECT s.properties_from FROM shardq.shard s WHERE s.destination_id = " + id
-                + " AND s.shard_no = ?)"
-                + " OR jsonb_exists(m.properties, 'JMS_ShardQ_Unrepresentable') OR (" + t.condition() + "))"
-                + " ORDER BY m.seq";
+        String sql = Queries.withCondition(Query.MESSAGE_SELECT_CANDIDATES, destination.id(), t.condition());
         NavigableSet<Long> out = new TreeSet<>();
         try (Connection c = dataSource.getConnection();
                 PreparedStatement ps = c.prepareStatement(sql)) {
@@ -108,7 +100,8 @@ public final class SelectorSql {
             ps.setInt(2, shard);
             ps.setLong(3, from);
             ps.setLong(4, to);
-            ps.setInt(5, shard);
+            ps.setInt(5, destination.id());
+            ps.setInt(6, shard);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(rs.getLong(1));

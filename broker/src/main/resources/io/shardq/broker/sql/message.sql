@@ -136,3 +136,22 @@ SELECT p.seq, p.enqueued_at, p.deliver_at, p.expires_at, p.priority, p.header, p
                  LIMIT ?) w) p
  WHERE p.upto - p.size < ?
  ORDER BY p.seq
+
+-- name: message_selector_translate
+-- A selector as a SQL condition over a message row m (shardq.selector_sql), for
+-- message_select_candidates: its literals as l.a, JMSMessageID and JMSTimestamp as j.id and j.ts.
+SELECT sql, literal_values FROM shardq.selector_sql(?, 'm.properties', 'm.priority', 'l.a', 'j.id', 'j.ts')
+
+-- name: message_select_candidates
+-- The sequence numbers ?..? of shard ? that a selector may select (SelectorSql): rows written before
+-- the properties column (shard.properties_from) or marked unrepresentable come through for the
+-- JVM to judge. The condition slot takes only message_selector_translate's output (function calls
+-- and references to l.a, the literals bound as the first parameter), never a selector's text; the
+-- header fields j are read only when the condition names them.
+SELECT m.seq FROM /* TEMPLATE: parent */ m
+ CROSS JOIN (SELECT ?::text[] AS a) l
+ CROSS JOIN LATERAL (SELECT shardq.header_message_id(m.header) AS id, shardq.header_timestamp(m.header) AS ts) j
+ WHERE m.shard_no = ? AND m.seq BETWEEN ? AND ?
+   AND (m.seq < (SELECT s.properties_from FROM shardq.shard s WHERE s.destination_id = ? AND s.shard_no = ?)
+        OR jsonb_exists(m.properties, 'JMS_ShardQ_Unrepresentable') OR (/* TEMPLATE: condition */))
+ ORDER BY m.seq
