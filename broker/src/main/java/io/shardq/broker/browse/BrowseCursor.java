@@ -82,7 +82,11 @@ public final class BrowseCursor implements Iterator<BrowsedMessage>, AutoCloseab
 
     /** What the cursor reads and holds; updated by the pagers. */
     static final class Counters {
+        /** Messages looked at: rows read into the JVM, or numbers a pre-filter looked at in PostgreSQL. */
         long examined;
+        /** Rows read into the JVM. */
+        long rowsRead;
+
         long pagesRead;
         private long rowsHeld;
         private long bytesHeld;
@@ -123,19 +127,20 @@ public final class BrowseCursor implements Iterator<BrowsedMessage>, AutoCloseab
     }
 
     /**
-     * Opens a cursor on a queue: reads the shards' heads now (one statement), nothing else until
-     * the first {@link #hasNext()}.
+     * Opens a cursor on a queue: reads the shards' heads and the queue's cursors now (one
+     * statement), nothing else until the first {@link #hasNext()}.
      *
      * @param selector null: every message
      */
     public static BrowseCursor open(DataSource dataSource, DestinationInfo queue, Selector selector, Options options) {
         List<ShardPager> pagers = new ArrayList<>();
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHARD_SELECT_HEADS))) {
+                PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHARD_SELECT_HEADS_AND_POSITIONS))) {
             ps.setInt(1, queue.id());
+            ps.setLong(2, queue.queueSubscription());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    pagers.add(new ShardPager(dataSource, queue, rs.getInt(1), rs.getLong(2) - 1));
+                    pagers.add(new ShardPager(dataSource, queue, rs.getInt(1), rs.getLong(2) - 1, rs.getLong(3)));
                 }
             }
         } catch (SQLException e) {
@@ -174,7 +179,7 @@ public final class BrowseCursor implements Iterator<BrowsedMessage>, AutoCloseab
                     s.stop();
                     break;
                 }
-                s.readPage((int) Math.min(rowsPerPage, budget), bytesPerPage, selector, now, counters);
+                s.readPage((int) Math.min(rowsPerPage, budget), budget, bytesPerPage, selector, now, counters);
             }
             if (s.buffered()
                     && (oldest == null
@@ -213,9 +218,17 @@ public final class BrowseCursor implements Iterator<BrowsedMessage>, AutoCloseab
         return memoryHead;
     }
 
-    /** Rows read so far, matching or not. */
+    /**
+     * Messages looked at so far, matching or not: rows read into the JVM, and the messages a
+     * selector evaluated in PostgreSQL first looked at there ({@code SelectorSql}).
+     */
     public synchronized long examined() {
         return counters.examined;
+    }
+
+    /** Rows read into the JVM so far (with a selector PostgreSQL evaluates, only those it may select). */
+    public synchronized long rowsRead() {
+        return counters.rowsRead;
     }
 
     /** Pages read so far (one statement each). */

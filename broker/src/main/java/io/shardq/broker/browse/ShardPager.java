@@ -37,16 +37,21 @@ final class ShardPager {
     private java.util.NavigableSet<Long> candidates = new java.util.TreeSet<>();
 
     private long filteredUpTo;
+    /** Numbers the next pre-filter window looks at: a page's rows at first, doubled while windows come back empty. */
+    private long window;
 
     /** A matching message and its size as read, for the cursor's byte count. */
     record Row(BrowsedMessage message, long bytes) {}
 
-    ShardPager(DataSource dataSource, DestinationInfo destination, int shard, long head) {
+    /** @param position the queue's cursor on the shard when the browse opened: nothing at or below it waits */
+    ShardPager(DataSource dataSource, DestinationInfo destination, int shard, long head, long position) {
         this.dataSource = dataSource;
         this.destination = destination;
         this.shard = shard;
         this.head = head;
-        this.exhausted = head < 1;
+        this.after = position;
+        this.filteredUpTo = position;
+        this.exhausted = head <= position;
     }
 
     int shard() {
@@ -83,9 +88,10 @@ final class ShardPager {
     /**
      * Reads one page: at most {@code rows} rows and about {@code bytes} bytes (the row that
      * crosses the byte bound is still read, so every page moves on). Keeps the rows that are
-     * not expired and match {@code selector} (null: all).
+     * not expired and match {@code selector} (null: all). With a selector PostgreSQL evaluates,
+     * first asks which rows it may select, looking at no more than {@code budget} messages.
      */
-    void readPage(int rows, long bytes, Selector selector, long now, BrowseCursor.Counters counters) {
+    void readPage(int rows, long budget, long bytes, Selector selector, long now, BrowseCursor.Counters counters) {
         SelectorSql.Translation prefilter = selector == null ? null : SelectorSql.of(dataSource, selector);
         Long[] only = null;
         if (prefilter != null) {
@@ -95,13 +101,22 @@ final class ShardPager {
                     exhausted = true;
                     return;
                 }
+                if (budget <= 0) {
+                    stop(); // the examine budget is spent
+                    return;
+                }
                 long from = Math.max(after, filteredUpTo) + 1;
-                long to = Math.min(head, from + SelectorSql.WINDOW - 1);
+                window = window == 0 ? Math.max(1, rows) : Math.min(SelectorSql.WINDOW, window * 2);
+                long to = Math.min(head, from + Math.min(window, budget) - 1);
                 candidates = SelectorSql.candidates(dataSource, destination, shard, from, to, prefilter);
                 filteredUpTo = to;
                 counters.pagesRead++;
+                counters.examined += to - from + 1; // looked at in PostgreSQL
+                budget -= to - from + 1;
                 if (candidates.isEmpty()) {
                     after = to;
+                } else {
+                    window = Math.max(1, rows / 2); // doubled back to a page at the next window
                 }
             }
             only = candidates.tailSet(after, false).stream().limit(rows).toArray(Long[]::new);
@@ -136,7 +151,10 @@ final class ShardPager {
                     byte[] body = rs.getBytes(7);
                     long size = (long) header.length + body.length;
                     counters.hold(1, size);
-                    counters.examined++;
+                    counters.rowsRead++;
+                    if (only == null) {
+                        counters.examined++; // (a pre-filtered row was counted with its window)
+                    }
                     read++;
                     after = seq;
                     BrokerMessage m = HeaderCodec.decode(

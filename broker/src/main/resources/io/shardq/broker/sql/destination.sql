@@ -196,3 +196,10 @@ SELECT shardq.create_temporary(?, ?, ?)
 
 -- name: temporary_drop
 SELECT shardq.drop_temporary(?, ?)
+
+-- name: shard_select_heads_and_positions
+-- A browse's start: each shard's head as consumers see it (as shard_select_heads) and the queue's
+-- cursor on it (subscription ?), below which nothing waits.
+SELECT s.shard_no, least(s.next_seq, s.fence), c.position
+  FROM shardq.shard s JOIN shardq.cursor c ON c.destination_id = s.destination_id AND c.shard_no = s.shard_no
+ WHERE s.destination_id = ? AND c.subscription_id = ?
