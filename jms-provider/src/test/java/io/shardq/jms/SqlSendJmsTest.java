@@ -90,4 +90,51 @@ class SqlSendJmsTest {
             assertThat(((TextMessage) rest.receive(10_000)).getText()).isEqualTo("skip me");
         }
     }
+
+    @Test
+    void sqlReceivesWhatAJmsProducerSent_withItsHeadersAndTypedProperties() throws Exception {
+        try (Session session = connection.createSession(true, Session.SESSION_TRANSACTED)) {
+            Queue queue = session.createQueue("jms.tosql");
+            var producer = session.createProducer(queue);
+            TextMessage m = session.createTextMessage("to SQL");
+            m.setIntProperty("n", 42);
+            m.setDoubleProperty("ratio", 0.25);
+            m.setBooleanProperty("ok", true);
+            m.setStringProperty("color", "green");
+            m.setJMSCorrelationID("corr-9");
+            m.setJMSType("note");
+            m.setJMSReplyTo(session.createQueue("jms.tosql.replies"));
+            producer.send(m, DeliveryMode.PERSISTENT, 7, 0);
+            BytesMessage b = session.createBytesMessage();
+            b.writeBytes(new byte[] {1, 2, 3});
+            producer.send(b);
+            session.commit();
+            String id = m.getJMSMessageID();
+            try (java.sql.Connection c = db.connect();
+                    Statement s = c.createStatement();
+                    java.sql.ResultSet rs = s.executeQuery("SELECT message_id, body_type, body_text, body_bytes,"
+                            + " properties::text, correlation_id, type, reply_to, priority, delivery_count"
+                            + " FROM shardq.receive('jms.tosql', 10, selector => 'n = 42 OR JMSType IS NULL')"
+                            + " ORDER BY body_type DESC")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo(id);
+                assertThat(rs.getString(2)).isEqualTo("text");
+                assertThat(rs.getString(3)).isEqualTo("to SQL");
+                assertThat(rs.getString(5))
+                        .isEqualTo("{\"n\": 42, \"ok\": true, \"color\": \"green\", \"ratio\": 0.25}");
+                assertThat(rs.getString(6)).isEqualTo("corr-9");
+                assertThat(rs.getString(7)).isEqualTo("note");
+                assertThat(rs.getString(8)).isEqualTo("queue:jms.tosql.replies");
+                assertThat(rs.getInt(9)).isEqualTo(7);
+                assertThat(rs.getInt(10)).isEqualTo(1);
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(2)).isEqualTo("bytes");
+                assertThat(rs.getBytes(4)).containsExactly(1, 2, 3);
+                assertThat(rs.next()).isFalse();
+            }
+            // consumed by the SQL session's commit (autocommit): nothing left for JMS
+            MessageConsumer consumer = session.createConsumer(queue);
+            assertThat(consumer.receive(300)).isNull();
+        }
+    }
 }
