@@ -139,22 +139,13 @@ final class SqlSenderSystem implements QueueSystem {
                 }
                 connection.commit();
             } catch (SQLException e) {
-                try {
-                    connection.rollback();
-                } catch (SQLException alsoFailed) {
-                    e.addSuppressed(alsoFailed);
-                }
-                throw e;
+                throw rolledBack(connection, e);
             }
         }
 
         @Override
         public void close() throws SQLException {
-            try {
-                send.close();
-            } finally {
-                connection.close();
-            }
+            closeBoth(send, connection);
         }
     }
 
@@ -175,22 +166,31 @@ final class SqlSenderSystem implements QueueSystem {
                 connection.commit();
                 return got;
             } catch (SQLException e) {
-                try {
-                    connection.rollback();
-                } catch (SQLException alsoFailed) {
-                    e.addSuppressed(alsoFailed);
-                }
-                throw e;
+                throw rolledBack(connection, e);
             }
         }
 
         @Override
         public void close() throws SQLException {
-            try {
-                receive.close();
-            } finally {
-                connection.close();
-            }
+            closeBoth(receive, connection);
+        }
+    }
+
+    /** {@code e}, after rolling {@code c}'s transaction back (a failure to do so added to it). */
+    private static SQLException rolledBack(Connection c, SQLException e) {
+        try {
+            c.rollback();
+        } catch (SQLException alsoFailed) {
+            e.addSuppressed(alsoFailed);
+        }
+        return e;
+    }
+
+    private static void closeBoth(PreparedStatement statement, Connection c) throws SQLException {
+        try {
+            statement.close();
+        } finally {
+            c.close();
         }
     }
 }

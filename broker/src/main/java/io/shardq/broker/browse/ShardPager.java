@@ -121,9 +121,7 @@ final class ShardPager {
             }
             only = candidates.tailSet(after, false).stream().limit(rows).toArray(Long[]::new);
         }
-        String sql = Queries.withParent(
-                only == null ? Query.MESSAGE_SELECT_BROWSE_PAGE : Query.MESSAGE_SELECT_BROWSE_CANDIDATES,
-                destination.id());
+        String sql = Queries.withParent(Query.MESSAGE_SELECT_BROWSE_PAGE, destination.id());
         try (Connection c = dataSource.getConnection();
                 PreparedStatement ps = c.prepareStatement(sql)) {
             long subscription = destination.queueSubscription();
@@ -134,9 +132,9 @@ final class ShardPager {
             ps.setInt(k++, shard);
             ps.setLong(k++, head);
             ps.setLong(k++, subscription);
-            if (only != null) {
-                ps.setArray(k++, c.createArrayOf("bigint", only));
-            }
+            java.sql.Array candidateArray = only == null ? null : c.createArrayOf("bigint", only);
+            ps.setArray(k++, candidateArray);
+            ps.setArray(k++, candidateArray);
             ps.setInt(k++, rows);
             ps.setLong(k, bytes);
             int read = 0;

@@ -76,7 +76,8 @@ SELECT body FROM /* TEMPLATE: leaf */ WHERE seq = ?
 -- the browse started at (?), that no selective consumer took (dequeue log); at most ? rows, and
 -- only as many as fit in ? bytes of header and body (the row that crosses the bound is kept, so a
 -- page always moves on). The LIMIT is applied before the running sum, so a page never sums more
--- than its own rows.
+-- than its own rows. With a selector PostgreSQL evaluates (SelectorSql), only the sequence numbers
+-- it may select (the array; NULL: every row), so the rows it skips are never read into the JVM.
 SELECT p.seq, p.enqueued_at, p.deliver_at, p.expires_at, p.priority, p.header, p.body, p.sql_properties
   FROM (SELECT w.*, sum(w.size) OVER (ORDER BY w.seq) AS upto
           FROM (SELECT m.seq, m.enqueued_at, m.deliver_at, m.expires_at, m.priority, m.header, m.body,
@@ -90,6 +91,7 @@ SELECT p.seq, p.enqueued_at, p.deliver_at, p.expires_at, p.priority, p.header, p
                    AND NOT EXISTS (SELECT 1 FROM shardq.dequeue_range l
                                     WHERE l.subscription_id = ?::bigint AND l.shard_no = m.shard_no
                                       AND l.first_seq <= m.seq AND l.last_seq >= m.seq)
+                   AND (?::bigint[] IS NULL OR m.seq = ANY(?::bigint[]))
                  ORDER BY m.seq
                  LIMIT ?) w) p
  WHERE p.upto - p.size < ?
@@ -113,29 +115,6 @@ WITH /* TEMPLATE: parts */
 -- name: message_insert_reserving_together_result
 -- Part _N's outcome: its number, rows reserved, the waiter to notify, the fence.
 SELECT /* TEMPLATE: part */, (SELECT count(*) FROM r_N), (SELECT notified FROM r_N), (SELECT fence FROM r_N)
-
--- name: message_select_browse_candidates
--- message_select_browse_page for a browse whose selector PostgreSQL evaluates (SelectorSql): only
--- the rows it may select (the last ?, ascending sequence numbers from shardq.selector_sql's
--- condition), so the rows it skips are never read into the JVM.
-SELECT p.seq, p.enqueued_at, p.deliver_at, p.expires_at, p.priority, p.header, p.body, p.sql_properties
-  FROM (SELECT w.*, sum(w.size) OVER (ORDER BY w.seq) AS upto
-          FROM (SELECT m.seq, m.enqueued_at, m.deliver_at, m.expires_at, m.priority, m.header, m.body,
-                       CASE WHEN get_byte(m.header, 0) = 3 THEN m.properties::text END AS sql_properties,
-                       octet_length(m.header)::bigint + octet_length(m.body) AS size
-                  FROM /* TEMPLATE: parent */ m
-                 WHERE m.shard_no = ?::integer
-                   AND m.seq > greatest(?::bigint, (SELECT c.position FROM shardq.cursor c
-                                                     WHERE c.subscription_id = ?::bigint AND c.shard_no = ?::integer))
-                   AND m.seq <= ?::bigint
-                   AND NOT EXISTS (SELECT 1 FROM shardq.dequeue_range l
-                                    WHERE l.subscription_id = ?::bigint AND l.shard_no = m.shard_no
-                                      AND l.first_seq <= m.seq AND l.last_seq >= m.seq)
-                   AND m.seq = ANY(?::bigint[])
-                 ORDER BY m.seq
-                 LIMIT ?) w) p
- WHERE p.upto - p.size < ?
- ORDER BY p.seq
 
 -- name: message_selector_translate
 -- A selector as a SQL condition over a message row m (shardq.selector_sql), for

@@ -9,36 +9,36 @@
 -- Repeatable: CREATE OR REPLACE only, signatures backward compatible. User data reaches SQL only as
 -- parameters: the dynamic statements name tables built from numeric ids.
 
--- Grants a role a cache's read or write privilege (the shardq schema's owner may).
-CREATE OR REPLACE FUNCTION shardq.grant_cache(cache text, role text, privilege text) RETURNS void
+-- Grants (p_grant) or revokes a role's read or write privilege on a cache (the shardq schema's
+-- owner may): SELECT or INSERT on the cache's table, and with a grant USAGE on the schema.
+CREATE OR REPLACE FUNCTION shardq.cache_privilege_change(p_cache text, p_role text, p_privilege text, p_grant boolean)
+RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    v_id integer := shardq.cache_id(cache);
+    v_id integer := shardq.cache_id(p_cache);
+    v_table_privilege text;
 BEGIN
-    PERFORM shardq.require_owner('grant on cache', cache);
-    IF privilege IS NULL OR lower(privilege) NOT IN ('read', 'write') THEN
-        RAISE EXCEPTION 'cache privilege "%" is invalid: expected read or write', left(privilege, 120) USING ERRCODE = '22023';
+    PERFORM shardq.require_owner(CASE WHEN p_grant THEN 'grant on cache' ELSE 'revoke on cache' END, p_cache);
+    v_table_privilege := CASE lower(p_privilege) WHEN 'read' THEN 'SELECT' WHEN 'write' THEN 'INSERT' END;
+    IF v_table_privilege IS NULL THEN
+        RAISE EXCEPTION 'cache privilege "%" is invalid: expected read or write', left(p_privilege, 120) USING ERRCODE = '22023';
     END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname = role) THEN
-        RAISE EXCEPTION 'role "%" does not exist', left(role, 120) USING ERRCODE = '42704';
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname = p_role) THEN
+        RAISE EXCEPTION 'role "%" does not exist', left(p_role, 120) USING ERRCODE = '42704';
     END IF;
-    EXECUTE format('GRANT USAGE ON SCHEMA shardq TO %I', role);
-    EXECUTE format('GRANT %s ON shardq.%I TO %I', CASE lower(privilege) WHEN 'read' THEN 'SELECT' ELSE 'INSERT' END,
-                   'kv_' || v_id, role);
+    IF p_grant THEN
+        EXECUTE format('GRANT USAGE ON SCHEMA shardq TO %I', p_role);
+        EXECUTE format('GRANT %s ON shardq.%I TO %I', v_table_privilege, 'kv_' || v_id, p_role);
+    ELSE
+        EXECUTE format('REVOKE %s ON shardq.%I FROM %I', v_table_privilege, 'kv_' || v_id, p_role);
+    END IF;
 END $$;
 
+CREATE OR REPLACE FUNCTION shardq.grant_cache(cache text, role text, privilege text) RETURNS void
+LANGUAGE sql AS $$ SELECT shardq.cache_privilege_change(cache, role, privilege, true) $$;
+
 CREATE OR REPLACE FUNCTION shardq.revoke_cache(cache text, role text, privilege text) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-    v_id integer := shardq.cache_id(cache);
-BEGIN
-    PERFORM shardq.require_owner('revoke on cache', cache);
-    IF privilege IS NULL OR lower(privilege) NOT IN ('read', 'write') THEN
-        RAISE EXCEPTION 'cache privilege "%" is invalid: expected read or write', left(privilege, 120) USING ERRCODE = '22023';
-    END IF;
-    EXECUTE format('REVOKE %s ON shardq.%I FROM %I', CASE lower(privilege) WHEN 'read' THEN 'SELECT' ELSE 'INSERT' END,
-                   'kv_' || v_id, role);
-END $$;
+LANGUAGE sql AS $$ SELECT shardq.cache_privilege_change(cache, role, privilege, false) $$;
 
 -- Cache p_cache's settings when the calling role holds p_privilege ('read' or 'write') on it;
 -- otherwise SQLSTATE 42501 naming the grant.

@@ -395,6 +395,7 @@ DECLARE
     v_moved bigint;
     v_skip bigint;
     v_cached text;
+    v_wanted text;
     v_upto bigint;
     v_full boolean;
     m record;
@@ -445,6 +446,12 @@ BEGIN
                                    'j.id', 'j.ts') x;
         v_sel_sql := format('(%s) AND m.seq >= $7 AND (m.properties IS NULL OR NOT m.properties ? ''JMS_ShardQ_Unrepresentable'')', v_sel_sql);
     END IF;
+    -- a topic's rows without this subscription's bit are passed over (consumed, not delivered),
+    -- whatever the selector says of them
+    v_wanted := CASE WHEN d.kind = 'topic'
+                     THEN format('(m.subscribers IS NOT NULL AND length(m.subscribers) > %s AND get_bit(m.subscribers, %s) = 1)',
+                                 v_sub.bit / 8, v_sub.bit)
+                     ELSE 'true' END;
     v_me := shardq.sql_consumer(v_ttl);
     v_xid := pg_current_xact_id();
     PERFORM shardq.receive_count_failures();
@@ -500,18 +507,14 @@ BEGIN
             v_full := true;
             FOR m IN EXECUTE format(
                     'SELECT m.seq, m.header, m.body, m.properties, m.priority, m.expires_at,'
-                    '       coalesce(a.attempts, 0) AS attempts, %s AS wanted'
-                    '  FROM shardq.%I m'
+                    '       coalesce(a.attempts, 0) AS attempts, %1$s AS wanted'
+                    '  FROM shardq.%2$I m'
                     '  CROSS JOIN LATERAL (SELECT shardq.header_message_id(m.header) AS id, shardq.header_timestamp(m.header) AS ts) j'
                     '  LEFT JOIN shardq.delivery_attempt a ON a.subscription_id = $1 AND a.shard_no = $2 AND a.seq = m.seq'
                     ' WHERE m.shard_no = $2 AND m.seq > $3 AND m.seq <= $4'
-                    '   AND %s'
+                    '   AND (NOT %1$s OR %3$s)'
                     ' ORDER BY m.seq',
-                    CASE WHEN d.kind = 'topic'
-                         THEN format('(m.subscribers IS NOT NULL AND length(m.subscribers) > %s AND get_bit(m.subscribers, %s) = 1)',
-                                     v_sub.bit / 8, v_sub.bit)
-                         ELSE 'true' END,
-                    'm_' || d.id, v_sel_sql)
+                    v_wanted, 'm_' || d.id, v_sel_sql)
                 USING v_sub.id, v_shard, v_after, v_upto, NULL, v_lits, coalesce(v_from_props, 0)
             LOOP
                 IF v_left = 0 THEN
