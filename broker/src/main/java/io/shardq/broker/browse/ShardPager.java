@@ -30,13 +30,9 @@ final class ShardPager {
     private final ArrayDeque<Row> buffer = new ArrayDeque<>();
     private long after;
     private boolean exhausted;
-    /**
-     * With a selector PostgreSQL evaluates ({@link SelectorSql}): the rows up to {@link
-     * #filteredUpTo} it may select, and only those are read.
-     */
-    private java.util.NavigableSet<Long> candidates = new java.util.TreeSet<>();
+    /** With a selector PostgreSQL evaluates ({@link SelectorSql}): the rows it may select. */
+    private final SelectorSql.Window candidates;
 
-    private long filteredUpTo;
     /** Numbers the next pre-filter window looks at: a page's rows at first, doubled while windows come back empty. */
     private long window;
 
@@ -50,7 +46,7 @@ final class ShardPager {
         this.shard = shard;
         this.head = head;
         this.after = position;
-        this.filteredUpTo = position;
+        this.candidates = new SelectorSql.Window(dataSource, destination, shard, position);
         this.exhausted = head <= position;
     }
 
@@ -96,8 +92,8 @@ final class ShardPager {
         Long[] only = null;
         if (prefilter != null) {
             // the next rows PostgreSQL says the selector may select, a window at a time
-            while (candidates.tailSet(after, false).isEmpty()) {
-                if (filteredUpTo >= head) {
+            while (candidates.next(after) == null) {
+                if (candidates.last() >= head) {
                     exhausted = true;
                     return;
                 }
@@ -105,21 +101,20 @@ final class ShardPager {
                     stop(); // the examine budget is spent
                     return;
                 }
-                long from = Math.max(after, filteredUpTo) + 1;
+                long from = Math.max(after, candidates.last()) + 1;
                 window = window == 0 ? Math.max(1, rows) : Math.min(SelectorSql.WINDOW, window * 2);
                 long to = Math.min(head, from + Math.min(window, budget) - 1);
-                candidates = SelectorSql.candidates(dataSource, destination, shard, from, to, prefilter);
-                filteredUpTo = to;
+                candidates.read(from, to, prefilter);
                 counters.pagesRead++;
                 counters.examined += to - from + 1; // looked at in PostgreSQL
                 budget -= to - from + 1;
-                if (candidates.isEmpty()) {
+                if (candidates.next(after) == null) {
                     after = to;
                 } else {
                     window = Math.max(1, rows / 2); // doubled back to a page at the next window
                 }
             }
-            only = candidates.tailSet(after, false).stream().limit(rows).toArray(Long[]::new);
+            only = candidates.next(after, rows);
         }
         String sql = Queries.withParent(Query.MESSAGE_SELECT_BROWSE_PAGE, destination.id());
         try (Connection c = dataSource.getConnection();

@@ -89,7 +89,7 @@ public final class SelectorSql {
      * The sequence numbers {@code from..to} of {@code shard} that the selector may select (or that
      * PostgreSQL cannot judge), ascending.
      */
-    public static NavigableSet<Long> candidates(
+    static NavigableSet<Long> candidates(
             DataSource dataSource, DestinationInfo destination, int shard, long from, long to, Translation t) {
         String sql = Queries.withCondition(Query.MESSAGE_SELECT_CANDIDATES, destination.id(), t.condition());
         NavigableSet<Long> out = new TreeSet<>();
@@ -110,6 +110,58 @@ public final class SelectorSql {
             return out;
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "selecting messages of " + destination.name() + " in PostgreSQL");
+        }
+    }
+
+    /**
+     * One shard's rows a selector may select, a window of sequence numbers at a time: what a
+     * selective consumer's claim and a browser's pager keep between reads. Not thread-safe: its
+     * owner's thread only.
+     */
+    public static final class Window {
+        private final DataSource dataSource;
+        private final DestinationInfo destination;
+        private final int shard;
+        private Translation translation;
+        private NavigableSet<Long> candidates = new TreeSet<>();
+        private long from;
+        private long to;
+
+        /** A window of nothing yet, for rows after {@code after}. */
+        public Window(DataSource dataSource, DestinationInfo destination, int shard, long after) {
+            this.dataSource = dataSource;
+            this.destination = destination;
+            this.shard = shard;
+            this.from = after + 1;
+            this.to = after;
+        }
+
+        /** Whether row {@code seq} was judged in the current window, by {@code t}. */
+        public boolean covers(long seq, Translation t) {
+            return t == translation && seq >= from && seq <= to;
+        }
+
+        /** Asks which of the rows {@code first..last} {@code t} may select, in place of the window before. */
+        public void read(long first, long last, Translation t) {
+            candidates = candidates(dataSource, destination, shard, first, last, t);
+            translation = t;
+            from = first;
+            to = last;
+        }
+
+        /** The first row after {@code after} the selector may select in this window, or null. */
+        public Long next(long after) {
+            return candidates.higher(after);
+        }
+
+        /** Up to {@code n} rows after {@code after} the selector may select in this window, ascending. */
+        public Long[] next(long after, int n) {
+            return candidates.tailSet(after, false).stream().limit(n).toArray(Long[]::new);
+        }
+
+        /** The last row the window judged. */
+        public long last() {
+            return to;
         }
     }
 }

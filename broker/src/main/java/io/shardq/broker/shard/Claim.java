@@ -46,13 +46,8 @@ final class Claim {
     final ArrayDeque<Long> prefetched = new ArrayDeque<>();
     /** Exclusive scans: the next sequence number to look at. */
     long scanNext;
-    /**
-     * Exclusive scans with a selector PostgreSQL evaluates ({@link SelectorSql}): the rows up to
-     * {@link #filteredUpTo} it may select; null until the first window is asked for.
-     */
-    java.util.NavigableSet<Long> candidates;
-
-    long filteredUpTo;
+    /** Exclusive scans with a selector PostgreSQL evaluates: the rows it may select, a window at a time. */
+    io.shardq.broker.selector.SelectorSql.Window window;
 
     final List<Long> delivered = new ArrayList<>();
     /** Consumed in this transaction: delivered, dead-lettered or expired. */

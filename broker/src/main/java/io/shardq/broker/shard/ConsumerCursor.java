@@ -149,16 +149,21 @@ final class ConsumerCursor {
                 prefilter = SelectorSql.of(engine.dataSource(), selector);
                 if (prefilter != null) {
                     // PostgreSQL says which rows of the window the selector may select: only those are read
-                    if (claim.candidates == null || seq > claim.filteredUpTo) {
-                        long to = Math.max(seq, Math.min(claim.shard.knownHead(), seq + SelectorSql.WINDOW - 1));
-                        engine.stats().dequeueSqlReads.increment();
-                        claim.candidates = SelectorSql.candidates(
-                                engine.dataSource(), rt.info(), claim.shard.shardNo, seq, to, prefilter);
-                        claim.filteredUpTo = to;
+                    // (a window is the selector's: the session's consumers with other selectors share the claim)
+                    if (claim.window == null) {
+                        claim.window =
+                                new SelectorSql.Window(engine.dataSource(), rt.info(), claim.shard.shardNo, seq - 1);
                     }
-                    Long next = claim.candidates.ceiling(seq);
-                    if (next == null || next > claim.filteredUpTo) {
-                        claim.scanNext = claim.filteredUpTo + 1; // nothing here for this selector
+                    if (!claim.window.covers(seq, prefilter)) {
+                        engine.stats().dequeueSqlReads.increment();
+                        claim.window.read(
+                                seq,
+                                Math.max(seq, Math.min(claim.shard.knownHead(), seq + SelectorSql.WINDOW - 1)),
+                                prefilter);
+                    }
+                    Long next = claim.window.next(seq - 1);
+                    if (next == null) {
+                        claim.scanNext = claim.window.last() + 1; // nothing here for this selector
                         continue;
                     }
                     if (next != seq) {

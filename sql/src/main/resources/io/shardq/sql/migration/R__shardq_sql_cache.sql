@@ -48,15 +48,19 @@ RETURNS TABLE (id integer, bucket_ms bigint, default_ttl_ms bigint, max_ttl_ms b
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
     v_role name := shardq.calling_role();
-    v_id integer := shardq.cache_id(p_cache);
 BEGIN
-    IF NOT pg_catalog.has_table_privilege(v_role, format('shardq.%I', 'kv_' || v_id)::regclass,
+    SELECT c.id, c.bucket_ms, c.default_ttl_ms, c.max_ttl_ms, c.max_key_bytes, c.max_value_bytes
+      INTO id, bucket_ms, default_ttl_ms, max_ttl_ms, max_key_bytes, max_value_bytes
+      FROM shardq.kv_cache c WHERE c.name = p_cache;
+    IF NOT FOUND THEN
+        PERFORM shardq.cache_id(p_cache); -- its refusal: an invalid name, or no such cache
+    END IF;
+    IF NOT pg_catalog.has_table_privilege(v_role, format('shardq.%I', 'kv_' || id)::regclass,
                                           CASE p_privilege WHEN 'read' THEN 'SELECT' ELSE 'INSERT' END) THEN
         RAISE EXCEPTION 'role "%" may not % cache "%": it needs the % privilege on it (shardq.grant_cache(''%'', ''%'', ''%''), run by the shardq schema''s owner)',
             v_role, p_privilege, p_cache, p_privilege, p_cache, v_role, p_privilege USING ERRCODE = '42501';
     END IF;
-    RETURN QUERY SELECT c.id, c.bucket_ms, c.default_ttl_ms, c.max_ttl_ms, c.max_key_bytes, c.max_value_bytes
-                   FROM shardq.kv_cache c WHERE c.id = v_id;
+    RETURN NEXT;
 END $$;
 
 -- The live entries of p_keys (expiry judged by PostgreSQL's clock). A SQL read does not refresh an

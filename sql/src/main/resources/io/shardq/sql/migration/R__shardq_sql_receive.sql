@@ -4,8 +4,8 @@
 --   commit;   -- consumed; a rollback gives them back, their delivery count raised
 -- A SQL consumer is an instance (shardq.instance, its session advisory lock): it leases shards as a
 -- JVM does, shares a queue with JVM consumers without loss or duplication, and loses its leases when
--- its connection ends. docs/design/sql-api.md says how and why; SqlReceiveTest and
--- SqlReceiveJmsTest prove it.
+-- its connection ends. docs/design/sql-api.md says how and why; SqlReceiveTest,
+-- SqlConsumerFaultTest and SqlSendJmsTest prove it.
 -- Repeatable: CREATE OR REPLACE only, signatures backward compatible. User data reaches SQL only as
 -- parameters: the dynamic statements name tables built from numeric ids, and the selector's
 -- translation binds its literals.
@@ -155,21 +155,21 @@ END $$;
 -- Failed deliveries of this session: messages it received in a transaction that rolled back
 -- (and nobody consumed since) get one more delivery attempt (shardq.delivery_attempt, which
 -- the JVM's consumers read too), counted in the caller's transaction; a record is dropped once
--- the transaction that received it, or the one that counted it, committed.
-CREATE OR REPLACE FUNCTION shardq.receive_count_failures() RETURNS void
+-- the transaction that received it, or the one that counted it, committed. Returns the records
+-- to keep; the caller keeps them (receive_memory_keep) with what it receives, once per call.
+CREATE OR REPLACE FUNCTION shardq.receive_count_failures(p_mem jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_mem jsonb := shardq.receive_memory();
     v_keep jsonb := '[]';
     v_xid xid8 := pg_current_xact_id();
     r jsonb;
     v_handed text;
     v_counted text;
 BEGIN
-    IF v_mem = '[]' THEN
-        RETURN;
+    IF p_mem = '[]' THEN
+        RETURN p_mem;
     END IF;
-    FOR r IN SELECT x FROM jsonb_array_elements(v_mem) x LOOP
+    FOR r IN SELECT x FROM jsonb_array_elements(p_mem) x LOOP
         IF (r ->> 4)::xid8 = v_xid OR (r ->> 5)::xid8 = v_xid THEN
             v_keep := v_keep || jsonb_build_array(r);
             CONTINUE;
@@ -193,10 +193,26 @@ BEGIN
         END IF;
         -- otherwise (received or counted by a committed transaction, or too old to know): done
     END LOOP;
-    IF v_keep IS DISTINCT FROM v_mem THEN
-        PERFORM shardq.receive_memory_keep(v_keep);
-    END IF;
+    RETURN v_keep;
 END $$;
+
+-- A short-lived list of shard numbers a session keeps between its transactions (set_config, so a
+-- rollback forgets it): "<until epoch ms>:<n>,<n>,...". session_list is NULL once it is out of date.
+CREATE OR REPLACE FUNCTION shardq.session_list(p_name text) RETURNS integer[]
+LANGUAGE sql STABLE AS $$
+    SELECT CASE WHEN split_part(v, ':', 1)::bigint > extract(epoch FROM clock_timestamp()) * 1000
+                THEN coalesce(string_to_array(nullif(split_part(v, ':', 2), ''), ',')::integer[], '{}') END
+      FROM (SELECT nullif(current_setting(p_name, true), '') AS v) x
+$$;
+
+CREATE OR REPLACE FUNCTION shardq.session_list_keep(p_name text, p_ms integer, p_list integer[]) RETURNS void
+LANGUAGE sql AS $$
+    SELECT set_config(p_name, (extract(epoch FROM clock_timestamp()) * 1000 + p_ms)::bigint || ':' || array_to_string(p_list, ','), false)
+$$;
+
+-- One cursor as receive_leases sees it.
+DROP TYPE IF EXISTS shardq.lease_view CASCADE;
+CREATE TYPE shardq.lease_view AS (shard_no integer, backlog bigint, holder bigint, expiring boolean);
 
 -- Leases for SQL consumer p_me on subscription p_sub (docs/design/dequeue.md, LeaseBalancer's
 -- rules): its own are renewed once less than half the TTL is left; free shards (never taken,
@@ -211,10 +227,7 @@ RETURNS integer[]
 LANGUAGE plpgsql AS $$
 DECLARE
     v_live bigint[] := ARRAY(SELECT shardq.live_instances(p_ttl_secs));
-    v_s integer[];
-    v_b bigint[];
-    v_h bigint[];
-    v_e boolean[];
+    v_c shardq.lease_view[];
     v_consumers integer;
     v_shards integer;
     v_share integer;
@@ -223,40 +236,34 @@ DECLARE
     v_hungry boolean;
     v_asking boolean;
     v_give integer[];
-    v_given text;
-    v_recent integer[] := '{}';
+    v_recent integer[];
 BEGIN
-    SELECT array_agg(c.shard_no ORDER BY c.shard_no),
-           array_agg(least(s.next_seq, s.fence) - 1 - c.position ORDER BY c.shard_no),
-           array_agg(CASE WHEN c.lease_until > now() AND c.lease_instance = ANY(v_live || p_me) THEN c.lease_instance END
-                     ORDER BY c.shard_no),
-           array_agg(c.lease_until < now() + make_interval(secs => p_ttl_secs / 2) ORDER BY c.shard_no)
-      INTO v_s, v_b, v_h, v_e
-      FROM shardq.cursor c JOIN shardq.shard s ON s.destination_id = c.destination_id AND s.shard_no = c.shard_no
-     WHERE c.subscription_id = p_sub;
-    v_shards := cardinality(v_s);
+    -- the holder is a live instance's (this one's included), else NULL: the lease is free
+    v_c := ARRAY(SELECT ROW(c.shard_no, least(s.next_seq, s.fence) - 1 - c.position,
+                            CASE WHEN c.lease_until > now() AND c.lease_instance = ANY(v_live || p_me) THEN c.lease_instance END,
+                            c.lease_until < now() + make_interval(secs => p_ttl_secs / 2))::shardq.lease_view
+                   FROM shardq.cursor c JOIN shardq.shard s ON s.destination_id = c.destination_id AND s.shard_no = c.shard_no
+                  WHERE c.subscription_id = p_sub ORDER BY c.shard_no);
+    v_shards := cardinality(v_c);
     SELECT count(DISTINCT x) INTO v_consumers
-      FROM (SELECT holder AS x FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring) WHERE holder IS NOT NULL
+      FROM (SELECT holder AS x FROM unnest(v_c) r WHERE holder IS NOT NULL
             UNION SELECT p_me
             UNION SELECT i.id FROM shardq.instance i WHERE i.id = ANY(v_live) AND p_destination = ANY(i.hungry_for)) c;
     v_share := ceil(v_shards::numeric / v_consumers);
     -- renew
     UPDATE shardq.cursor c SET lease_until = now() + make_interval(secs => p_ttl_secs)
-      FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring)
+      FROM unnest(v_c) r
      WHERE c.subscription_id = p_sub AND c.shard_no = r.shard_no AND r.holder = p_me AND r.expiring
        AND c.lease_instance = p_me;
-    v_mine := ARRAY(SELECT shard_no FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring) WHERE holder = p_me);
+    v_mine := ARRAY(SELECT shard_no FROM unnest(v_c) r WHERE holder = p_me);
     -- shards this session gave back in the last two seconds are left for the asker
-    v_given := current_setting('shardq.receive_given_' || p_sub, true);
-    IF v_given IS NOT NULL AND v_given <> '' AND split_part(v_given, ':', 1)::bigint > extract(epoch FROM clock_timestamp()) * 1000 THEN
-        v_recent := string_to_array(split_part(v_given, ':', 2), ',')::integer[];
-    END IF;
+    v_recent := coalesce(shardq.session_list('shardq.receive_given_' || p_sub), '{}');
     -- take: free shards, those with a backlog first, up to the share; one with a backlog beyond it
-    v_take := ARRAY(SELECT shard_no FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring)
+    v_take := ARRAY(SELECT shard_no FROM unnest(v_c) r
                      WHERE holder IS NULL AND shard_no <> ALL(v_recent)
                      ORDER BY backlog DESC, shard_no LIMIT greatest(0, v_share - cardinality(v_mine)));
-    IF cardinality(v_take) = 0 AND NOT EXISTS (SELECT 1 FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring) WHERE holder = p_me AND backlog > 0) THEN
-        v_take := ARRAY(SELECT shard_no FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring)
+    IF cardinality(v_take) = 0 AND NOT EXISTS (SELECT 1 FROM unnest(v_c) r WHERE holder = p_me AND backlog > 0) THEN
+        v_take := ARRAY(SELECT shard_no FROM unnest(v_c) r
                          WHERE holder IS NULL AND backlog > 0 AND shard_no <> ALL(v_recent)
                          ORDER BY backlog DESC LIMIT 1);
     END IF;
@@ -269,13 +276,14 @@ BEGIN
                AND (c.lease_instance IS NULL OR c.lease_until < now() OR c.lease_instance = p_me
                     OR NOT (c.lease_instance = ANY(v_live)))
              ORDER BY c.shard_no
-               FOR UPDATE OF c SKIP LOCKED)
+               FOR UPDATE OF c SKIP LOCKED),
+        taken AS (
         UPDATE shardq.cursor c
            SET lease_instance = p_me, lease_until = now() + make_interval(secs => p_ttl_secs), lease_seq = c.lease_seq + 1
           FROM locked l
-         WHERE c.subscription_id = l.subscription_id AND c.shard_no = l.shard_no;
-        v_mine := ARRAY(SELECT c.shard_no FROM shardq.cursor c
-                         WHERE c.subscription_id = p_sub AND c.lease_instance = p_me AND c.lease_until > now());
+         WHERE c.subscription_id = l.subscription_id AND c.shard_no = l.shard_no
+        RETURNING c.shard_no)
+        SELECT v_mine || coalesce(array_agg(t.shard_no), '{}') INTO v_mine FROM taken t;
     END IF;
     SELECT EXISTS (SELECT 1 FROM shardq.instance i
                     WHERE i.id = ANY(v_live) AND i.id <> p_me AND p_destination = ANY(i.hungry_for))
@@ -284,27 +292,26 @@ BEGIN
         -- while another instance asks: beyond the share the emptiest; at or below it one of two or
         -- more shards with a backlog (the asker is idle or below its share)
         v_give := CASE WHEN cardinality(v_mine) > v_share
-            THEN ARRAY(SELECT r.shard_no FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring)
+            THEN ARRAY(SELECT r.shard_no FROM unnest(v_c) r
                         WHERE r.shard_no = ANY(v_mine) ORDER BY r.backlog, r.shard_no LIMIT cardinality(v_mine) - v_share)
-            ELSE ARRAY(SELECT r.shard_no FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring)
+            ELSE ARRAY(SELECT r.shard_no FROM unnest(v_c) r
                         WHERE r.shard_no = ANY(v_mine) AND r.backlog > 0
-                          AND (SELECT count(*) FROM unnest(v_b, v_s) AS y (b, s) WHERE y.s = ANY(v_mine) AND y.b > 0) >= 2
+                          AND (SELECT count(*) FROM unnest(v_c) y WHERE y.shard_no = ANY(v_mine) AND y.backlog > 0) >= 2
                         ORDER BY r.backlog, r.shard_no LIMIT 1) END;
         IF cardinality(v_give) > 0 THEN
             UPDATE shardq.cursor c SET lease_instance = NULL, lease_until = NULL
              WHERE c.subscription_id = p_sub AND c.lease_instance = p_me AND c.shard_no = ANY(v_give);
             -- not taken back by this session for two seconds, so that the asker gets them (kept with
             -- the commit that gives them)
-            PERFORM set_config('shardq.receive_given_' || p_sub,
-                               (extract(epoch FROM clock_timestamp()) * 1000 + 2000)::bigint || ':' || array_to_string(v_give, ','), false);
+            PERFORM shardq.session_list_keep('shardq.receive_given_' || p_sub, 2000, v_give);
             v_mine := ARRAY(SELECT x FROM unnest(v_mine) x WHERE x <> ALL(v_give));
         END IF;
     END IF;
     v_asking := (cardinality(v_mine) < v_share
-                 AND EXISTS (SELECT 1 FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring) WHERE holder IS NOT NULL AND holder <> p_me
+                 AND EXISTS (SELECT 1 FROM unnest(v_c) r WHERE holder IS NOT NULL AND holder <> p_me
                               GROUP BY holder HAVING count(*) > v_share))
-             OR (NOT EXISTS (SELECT 1 FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring) WHERE shard_no = ANY(v_mine) AND backlog > 0)
-                 AND EXISTS (SELECT 1 FROM unnest(v_s, v_b, v_h, v_e) AS r (shard_no, backlog, holder, expiring) WHERE holder IS NOT NULL AND holder <> p_me AND backlog > 0
+             OR (NOT EXISTS (SELECT 1 FROM unnest(v_c) r WHERE shard_no = ANY(v_mine) AND backlog > 0)
+                 AND EXISTS (SELECT 1 FROM unnest(v_c) r WHERE holder IS NOT NULL AND holder <> p_me AND backlog > 0
                               GROUP BY holder HAVING count(*) >= 2));
     UPDATE shardq.instance i
        SET hungry_for = CASE WHEN v_asking THEN array_append(i.hungry_for, p_destination)
@@ -390,11 +397,13 @@ DECLARE
     v_after bigint;
     v_taken bigint[];
     v_delivered bigint[];
+    v_mem0 jsonb;
     v_mem jsonb;
     v_runs record;
     v_moved bigint;
-    v_skip bigint;
-    v_cached text;
+    v_run_first bigint;
+    v_run_last bigint;
+    v_selective boolean := p_selector IS NOT NULL AND btrim(p_selector) <> '';
     v_wanted text;
     v_upto bigint;
     v_full boolean;
@@ -405,6 +414,7 @@ BEGIN
     IF p_destination IS NULL OR p_destination !~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' THEN
         PERFORM shardq.check_name(p_destination); -- its refusal
     END IF;
+    -- the dead-letter queue's name as DestinationInfo#deadLetterQueue gives it to the JVM
     SELECT x.id, x.name, x.kind, x.dequeue_enabled, x.max_attempts, x.expiry_name,
            coalesce(x.dead_letter_name, left(x.name, 60) || '.DLQ') AS dead_letters INTO d
       FROM shardq.destination x WHERE x.name = p_destination;
@@ -439,7 +449,7 @@ BEGIN
         RAISE EXCEPTION 'receive with a wait needs READ COMMITTED: this transaction is %, whose snapshot never shows a message sent after it began',
             upper(current_setting('transaction_isolation')) USING ERRCODE = '0A000';
     END IF;
-    IF p_selector IS NOT NULL AND btrim(p_selector) <> '' THEN
+    IF v_selective THEN
         -- JMSMessageID and JMSTimestamp are read from the binary header of the rows the rest selects
         SELECT x.sql, x.literal_values INTO v_sel_sql, v_lits
           FROM shardq.selector_sql(p_selector, 'm.properties', 'm.priority', '$6',
@@ -454,19 +464,17 @@ BEGIN
                      ELSE 'true' END;
     v_me := shardq.sql_consumer(v_ttl);
     v_xid := pg_current_xact_id();
-    PERFORM shardq.receive_count_failures();
+    v_mem0 := shardq.receive_memory();
+    v_mem := shardq.receive_count_failures(v_mem0);
     v_deadline := clock_timestamp() + p_wait;
     LOOP
         -- the leases are balanced at most every 250 ms (as a JVM's consumers look for leases at most
         -- every 250 ms): in between, the shards it held then, each checked under its row lock below
         -- (measured: the balancing was most of a receive's time)
-        v_cached := current_setting('shardq.receive_leases_' || v_sub.id, true);
-        IF v_cached IS NOT NULL AND v_cached <> '' AND split_part(v_cached, ':', 1)::bigint > extract(epoch FROM clock_timestamp()) * 1000 THEN
-            v_shards := string_to_array(split_part(v_cached, ':', 2), ',')::integer[];
-        ELSE
+        v_shards := shardq.session_list('shardq.receive_leases_' || v_sub.id);
+        IF v_shards IS NULL THEN
             v_shards := shardq.receive_leases(v_me, v_sub.id, d.id, v_ttl);
-            PERFORM set_config('shardq.receive_leases_' || v_sub.id,
-                               (extract(epoch FROM clock_timestamp()) * 1000 + 250)::bigint || ':' || array_to_string(v_shards, ','), false);
+            PERFORM shardq.session_list_keep('shardq.receive_leases_' || v_sub.id, 250, v_shards);
         END IF;
         -- each shard in sequence order; the shards in a random order, so none waits behind another
         v_shards := ARRAY(SELECT x FROM unnest(v_shards) x ORDER BY random());
@@ -489,21 +497,19 @@ BEGIN
           <<rows>>
           LOOP
             EXIT WHEN v_left = 0 OR v_after >= v_head;
-            -- past a run of the dequeue log that starts here (consumed by another commit)
-            SELECT l.last_seq INTO v_skip FROM shardq.dequeue_range l
-             WHERE l.subscription_id = v_sub.id AND l.shard_no = v_shard AND l.first_seq <= v_after + 1 AND l.last_seq > v_after
-             ORDER BY l.last_seq DESC LIMIT 1;
-            IF FOUND THEN
-                v_after := v_skip;
+            -- the next run of the dequeue log (consumed by other commits): passed when it starts here,
+            -- else the segment ends before it; and a segment holds only as many numbers as may be
+            -- taken (the numbers up to the head are gapless, so a BETWEEN reads no row it does not
+            -- need; a selector's segment is longer, its rows filtered in PostgreSQL)
+            SELECT l.first_seq, l.last_seq INTO v_run_first, v_run_last FROM shardq.dequeue_range l
+             WHERE l.subscription_id = v_sub.id AND l.shard_no = v_shard AND l.last_seq > v_after
+             ORDER BY l.first_seq LIMIT 1;
+            IF v_run_first <= v_after + 1 THEN
+                v_after := v_run_last;
                 CONTINUE;
             END IF;
-            -- the next segment: up to the next logged run, and only as many numbers as may be taken
-            -- (the numbers up to the head are gapless, so a BETWEEN reads no row it does not need;
-            -- a selector's segment is longer, its rows filtered in PostgreSQL)
-            SELECT min(l.first_seq) - 1 INTO v_upto FROM shardq.dequeue_range l
-             WHERE l.subscription_id = v_sub.id AND l.shard_no = v_shard AND l.first_seq > v_after;
-            v_upto := least(v_head, coalesce(v_upto, v_head),
-                            v_after + CASE WHEN v_lits IS NULL THEN greatest(v_left, 16) ELSE greatest(v_left, 5000) END);
+            v_upto := least(v_head, coalesce(v_run_first - 1, v_head),
+                            v_after + CASE WHEN v_selective THEN greatest(v_left, 5000) ELSE greatest(v_left, 16) END);
             v_full := true;
             FOR m IN EXECUTE format(
                     'SELECT m.seq, m.header, m.body, m.properties, m.priority, m.expires_at,'
@@ -526,7 +532,6 @@ BEGIN
                 CONTINUE WHEN NOT m.wanted;
                 IF m.expires_at > 0 AND m.expires_at < v_now THEN
                     IF d.expiry_name IS NOT NULL THEN
-                        h := shardq.header_fields(m.header);
                         PERFORM shardq.receive_move_aside(d.name, d.expiry_name, m.header, m.body, m.properties, m.priority, 0,
                             jsonb_build_object('JMS_ShardQ_DeadLetterReason', 'expired at ' || shardq.java_instant(m.expires_at),
                                                'JMS_ShardQ_OriginalDestination', d.name, 'JMS_ShardQ_ActualExpiry', m.expires_at));
@@ -594,22 +599,22 @@ BEGIN
                 DELETE FROM shardq.delivery_attempt a
                  WHERE a.subscription_id = v_sub.id AND a.shard_no = v_shard AND a.seq <= v_moved;
             END IF;
-            IF cardinality(v_delivered) > 0 THEN
-                -- what this transaction received: counted as a failed delivery if it rolls back
-                v_mem := shardq.receive_memory();
-                FOR v_runs IN SELECT min(t) AS first_seq, max(t) AS last_seq
-                                FROM unnest(v_delivered) WITH ORDINALITY AS u (t, o) GROUP BY t - o ORDER BY 1 LOOP
-                    v_mem := v_mem || jsonb_build_array(jsonb_build_array(v_sub.id, v_shard, v_runs.first_seq, v_runs.last_seq,
-                                                                          v_xid::text::numeric, NULL));
-                END LOOP;
-                PERFORM shardq.receive_memory_keep(v_mem);
-            END IF;
+            -- what this transaction received: counted as a failed delivery if it rolls back
+            FOR v_runs IN SELECT min(t) AS first_seq, max(t) AS last_seq
+                            FROM unnest(v_delivered) WITH ORDINALITY AS u (t, o) GROUP BY t - o ORDER BY 1 LOOP
+                v_mem := v_mem || jsonb_build_array(jsonb_build_array(v_sub.id, v_shard, v_runs.first_seq, v_runs.last_seq,
+                                                                      v_xid::text::numeric, NULL));
+            END LOOP;
         END LOOP;
         EXIT WHEN v_left < p_max OR clock_timestamp() >= v_deadline;
         -- nothing yet: PL/pgSQL cannot wait for a NOTIFY, so it looks again with back-off
         PERFORM pg_sleep(least(v_sleep, greatest(0, extract(epoch FROM v_deadline - clock_timestamp()))));
         v_sleep := least(v_sleep * 2, 0.2);
     END LOOP;
+    -- the session's memory, written once per call (a DEALLOCATE and a PREPARE), when it changed
+    IF v_mem IS DISTINCT FROM v_mem0 THEN
+        PERFORM shardq.receive_memory_keep(v_mem);
+    END IF;
 END $$;
 
 -- Java's Instant.toString of epoch milliseconds (the JVM's expiry reason says when in that form).
