@@ -74,6 +74,38 @@ class SelectorInPostgresTest {
         }
     }
 
+    @Test
+    void consumersOfOneSessionWithOtherSelectors_eachGetWhatTheirsSelects(TestDatabase db) throws Exception {
+        try (Broker broker = Broker.start(
+                db.brokerConfig().set(BrokerProperty.HEARTBEAT_MS, 200).build())) {
+            broker.admin().queues().create("two", QueueOptions.DEFAULTS.withShards(1));
+            try (BrokerSession p = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                for (int i = 0; i < 6; i++) {
+                    p.send("two", Messages.text("m" + i, Map.of("i", i, "k", i % 2 == 0 ? "a" : "b")));
+                }
+                p.commit();
+            }
+            // the session's consumers share its claim of the shard: each selector is asked on its own
+            Selector a = Selector.compile("k = 'a'");
+            Selector b = Selector.compile("k = 'b'");
+            List<Integer> got = new ArrayList<>();
+            try (BrokerSession c = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                for (int round = 0; round < 3; round++) {
+                    got.add((Integer) c.receive("two", 10_000, false, a)
+                            .message()
+                            .properties()
+                            .get("i"));
+                    got.add((Integer) c.receive("two", 10_000, false, b)
+                            .message()
+                            .properties()
+                            .get("i"));
+                }
+                c.commit();
+            }
+            assertThat(got).containsExactly(0, 1, 2, 3, 4, 5);
+        }
+    }
+
     /** 1,000,000 messages, 10 selected: the JVM reads about 10 rows; how long it takes is printed. */
     @Test
     @Tag("long")
