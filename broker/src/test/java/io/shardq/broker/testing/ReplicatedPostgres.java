@@ -127,13 +127,15 @@ public final class ReplicatedPostgres implements AutoCloseable {
     /**
      * Kills every process of the primary ({@code SIGKILL}, the postmaster first, so no backend
      * outlives it to answer a client) and promotes the standby, waiting until it accepts writes.
-     * Afterwards there is no standby until {@link #rebuildStandby}.
+     * Afterwards there is no standby until {@link #rebuildStandby}. Returns {@link System#nanoTime()}
+     * when the primary was dead, for recovery times.
      */
-    public void failover() throws Exception {
+    public long failover() throws Exception {
         if (standby == null) {
             throw new IllegalStateException("no standby to promote: rebuildStandby() first");
         }
         kill(primary);
+        long dead = System.nanoTime();
         Node promoted = standby;
         standby = null;
         try (Connection c = connect(promoted);
@@ -148,6 +150,7 @@ public final class ReplicatedPostgres implements AutoCloseable {
         awaitWritable(promoted);
         deleteQuietly(primary.dir);
         primary = promoted;
+        return dead;
     }
 
     /**
@@ -311,15 +314,21 @@ public final class ReplicatedPostgres implements AutoCloseable {
         return root.resolve(n.dir.getFileName() + ".log");
     }
 
-    /** SIGKILL to the postmaster, then to every process it left (backends, WAL sender, checkpointer). */
-    private static void kill(Node n) throws IOException {
+    /**
+     * As a host that dies: every process of the server frozen ({@code SIGSTOP}, the postmaster first
+     * so it forks nothing more), then killed ({@code SIGKILL}), so none of them answers a client
+     * again, not even with "terminating connection due to unexpected postmaster exit".
+     */
+    private static void kill(Node n) throws IOException, InterruptedException {
         long pid = Long.parseLong(
                 Files.readAllLines(n.dir.resolve("postmaster.pid")).get(0).trim());
         ProcessHandle postmaster = ProcessHandle.of(pid).orElse(null);
         if (postmaster == null) {
             return;
         }
+        signal("STOP", List.of(postmaster));
         List<ProcessHandle> children = postmaster.descendants().toList();
+        signal("STOP", children);
         postmaster.destroyForcibly();
         children.forEach(ProcessHandle::destroyForcibly);
         postmaster.onExit().orTimeout(30, TimeUnit.SECONDS).join();
@@ -331,6 +340,15 @@ public final class ReplicatedPostgres implements AutoCloseable {
         } catch (IOException | RuntimeException ignored) {
             // the server is gone already
         }
+    }
+
+    private static void signal(String name, List<ProcessHandle> processes) throws IOException, InterruptedException {
+        if (processes.isEmpty()) {
+            return;
+        }
+        List<String> command = new java.util.ArrayList<>(List.of("kill", "-" + name));
+        processes.forEach(p -> command.add(Long.toString(p.pid())));
+        new ProcessBuilder(command).inheritIO().start().waitFor();
     }
 
     private static Connection connect(Node n) throws SQLException {
