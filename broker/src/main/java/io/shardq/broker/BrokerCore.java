@@ -16,6 +16,7 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Clock;
 import java.util.Collection;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -114,24 +115,67 @@ final class BrokerCore implements Engine {
         services.queueConsumers.trigger();
     }
 
-    /** A pooled connection; an exhausted pool is {@code RESOURCE_EXHAUSTED} naming the settings. */
+    /**
+     * A pooled connection. An exhausted pool is {@code RESOURCE_EXHAUSTED} naming the settings.
+     * When no connection can be made (PostgreSQL restarting, failing over, in recovery, or only
+     * standbys reachable), the caller waits, retrying with back-off, until a primary accepts one,
+     * for up to {@code shardq.failover.wait-ms}: nothing of its work was sent yet, so a promotion
+     * that comes within the bound turns a failure into a delay. Past it: {@code CONNECTION}, with
+     * the last reason PostgreSQL or the driver gave.
+     */
     @Override
     public Connection borrowConnection() throws SQLException {
-        try {
-            return database.dataSource().getConnection();
-        } catch (SQLTransientConnectionException e) {
-            if (closed || e.getMessage() == null || !e.getMessage().contains("not available")) {
-                throw e;
+        long waitMs = Math.max(0, config.getInt(BrokerProperty.FAILOVER_WAIT_MS));
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+        long backoffMs = 50;
+        while (true) {
+            try {
+                return database.dataSource().getConnection();
+            } catch (SQLTransientConnectionException e) {
+                if (closed) {
+                    throw e;
+                }
+                if (e.getCause() == null) {
+                    if (e.getMessage() == null || !e.getMessage().contains("not available")) {
+                        throw e;
+                    }
+                    throw new ShardQException(
+                            ErrorKind.RESOURCE_EXHAUSTED,
+                            "no pooled connection became free within " + config.get(BrokerProperty.POOL_TIMEOUT_MS)
+                                    + " ms: all " + config.get(BrokerProperty.POOL_SIZE) + " connections of instance "
+                                    + instanceId + " are in use (raise " + BrokerProperty.POOL_SIZE.key() + " or "
+                                    + BrokerProperty.POOL_TIMEOUT_MS.key() + ", or keep fewer sessions sharing "
+                                    + "their JDBC connection with application SQL open)",
+                            e);
+                }
+                // the pool could not make a connection: the cause is PostgreSQL's or the driver's reason
+                if (System.nanoTime() - deadline >= 0) {
+                    throw new ShardQException(
+                            ErrorKind.CONNECTION,
+                            "no writable PostgreSQL primary accepted a connection at " + database.displayUrl()
+                                    + " within " + waitMs + " ms (" + BrokerProperty.FAILOVER_WAIT_MS.key()
+                                    + "; restarting, failing over, in recovery, or only standbys reachable): "
+                                    + io.shardq.broker.message.Texts.cut(
+                                            String.valueOf(rootCause(e).getMessage()), 300),
+                            e);
+                }
+                try {
+                    Thread.sleep(backoffMs); // back-off between attempts, bounded by the deadline
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+                backoffMs = Math.min(1000, backoffMs * 2);
             }
-            throw new ShardQException(
-                    ErrorKind.RESOURCE_EXHAUSTED,
-                    "no pooled connection became free within " + config.get(BrokerProperty.POOL_TIMEOUT_MS)
-                            + " ms: all " + config.get(BrokerProperty.POOL_SIZE) + " connections of instance "
-                            + instanceId + " are in use (raise " + BrokerProperty.POOL_SIZE.key() + " or "
-                            + BrokerProperty.POOL_TIMEOUT_MS.key() + ", or keep fewer sessions sharing "
-                            + "their JDBC connection with application SQL open)",
-                    e);
         }
+    }
+
+    private static Throwable rootCause(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
     }
 
     @Override

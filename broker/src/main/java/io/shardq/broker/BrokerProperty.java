@@ -27,6 +27,13 @@ public enum BrokerProperty {
             "10000",
             "how long an operation waits for a free pooled connection before failing with a message that "
                     + "names shardq.pool.size"),
+    FAILOVER_WAIT_MS(
+            "shardq.failover.wait-ms",
+            "SHARDQ_FAILOVER_WAIT_MS",
+            "30000",
+            "how long an operation waits, retrying with back-off, for PostgreSQL to accept a connection to a "
+                    + "writable primary (restarting, failing over, in recovery) before failing with an error that "
+                    + "names what happened; at least shardq.pool.timeout-ms"),
     CONNECT_TIMEOUT_MS(
             "shardq.jdbc.connect-timeout-ms",
             "SHARDQ_CONNECT_TIMEOUT_MS",

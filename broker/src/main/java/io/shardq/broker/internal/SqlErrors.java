@@ -42,6 +42,14 @@ public final class SqlErrors {
         ErrorKind kind;
         if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")) {
             kind = ErrorKind.CONNECTION;
+        } else if (state.equals("25006")) {
+            // read_only_sql_transaction: the connection's server is not (or no longer) a primary
+            // accepting writes. The write was refused, so nothing of the transaction is kept (not
+            // in doubt, even at commit); the pool drops the connection (Database.EvictReadOnly)
+            // and the next one goes to the primary, so a retry succeeds once one is there
+            kind = ErrorKind.ROLLED_BACK;
+            detail = "PostgreSQL refused a write: the server is read-only (a standby, a server in recovery, or"
+                    + " fenced with default_transaction_read_only by a failover): " + detail;
         } else if (state.equals("40001") || state.equals("40P01")) {
             kind = ErrorKind.ROLLED_BACK;
         } else if (state.equals("42704")) {

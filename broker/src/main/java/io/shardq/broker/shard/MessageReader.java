@@ -42,7 +42,7 @@ final class MessageReader {
                     ? cached
                     : cached.withBodyRef(cached.bodySize(), bodyRef(engine, rt, shard, seq));
         }
-        try (Connection c = engine.dataSource().getConnection()) {
+        try (Connection c = engine.borrowConnection()) {
             SliceMap.Slice slice = rt.slices.findOrReload(c, shard, seq);
             if (slice == null) {
                 throw new ShardQException(
@@ -75,7 +75,7 @@ final class MessageReader {
             }
         }
         if (seq <= to) {
-            try (Connection c = engine.dataSource().getConnection()) {
+            try (Connection c = engine.borrowConnection()) {
                 while (seq <= to) {
                     SliceMap.Slice slice = rt.slices.findOrReload(c, shard, seq);
                     if (slice == null) {
@@ -161,7 +161,7 @@ final class MessageReader {
 
     private static byte[] readBody(Engine engine, DestinationRuntime rt, int shard, long seq) {
         DestinationInfo d = rt.info();
-        try (Connection c = engine.dataSource().getConnection()) {
+        try (Connection c = engine.borrowConnection()) {
             SliceMap.Slice slice = rt.slices.findOrReload(c, shard, seq);
             if (slice == null) {
                 throw new ShardQException(

@@ -176,7 +176,7 @@ public final class SendCommitter extends FlatCombiner<SendCommitter.Request> {
      */
     private RuntimeException writeTogether(List<ShardBatches> shards) {
         boolean committing = false;
-        try (Connection c = engine.dataSource().getConnection()) {
+        try (Connection c = engine.borrowConnection()) {
             committing = true; // one statement in autocommit: it commits itself
             Enqueue.insertReservingTogether(engine, c, shards);
             return null;
@@ -194,7 +194,7 @@ public final class SendCommitter extends FlatCombiner<SendCommitter.Request> {
      */
     private RuntimeException writeAlone(ShardBatches b) {
         boolean committing = false; // the statement that commits is on its way: a lost connection leaves it in doubt
-        try (Connection c = engine.dataSource().getConnection()) {
+        try (Connection c = engine.borrowConnection()) {
             try {
                 committing = true; // the fast path is one statement in autocommit
                 b.first = Enqueue.insertReserving(engine, c, b.rt, b.shard, b.parts);

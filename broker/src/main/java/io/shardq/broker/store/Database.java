@@ -79,6 +79,13 @@ public final class Database implements AutoCloseable {
         hc.addDataSourceProperty("connectTimeout", Math.max(1, timeoutMs / 1000));
         hc.addDataSourceProperty("ApplicationName", poolName);
         hc.addDataSourceProperty("reWriteBatchedInserts", "true");
+        if (asksForAnyServer(url)) {
+            // every connection of ShardQ writes: never one to a standby, whatever the URL lists
+            // (pgjdbc checks transaction_read_only when it connects, so a server in recovery or
+            // fenced read-only is skipped, and with several hosts the primary is found among them)
+            hc.addDataSourceProperty("targetServerType", "primary");
+        }
+        hc.setExceptionOverride(new EvictReadOnly());
         try {
             return new Database(
                     new HikariDataSource(hc), embedded, displayUrl, url, user, Math.max(1, timeoutMs / 1000));
@@ -113,6 +120,9 @@ public final class Database implements AutoCloseable {
         }
         props.setProperty("connectTimeout", Integer.toString(connectTimeoutSeconds));
         props.setProperty("ApplicationName", "shardq-login-check");
+        if (asksForAnyServer(url)) {
+            props.setProperty("targetServerType", "primary");
+        }
         try (java.sql.Connection c = java.sql.DriverManager.getConnection(url, props)) {
             c.isValid(connectTimeoutSeconds);
         } catch (java.sql.SQLException e) {
@@ -128,6 +138,27 @@ public final class Database implements AutoCloseable {
                     "cannot check the login of user \"" + loginUser + "\" at " + displayUrl + ": "
                             + EmbeddedServer.rootMessage(e),
                     e);
+        }
+    }
+
+    /** True unless the URL says which kind of server it wants ({@code targetServerType}). */
+    static boolean asksForAnyServer(String url) {
+        return !url.toLowerCase(java.util.Locale.ROOT).contains("targetservertype=");
+    }
+
+    /**
+     * Drops a pooled connection whose server refused a write as read-only (SQLSTATE 25006: a
+     * standby, a primary fenced with {@code default_transaction_read_only} by a failover manager,
+     * a server that came back in recovery): HikariCP keeps connections on other errors than its
+     * own list (08xxx, 57P01-57P03, ...), and this one would refuse every write after it. The next
+     * connection goes to the primary ({@code targetServerType=primary}).
+     */
+    static final class EvictReadOnly implements com.zaxxer.hikari.SQLExceptionOverride {
+        @java.lang.Override
+        public com.zaxxer.hikari.SQLExceptionOverride.Override adjudicate(java.sql.SQLException e) {
+            return "25006".equals(e.getSQLState())
+                    ? com.zaxxer.hikari.SQLExceptionOverride.Override.MUST_EVICT
+                    : com.zaxxer.hikari.SQLExceptionOverride.Override.CONTINUE_EVICT;
         }
     }
 

@@ -131,11 +131,25 @@ public final class ReplicatedPostgres implements AutoCloseable {
      * when the primary was dead, for recovery times.
      */
     public long failover() throws Exception {
+        long dead = killPrimary();
+        promote();
+        return dead;
+    }
+
+    /**
+     * The first half of a failover: the primary's host dies and nothing is promoted yet (what
+     * clients see while a failover manager decides). Returns {@link System#nanoTime()} at its death.
+     */
+    public long killPrimary() throws Exception {
         if (standby == null) {
-            throw new IllegalStateException("no standby to promote: rebuildStandby() first");
+            throw new IllegalStateException("no standby to promote later: rebuildStandby() first");
         }
         kill(primary);
-        long dead = System.nanoTime();
+        return System.nanoTime();
+    }
+
+    /** The second half: the standby promoted, waited for until it accepts writes. */
+    public void promote() throws Exception {
         Node promoted = standby;
         standby = null;
         try (Connection c = connect(promoted);
@@ -150,7 +164,6 @@ public final class ReplicatedPostgres implements AutoCloseable {
         awaitWritable(promoted);
         deleteQuietly(primary.dir);
         primary = promoted;
-        return dead;
     }
 
     /**
