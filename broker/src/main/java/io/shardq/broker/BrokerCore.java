@@ -49,6 +49,8 @@ final class BrokerCore implements Engine {
     private Subscriptions subscriptions;
     private BrokerServices services;
     private volatile boolean closed;
+    /** The server incarnation ({@link Database#incarnation}) this instance's state is of. */
+    private volatile long servedIncarnation;
 
     BrokerCore(
             BrokerConfig config,
@@ -130,7 +132,11 @@ final class BrokerCore implements Engine {
         long backoffMs = 50;
         while (true) {
             try {
-                return database.dataSource().getConnection();
+                Connection c = database.dataSource().getConnection();
+                if (database.incarnation() != servedIncarnation) {
+                    serverChanged(c);
+                }
+                return c;
             } catch (SQLTransientConnectionException e) {
                 if (closed) {
                     throw e;
@@ -167,6 +173,48 @@ final class BrokerCore implements Engine {
                 }
                 backoffMs = Math.min(1000, backoffMs * 2);
             }
+        }
+    }
+
+    /**
+     * The server changed since this instance last used it (a failover, a restart: {@code
+     * Database.incarnation}). Before the connection that found out is used: every lease of this
+     * instance gets a new acquisition number on the new server (a commit planned under the old one
+     * fails its guard instead of moving a cursor past what the new server has), and everything held
+     * in memory of the shards (leases, positions, heads, cached messages) and of the key/value
+     * caches (near entries) is dropped, to be read again. On a server that lost nothing this costs
+     * one re-read; on one that lost committed work (an asynchronous standby) it is what keeps the
+     * instance from delivering, or skipping over, what the new server hands out again.
+     */
+    private synchronized void serverChanged(Connection c) throws SQLException {
+        long seen = database.incarnation();
+        if (seen == servedIncarnation) {
+            return; // another borrower handled it
+        }
+        try (java.sql.PreparedStatement ps = c.prepareStatement(
+                io.shardq.broker.internal.Queries.get(io.shardq.broker.internal.Query.CURSOR_LEASE_FENCE_ALL))) {
+            ps.setLong(1, instanceId);
+            int fenced = ps.executeUpdate();
+            for (DestinationRuntime rt : destinations.all()) {
+                rt.serverChanged();
+            }
+            services.nearCaches.onListening();
+            servedIncarnation = seen;
+            services.leaseBalancer.trigger();
+            LOG.warn(
+                    "{} - PostgreSQL at {} is another server process than before (a failover or a restart):"
+                            + " {} leases fenced, the shards' state, cached messages and near-cache entries"
+                            + " dropped and read again",
+                    instanceId,
+                    database.displayUrl(),
+                    fenced);
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.close();
+            } catch (SQLException alsoFailed) {
+                e.addSuppressed(alsoFailed);
+            }
+            throw e;
         }
     }
 

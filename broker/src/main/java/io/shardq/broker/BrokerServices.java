@@ -65,6 +65,9 @@ final class BrokerServices {
     final DelayedNonPersistent delayedNonPersistent;
 
     final Waker waker;
+    /** The near caches of this instance's key/value caches (cleared when the server changed). */
+    final NearCaches nearCaches;
+
     private final Map<Integer, DestinationRuntime> runtimesById;
 
     /**
@@ -188,7 +191,7 @@ final class BrokerServices {
                 config.getInt(BrokerProperty.KV_WRITE_BEHIND_MAX_PENDING),
                 config.getInt(BrokerProperty.KV_WRITE_BEHIND_BLOCK_MS),
                 kvFlusher::trigger);
-        NearCaches nearCaches = new NearCaches(
+        this.nearCaches = new NearCaches(
                         Math.max(0, config.getInt(BrokerProperty.KV_NEAR_MAX_BYTES)),
                         () -> heartbeat.aliveInstances() > 1)
                 .fillsAfter(3 * beat);

@@ -339,6 +339,26 @@ public final class DestinationRuntime {
 
     // ---------------------------------------------------------------- delivery
 
+    /**
+     * The server changed (a failover, a restart; {@code BrokerCore.serverChanged}): it may lack
+     * committed messages this instance saw, and hand their sequence numbers out again. Every
+     * subscription's lease of every shard is dropped here (taken again, re-reading position, log,
+     * attempts and head from the new server), the cached messages of each shard go, and the known
+     * heads start again from nothing.
+     */
+    public void serverChanged() {
+        ShardHead[] hs = heads;
+        for (Subscription sub : subscriptions()) {
+            for (ShardState s : sub.shards()) {
+                s.lost();
+            }
+        }
+        for (int shard = 0; shard < hs.length; shard++) {
+            engine.cache().removeShard(info().id(), shard);
+            hs[shard].reset();
+        }
+    }
+
     /** After a commit of messages up to {@code head} on a shard: wake the consumers that can use them. */
     void advanceHead(int shard, long head) {
         long added = heads[shard].raise(head);

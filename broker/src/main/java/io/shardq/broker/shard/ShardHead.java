@@ -45,6 +45,18 @@ final class ShardHead {
     }
 
     /**
+     * Forgets what was learned: the server changed (a failover, a restart) and may have fewer
+     * messages than this instance saw, its sequence numbers handed out again. Only after every
+     * subscription's lease of the shard was dropped ({@link ShardState#lost}): the next lease
+     * acquisition raises the head again to what the new server has. A fence stays.
+     */
+    synchronized void reset() {
+        learned = 0;
+        value = 0;
+        cachedFrom.set(0);
+    }
+
+    /**
      * Consumers see nothing at or beyond {@code fence} until {@link #lift}. Set before a message
      * at or beyond it can be learned here (the catalog refresh, and the enqueue statement that
      * returns the fence, come first); a lower fence than one already set is kept.

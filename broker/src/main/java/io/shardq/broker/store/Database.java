@@ -16,6 +16,7 @@ import javax.sql.DataSource;
  */
 public final class Database implements AutoCloseable {
     private final HikariDataSource pool;
+    private final ServerIncarnation incarnation;
     private final EmbeddedServer embedded;
     private final String displayUrl;
     private final String url;
@@ -24,12 +25,14 @@ public final class Database implements AutoCloseable {
 
     private Database(
             HikariDataSource pool,
+            ServerIncarnation incarnation,
             EmbeddedServer embedded,
             String displayUrl,
             String url,
             String user,
             int connectTimeoutSeconds) {
         this.pool = pool;
+        this.incarnation = incarnation;
         this.embedded = embedded;
         this.displayUrl = displayUrl;
         this.url = url;
@@ -60,13 +63,23 @@ public final class Database implements AutoCloseable {
         String displayUrl = JdbcUrls.mask(url);
         int timeoutMs = config.getInt(BrokerProperty.CONNECT_TIMEOUT_MS);
 
+        java.util.Properties props = new java.util.Properties();
+        props.setProperty("connectTimeout", Integer.toString(Math.max(1, timeoutMs / 1000)));
+        props.setProperty("ApplicationName", poolName);
+        props.setProperty("reWriteBatchedInserts", "true");
+        if (asksForAnyServer(url)) {
+            // every connection of ShardQ writes: never one to a standby, whatever the URL lists
+            // (pgjdbc checks transaction_read_only when it connects, so a server in recovery or
+            // fenced read-only is skipped, and with several hosts the primary is found among them)
+            props.setProperty("targetServerType", "primary");
+        }
+        // the pool's connections come through ServerIncarnation, which notes the server process
+        // each new one reached (HikariCP's own DriverDataSource underneath, as with setJdbcUrl)
+        ServerIncarnation incarnation = new ServerIncarnation(new com.zaxxer.hikari.util.DriverDataSource(
+                url, null, props, user, password.isEmpty() ? null : password));
         HikariConfig hc = new HikariConfig();
         hc.setPoolName(poolName);
-        hc.setJdbcUrl(url);
-        hc.setUsername(user);
-        if (!password.isEmpty()) {
-            hc.setPassword(password);
-        }
+        hc.setDataSource(incarnation);
         hc.setMaximumPoolSize(config.getInt(BrokerProperty.POOL_SIZE));
         hc.setMinimumIdle(1);
         hc.setConnectionTimeout(Math.max(250, config.getInt(BrokerProperty.POOL_TIMEOUT_MS)));
@@ -76,19 +89,16 @@ public final class Database implements AutoCloseable {
         if (!initSql.isBlank()) {
             hc.setConnectionInitSql(initSql);
         }
-        hc.addDataSourceProperty("connectTimeout", Math.max(1, timeoutMs / 1000));
-        hc.addDataSourceProperty("ApplicationName", poolName);
-        hc.addDataSourceProperty("reWriteBatchedInserts", "true");
-        if (asksForAnyServer(url)) {
-            // every connection of ShardQ writes: never one to a standby, whatever the URL lists
-            // (pgjdbc checks transaction_read_only when it connects, so a server in recovery or
-            // fenced read-only is skipped, and with several hosts the primary is found among them)
-            hc.addDataSourceProperty("targetServerType", "primary");
-        }
         hc.setExceptionOverride(new EvictReadOnly());
         try {
             return new Database(
-                    new HikariDataSource(hc), embedded, displayUrl, url, user, Math.max(1, timeoutMs / 1000));
+                    new HikariDataSource(hc),
+                    incarnation,
+                    embedded,
+                    displayUrl,
+                    url,
+                    user,
+                    Math.max(1, timeoutMs / 1000));
         } catch (RuntimeException e) {
             if (embedded != null) {
                 embedded.release();
@@ -175,6 +185,14 @@ public final class Database implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /**
+     * Which server process the pool reaches: 0 at first, raised each time a new connection reaches
+     * another one (a restart, a failover). See {@link ServerIncarnation}.
+     */
+    public long incarnation() {
+        return incarnation.current();
     }
 
     public DataSource dataSource() {

@@ -96,3 +96,15 @@ SELECT pg_advisory_unlock_shared(?), pg_try_advisory_lock(?)
 
 -- name: embedded_count_clients
 SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
+
+-- name: server_start_time
+-- The server process a new connection reached (store/ServerIncarnation): another value after a
+-- restart or a failover to a promoted standby.
+SELECT pg_postmaster_start_time()::text
+
+-- name: cursor_lease_fence_all
+-- After the server changed (a failover, a restart: BrokerCore.serverChanged): every lease of this
+-- instance gets a new acquisition number, so a commit planned under what the instance held before
+-- fails its guard (cursor_commit_move, dequeue_range_insert) instead of moving a cursor past what
+-- the new server has; the leases stay this instance's and are taken again, re-reading everything.
+UPDATE shardq.cursor SET lease_seq = lease_seq + 1 WHERE lease_instance = ?

@@ -70,6 +70,8 @@ public final class ReplicatedPostgres implements AutoCloseable {
     private Node primary;
     private Node standby;
     private int generation;
+    /** The standby's WAL receiver while {@link #pauseReplication} holds it stopped, else null. */
+    private ProcessHandle pausedReceiver;
 
     /** One server: its data directory, port and the embedded handle that started it. */
     private static final class Node {
@@ -148,20 +150,51 @@ public final class ReplicatedPostgres implements AutoCloseable {
         return System.nanoTime();
     }
 
+    /**
+     * A standby that falls behind, as one across a slow link does: its WAL receiver is stopped
+     * ({@code SIGSTOP}), so what the primary sends waits in the socket's buffers and, once they are
+     * full, on the primary. With {@link Replication#ASYNCHRONOUS} the primary's commits go on; with
+     * {@link Replication#SYNCHRONOUS} they wait for the standby. {@link #promote} lets the receiver
+     * go on first (it writes what reached it), so what a failover loses is what had not reached it.
+     */
+    public void pauseReplication() throws Exception {
+        if (standby == null || pausedReceiver != null) {
+            throw new IllegalStateException("no standby, or replication is paused already");
+        }
+        try (Connection c = connect(standby);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_wal_receiver")) {
+            if (!rs.next()) {
+                throw new SQLException("the standby has no WAL receiver");
+            }
+            pausedReceiver = ProcessHandle.of(rs.getLong(1)).orElseThrow();
+        }
+        signal("STOP", List.of(pausedReceiver));
+    }
+
     /** The second half: the standby promoted, waited for until it accepts writes. */
     public void promote() throws Exception {
+        if (pausedReceiver != null) {
+            signal("CONT", List.of(pausedReceiver));
+            pausedReceiver = null;
+        }
         Node promoted = standby;
         standby = null;
         try (Connection c = connect(promoted);
                 Statement s = c.createStatement()) {
-            s.execute("SELECT pg_promote(true, 60)");
-            if (replication == Replication.SYNCHRONOUS) {
+            // not waiting inside pg_promote: a query that runs while the standby replays a
+            // backlog can be cancelled by a recovery conflict; awaitWritable polls instead
+            s.execute("SELECT pg_promote(false)");
+        }
+        awaitWritable(promoted);
+        if (replication == Replication.SYNCHRONOUS) {
+            try (Connection c = connect(promoted);
+                    Statement s = c.createStatement()) {
                 // no standby yet: commits go on without one until rebuildStandby attaches one
                 s.execute("ALTER SYSTEM SET synchronous_standby_names = ''");
                 s.execute("SELECT pg_reload_conf()");
             }
         }
-        awaitWritable(promoted);
         deleteQuietly(primary.dir);
         primary = promoted;
     }
