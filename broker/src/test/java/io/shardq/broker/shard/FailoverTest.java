@@ -33,7 +33,8 @@ class FailoverTest {
     void synchronousStandby_failoversUnderLoad_loseNothing_duplicateNothing_andTrafficResumes() throws Exception {
         int failovers = Integer.getInteger("shardq.test.failovers", 3);
         try (ReplicatedPostgres pg = ReplicatedPostgres.start("shardq-failover", Replication.SYNCHRONOUS)) {
-            List<Long> resumeMillis = new ArrayList<>();
+            List<List<Long>> resumeMillis = new ArrayList<>();
+            List<String> rates = new ArrayList<>();
             try (Broker a = Broker.start(config(pg));
                     Broker b = Broker.start(config(pg))) {
                 a.admin()
@@ -42,16 +43,22 @@ class FailoverTest {
                 FaultyWorkload w = new FaultyWorkload(QUEUE).start(4, a, b);
                 for (int f = 0; f < failovers; f++) {
                     w.awaitTraffic();
+                    long before = w.sendsPerSecond(2000);
                     long killed = pg.failover();
-                    resumeMillis.add(w.millisUntilConsumerCommit(killed));
+                    resumeMillis.add(w.millisUntilEveryWorkerCommits(killed));
+                    long alone = w.sendsPerSecond(2000); // the new primary without a standby yet
                     pg.rebuildStandby();
+                    w.awaitTraffic();
+                    rates.add(before + " -> " + alone + " -> " + w.sendsPerSecond(2000));
                 }
                 w.awaitTraffic();
                 w.finishAndVerify(a);
                 assertThat(a.stats().deadLettered() + b.stats().deadLettered()).isZero();
                 System.out.printf(
-                        "FailoverTest: %d failovers, %s; ms from the primary's death to the next consumer commit: %s%n",
-                        failovers, w.summary(), resumeMillis);
+                        "FailoverTest: %d failovers, %s; ms from the primary's death to each producer's and consumer's next"
+                                + " commit: %s; sends/s before -> on the new primary alone -> with a new synchronous"
+                                + " standby: %s%n",
+                        failovers, w.summary(), resumeMillis, rates);
             }
         }
     }

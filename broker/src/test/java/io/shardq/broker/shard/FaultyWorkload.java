@@ -42,6 +42,9 @@ final class FaultyWorkload {
     final Map<String, List<String>> consumedFrom = new ConcurrentHashMap<>();
 
     final AtomicLong lastConsumerCommitNanos = new AtomicLong();
+    /** Each producer's and consumer's last successful commit (nanoTime), by name. */
+    final Map<String, Long> workerCommitNanos = new ConcurrentHashMap<>();
+
     final List<String> unexpected = Collections.synchronizedList(new ArrayList<>());
     private final AtomicBoolean producing = new AtomicBoolean(true);
     private final AtomicBoolean consuming = new AtomicBoolean(true);
@@ -63,7 +66,7 @@ final class FaultyWorkload {
             Broker broker = brokers[p % brokers.length];
             int id = p;
             producers.add(pool.submit(() -> produce(broker, id)));
-            consumers.add(pool.submit(() -> consume(broker)));
+            consumers.add(pool.submit(() -> consume(broker, id)));
         }
         return this;
     }
@@ -86,6 +89,17 @@ final class FaultyWorkload {
         consumersPaused.set(false);
     }
 
+    /**
+     * Sends committed per second over the next {@code millis} (a measurement window for the
+     * report, not a wait for a condition: nothing is asserted on it).
+     */
+    long sendsPerSecond(long millis) throws InterruptedException {
+        int before = committedSends.size();
+        long t0 = System.nanoTime();
+        Thread.sleep(millis);
+        return Math.round((committedSends.size() - before) * 1e9 / (System.nanoTime() - t0));
+    }
+
     /** Until {@code n} more sends have committed than when it was called. */
     void awaitMoreSends(int n) {
         int before = committedSends.size();
@@ -93,6 +107,25 @@ final class FaultyWorkload {
                 .atMost(Duration.ofSeconds(120))
                 .pollInterval(Duration.ofMillis(20))
                 .until(() -> committedSends.size() >= before + n);
+    }
+
+    /**
+     * Milliseconds from {@code sinceNanos} until each producer and consumer committed after it
+     * (every client resumed by itself), sorted; waits at most two minutes.
+     */
+    List<Long> millisUntilEveryWorkerCommits(long sinceNanos) {
+        int workers = producers.size() + consumers.size();
+        Awaitility.await()
+                .atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> workerCommitNanos.values().stream()
+                                .filter(t -> t > sinceNanos)
+                                .count()
+                        == workers);
+        List<Long> ms = new ArrayList<>();
+        workerCommitNanos.values().forEach(t -> ms.add(TimeUnit.NANOSECONDS.toMillis(t - sinceNanos)));
+        Collections.sort(ms);
+        return ms;
     }
 
     /** Milliseconds from {@code sinceNanos} until a consumer commits after it. */
@@ -236,6 +269,7 @@ final class FaultyWorkload {
                         commitStartedNanos.put(id, started);
                     }
                     committedSends.addAll(batch);
+                    workerCommitNanos.put("producer " + producer, System.nanoTime());
                     batch.clear();
                 }
             } catch (ShardQException e) {
@@ -250,7 +284,7 @@ final class FaultyWorkload {
         return null;
     }
 
-    private Void consume(Broker broker) {
+    private Void consume(Broker broker, int consumer) {
         while (consuming.get()) {
             List<String> batch = new ArrayList<>();
             try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
@@ -279,6 +313,7 @@ final class FaultyWorkload {
                     }
                     batch.clear();
                     lastConsumerCommitNanos.set(System.nanoTime());
+                    workerCommitNanos.put("consumer " + consumer, System.nanoTime());
                 }
             } catch (ShardQException e) {
                 if (inDoubt(e)) {
