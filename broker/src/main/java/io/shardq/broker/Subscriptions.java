@@ -32,6 +32,10 @@ final class Subscriptions {
     /** The instance's log. */
     private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
 
+    /** Consumer closes not recorded in PostgreSQL yet (see {@link #recordCloses}). */
+    private final java.util.concurrent.ConcurrentLinkedDeque<io.shardq.broker.shard.Subscription> closesToRecord =
+            new java.util.concurrent.ConcurrentLinkedDeque<>();
+
     private final Engine engine;
     private final DataSource dataSource;
     private final Destinations destinations;
@@ -73,6 +77,7 @@ final class Subscriptions {
         String clientId = spec.kind() == SubscriptionSpec.Kind.NON_DURABLE ? null : spec.clientId();
         long id;
         int bit;
+        recordCloses(); // a close that failed earlier may be what would refuse this subscribe
         try (Connection c = engine.borrowConnection();
                 PreparedStatement ps = c.prepareStatement(Queries.get(Query.SUBSCRIPTION_SUBSCRIBE))) {
             ps.setString(1, topic.info().name());
@@ -102,28 +107,45 @@ final class Subscriptions {
 
     /** A consumer of {@code sub} closed: counted; a non-durable subscription without consumers goes. */
     void consumerClosed(io.shardq.broker.shard.Subscription sub) {
-        boolean deleted;
-        try (Connection c = engine.borrowConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get(Query.SUBSCRIPTION_CONSUMER_CLOSED))) {
-            ps.setLong(1, sub.id());
-            ps.setLong(2, instanceId);
-            ps.setInt(3, aliveSeconds());
-            try (ResultSet rs = ps.executeQuery()) {
-                deleted = rs.next() && rs.getBoolean(1);
+        closesToRecord.addLast(sub);
+        recordCloses();
+    }
+
+    /**
+     * Records in PostgreSQL the consumer closes not recorded yet, oldest first. One that fails
+     * (PostgreSQL restarting or failing over) stays queued and is recorded at the next close or
+     * subscribe of this instance: a count left one too high would refuse the next consumer of an
+     * unshared durable subscription ("has an active consumer already") for as long as this instance
+     * lives. ({@code TopicFailoverTest} found that: a durable subscriber whose session failed in
+     * the failover could never subscribe again.)
+     */
+    private void recordCloses() {
+        io.shardq.broker.shard.Subscription sub;
+        while ((sub = closesToRecord.pollFirst()) != null) {
+            boolean deleted;
+            try (Connection c = engine.borrowConnection();
+                    PreparedStatement ps = c.prepareStatement(Queries.get(Query.SUBSCRIPTION_CONSUMER_CLOSED))) {
+                ps.setLong(1, sub.id());
+                ps.setLong(2, instanceId);
+                ps.setInt(3, aliveSeconds());
+                try (ResultSet rs = ps.executeQuery()) {
+                    deleted = rs.next() && rs.getBoolean(1);
+                }
+            } catch (SQLException | RuntimeException e) {
+                closesToRecord.addFirst(sub);
+                LOG.warn(
+                        "{} - could not record a closed consumer of subscription {} (recorded at this instance's"
+                                + " next close or subscribe): {}",
+                        instanceId,
+                        sub.id(),
+                        e.getMessage());
+                return;
             }
-        } catch (SQLException | RuntimeException e) {
-            // the count is corrected when this instance stops or dies (reap_subscriptions)
-            LOG.warn(
-                    "{} - could not record a closed consumer of subscription {}: {}",
-                    instanceId,
-                    sub.id(),
-                    e.getMessage());
-            return;
-        }
-        if (deleted) {
-            String name = sub.destinationName();
-            sub.dropped();
-            destinations.reload(name);
+            if (deleted) {
+                String name = sub.destinationName();
+                sub.dropped();
+                destinations.reload(name);
+            }
         }
     }
 
