@@ -137,12 +137,26 @@ final class FaultyWorkload {
         return TimeUnit.NANOSECONDS.toMillis(lastConsumerCommitNanos.get() - sinceNanos);
     }
 
-    /** Stops producing, lets the consumers empty the queue, stops them, and checks the accounting. */
-    void finishAndVerify(Broker admin) throws Exception {
+    private void stopProducers() throws Exception {
         producing.set(false);
         for (Future<?> f : producers) {
             f.get(2, TimeUnit.MINUTES);
         }
+    }
+
+    /** Stops the consumers and the pool; no worker met an error a fault does not explain. */
+    private void stopConsumers() throws Exception {
+        consuming.set(false);
+        for (Future<?> f : consumers) {
+            f.get(2, TimeUnit.MINUTES);
+        }
+        pool.shutdown();
+        assertThat(unexpected).isEmpty();
+    }
+
+    /** Stops producing, lets the consumers empty the queue, stops them, and checks the accounting. */
+    void finishAndVerify(Broker admin) throws Exception {
+        stopProducers();
         try {
             Awaitility.await()
                     .atMost(Duration.ofMinutes(2))
@@ -163,12 +177,7 @@ final class FaultyWorkload {
                             + admin.admin().queues().stats(queue) + "; unexpected " + unexpected,
                     e);
         }
-        consuming.set(false);
-        for (Future<?> f : consumers) {
-            f.get(2, TimeUnit.MINUTES);
-        }
-        pool.shutdown();
-        assertThat(unexpected).isEmpty();
+        stopConsumers();
         List<String> twice = new ArrayList<>();
         consumed.forEach((id, n) -> {
             if (n != 1) {
@@ -199,10 +208,7 @@ final class FaultyWorkload {
      * asserts what no loss explains: nothing consumed that was never sent, no unexpected error.
      */
     Loss finishAndCount(Broker admin) throws Exception {
-        producing.set(false);
-        for (Future<?> f : producers) {
-            f.get(2, TimeUnit.MINUTES);
-        }
+        stopProducers();
         try {
             Awaitility.await()
                     .atMost(Duration.ofMinutes(2))
@@ -214,12 +220,7 @@ final class FaultyWorkload {
                             + admin.admin().queues().stats(queue),
                     e);
         }
-        consuming.set(false);
-        for (Future<?> f : consumers) {
-            f.get(2, TimeUnit.MINUTES);
-        }
-        pool.shutdown();
-        assertThat(unexpected).isEmpty();
+        stopConsumers();
         for (String id : consumed.keySet()) {
             assertThat(committedSends.contains(id) || inDoubtSends.contains(id))
                     .as("%s was consumed but never sent", id)
