@@ -107,4 +107,9 @@ SELECT pg_postmaster_start_time()::text
 -- instance gets a new acquisition number, so a commit planned under what the instance held before
 -- fails its guard (cursor_commit_move, dequeue_range_insert) instead of moving a cursor past what
 -- the new server has; the leases stay this instance's and are taken again, re-reading everything.
-UPDATE shardq.cursor SET lease_seq = lease_seq + 1 WHERE lease_instance = ?
+-- SKIP LOCKED, as cursor_lease_release_all: a cursor row a prepared (XA) transaction holds keeps
+-- its locks across a failover until a transaction manager decides it, and the first borrower after
+-- the switch must not wait for that (a commit planned under such a row waits for the same lock).
+UPDATE shardq.cursor SET lease_seq = lease_seq + 1
+ WHERE (subscription_id, shard_no) IN (
+       SELECT subscription_id, shard_no FROM shardq.cursor WHERE lease_instance = ? FOR UPDATE SKIP LOCKED)
