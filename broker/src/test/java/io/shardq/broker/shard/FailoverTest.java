@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 @Tag("fault")
 class FailoverTest {
     static final String QUEUE = "failover.q";
+    static final int LEASE_TTL_MS = 3000;
     /** How far behind the asynchronous standby falls before the last failover, in committed sends. */
     static final int LAG_SENDS = 100_000;
 
@@ -46,6 +47,13 @@ class FailoverTest {
                     long before = w.sendsPerSecond(2000);
                     long killed = pg.failover();
                     resumeMillis.add(w.millisUntilEveryWorkerCommits(killed));
+                    // the maintenance leader's lease is renewed or taken on the new primary: its
+                    // expiry lies beyond what any statement before the promotion could have set
+                    String promoted = databaseNow(pg);
+                    org.awaitility.Awaitility.await()
+                            .atMost(java.time.Duration.ofMinutes(1))
+                            .pollInterval(java.time.Duration.ofMillis(50))
+                            .until(() -> leaderRenewedSince(pg, promoted, a, b));
                     long alone = w.sendsPerSecond(2000); // the new primary without a standby yet
                     pg.rebuildStandby();
                     w.awaitTraffic();
@@ -123,13 +131,42 @@ class FailoverTest {
         }
     }
 
+    private static String databaseNow(ReplicatedPostgres pg) throws Exception {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(pg.primaryUrl(), "postgres", "");
+                java.sql.Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("SELECT now()::text")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    /** The leader row was written on the new primary after {@code since}, by an instance that says it leads. */
+    private static boolean leaderRenewedSince(ReplicatedPostgres pg, String since, Broker a, Broker b)
+            throws Exception {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(pg.primaryUrl(), "postgres", "");
+                java.sql.PreparedStatement ps = c.prepareStatement("SELECT instance_id FROM shardq.leader"
+                        + " WHERE role = 'maintenance' AND expires_at > ?::timestamptz + make_interval(secs => ?)")) {
+            ps.setString(1, since);
+            ps.setDouble(2, LEASE_TTL_MS / 1000.0);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return false;
+                }
+                long leader = rs.getLong(1);
+                return leader == a.instanceId()
+                        ? a.isMaintenanceLeader()
+                        : leader == b.instanceId() && b.isMaintenanceLeader();
+            }
+        }
+    }
+
     private static BrokerConfig config(ReplicatedPostgres pg) {
         return BrokerConfig.builder()
                 .isolated()
                 .set(BrokerProperty.JDBC_URL, pg.jdbcUrl())
                 .set(BrokerProperty.JDBC_USER, "postgres")
                 .set(BrokerProperty.HEARTBEAT_MS, 200)
-                .set(BrokerProperty.LEASE_TTL_MS, 3000)
+                .set(BrokerProperty.LEASE_TTL_MS, LEASE_TTL_MS)
                 .set(BrokerProperty.POOL_SIZE, 16)
                 .set(BrokerProperty.POOL_TIMEOUT_MS, 2000)
                 .build();
