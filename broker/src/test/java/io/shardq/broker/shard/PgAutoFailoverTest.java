@@ -47,7 +47,7 @@ class PgAutoFailoverTest {
                 FaultyWorkload w = new FaultyWorkload(QUEUE).start(4, a, b);
                 w.awaitTraffic();
                 w.awaitMoreSends(5_000);
-                long dead = cluster.killPrimaryHost(Duration.ofMinutes(3));
+                long dead = cluster.killPrimaryHost(Duration.ofMinutes(6));
                 List<Long> resumed = w.millisUntilEveryWorkerCommits(dead);
                 w.awaitTraffic();
                 w.awaitMoreSends(5_000); // on the promoted node

@@ -150,10 +150,37 @@ public final class AutoFailoverCluster implements AutoCloseable {
                 // starting, or restarting as the monitor asks
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("node " + node + " did not accept writes within " + limit);
+                throw new IllegalStateException("node " + node + " did not accept writes within " + limit
+                        + "; the monitor's view:\n" + monitorState());
             }
             Thread.sleep(200); // polling the node's state, bounded by the deadline
         }
+    }
+
+    /** {@code pg_autoctl show state} and {@code show events}, for a failure's message. */
+    private String monitorState() {
+        StringBuilder out = new StringBuilder();
+        for (String what : List.of("state", "events")) {
+            try {
+                List<String> cmd = asPostgres();
+                cmd.addAll(List.of(
+                        PG_AUTOCTL.toString(),
+                        "show",
+                        what,
+                        "--pgdata",
+                        root.resolve("monitor").toString()));
+                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+                out.append(new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+                p.waitFor(30, TimeUnit.SECONDS);
+            } catch (IOException | InterruptedException e) {
+                out.append("(pg_autoctl show ")
+                        .append(what)
+                        .append(" failed: ")
+                        .append(e)
+                        .append(")\n");
+            }
+        }
+        return out.toString();
     }
 
     private void awaitStreaming(Duration limit) throws Exception {
