@@ -110,6 +110,7 @@ public final class AutoFailoverCluster implements AutoCloseable {
      * Returns {@link System#nanoTime()} at node 1's death.
      */
     public long killPrimaryHost(Duration limit) throws Exception {
+        awaitStreaming(limit); // node 2 may have fallen behind under load: a candidate first
         List<ProcessHandle> victims = new ArrayList<>();
         Process keeper = keepers.get(1);
         victims.add(keeper.toHandle());
@@ -183,25 +184,32 @@ public final class AutoFailoverCluster implements AutoCloseable {
         return out.toString();
     }
 
+    /**
+     * Until the monitor reports node 1 primary and node 2 secondary, each in the state it was
+     * assigned: only then is node 2 a failover candidate (a node still catching up is never
+     * promoted; under load one can flap between catchingup and secondary for a while).
+     */
     private void awaitStreaming(Duration limit) throws Exception {
         long deadline = System.nanoTime() + limit.toNanos();
         while (true) {
             try (Connection c = DriverManager.getConnection(
-                            "jdbc:postgresql://127.0.0.1:" + ports[1] + "/postgres", "postgres", "");
+                            "jdbc:postgresql://127.0.0.1:" + ports[0] + "/pg_auto_failover", "postgres", "");
                     Statement s = c.createStatement();
-                    ResultSet rs =
-                            s.executeQuery("SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")) {
+                    ResultSet rs = s.executeQuery("SELECT count(*) FROM pgautofailover.node"
+                            + " WHERE reportedstate = goalstate AND ((nodename = 'node1' AND goalstate = 'primary')"
+                            + " OR (nodename = 'node2' AND goalstate = 'secondary'))")) {
                 rs.next();
-                if (rs.getInt(1) > 0) {
+                if (rs.getInt(1) == 2) {
                     return;
                 }
             } catch (SQLException notYet) {
-                // node 1 restarting as the monitor asks
+                // the monitor restarting
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("node 2 did not stream from node 1 within " + limit);
+                throw new IllegalStateException("the formation did not settle (node 1 primary, node 2 secondary)"
+                        + " within " + limit + "; the monitor's view:\n" + monitorState());
             }
-            Thread.sleep(200); // polling the node's state, bounded by the deadline
+            Thread.sleep(200); // polling the monitor's view, bounded by the deadline
         }
     }
 
