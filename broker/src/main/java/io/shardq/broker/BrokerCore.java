@@ -127,8 +127,9 @@ final class BrokerCore implements Engine {
      */
     @Override
     public Connection borrowConnection() throws SQLException {
-        long waitMs = Math.max(0, config.getInt(BrokerProperty.FAILOVER_WAIT_MS));
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+        // the bound is read only once a connection could not be had (not on every borrow)
+        long waitMs = -1;
+        long deadline = 0;
         long backoffMs = 50;
         while (true) {
             try {
@@ -155,6 +156,10 @@ final class BrokerCore implements Engine {
                             e);
                 }
                 // the pool could not make a connection: the cause is PostgreSQL's or the driver's reason
+                if (waitMs < 0) {
+                    waitMs = Math.max(0, config.getInt(BrokerProperty.FAILOVER_WAIT_MS));
+                    deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+                }
                 if (System.nanoTime() - deadline >= 0) {
                     throw new ShardQException(
                             ErrorKind.CONNECTION,
