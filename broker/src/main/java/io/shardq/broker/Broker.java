@@ -64,18 +64,21 @@ public final class Broker implements AutoCloseable {
         this.config = config;
         this.clock = clock;
         this.database = Database.open(config, "shardq-pool");
+        InstanceStart.Registered registered;
         try {
-            this.instanceId = InstanceStart.migrateAndRegister(config, database);
+            registered = InstanceStart.migrateAndRegister(config, database);
         } catch (RuntimeException e) {
             database.close();
             throw e;
         }
+        this.instanceId = registered.id();
         this.catalog = new Catalog(database.dataSource());
         // this instance's own changes apply at once; other instances' arrive by NOTIFY
         this.admin = new Admin(database.dataSource(), catalog, this::changed);
         this.cache = new MessageCache(
                 config.getInt(BrokerProperty.CACHE_MAX_BYTES), config.getInt(BrokerProperty.CACHE_LARGE_PAYLOAD_BYTES));
-        this.core = new BrokerCore(config, database, clock, instanceId, cache, stats, this::checkOpen);
+        this.core =
+                new BrokerCore(config, database, clock, instanceId, registered.citus(), cache, stats, this::checkOpen);
         this.destinations = new Destinations(config, core, catalog, admin, stats, instanceId, this::checkOpen);
         this.subscriptions = new Subscriptions(core, database.dataSource(), destinations);
         this.services = new BrokerServices(

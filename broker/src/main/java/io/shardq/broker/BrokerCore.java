@@ -38,6 +38,7 @@ final class BrokerCore implements Engine {
     private final Database database;
     private final Clock clock;
     private final long instanceId;
+    private final boolean citus;
     private final MessageCache cache;
     private final EngineStats stats;
     private final Settings settings;
@@ -57,9 +58,11 @@ final class BrokerCore implements Engine {
             Database database,
             Clock clock,
             long instanceId,
+            boolean citus,
             MessageCache cache,
             EngineStats stats,
             Runnable checkOpen) {
+        this.citus = citus;
         this.config = config;
         this.database = database;
         this.clock = clock;
@@ -259,6 +262,11 @@ final class BrokerCore implements Engine {
     @Override
     public long instanceId() {
         return instanceId;
+    }
+
+    @Override
+    public boolean onCitus() {
+        return citus;
     }
 
     @Override

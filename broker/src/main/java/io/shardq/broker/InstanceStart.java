@@ -22,7 +22,10 @@ final class InstanceStart {
     private InstanceStart() {}
 
     /** Migrates when configured, then registers; returns the instance's id. */
-    static long migrateAndRegister(BrokerConfig config, Database database) {
+    /** A registered instance: its id, and whether the schema is distributed over Citus. */
+    record Registered(long id, boolean citus) {}
+
+    static Registered migrateAndRegister(BrokerConfig config, Database database) {
         if (config.getBoolean(BrokerProperty.MIGRATE_ON_START)) {
             try {
                 Migrations.migrate(database.dataSource());
@@ -43,7 +46,7 @@ final class InstanceStart {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                return rs.getLong(1);
+                return new Registered(rs.getLong(1), rs.getBoolean(2));
             }
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "registering the instance");

@@ -51,6 +51,7 @@ public final class Migrations {
             }
             try {
                 MigrateResult result = flyway(dataSource, target).migrate();
+                distributeOnCitus(dataSource);
                 String version = currentVersion(dataSource).orElse("none");
                 if (result.migrationsExecuted > 0) {
                     LOG.info(
@@ -67,6 +68,40 @@ public final class Migrations {
             }
         } catch (SQLException e) {
             throw new IllegalStateException("shardq schema migration failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * On a Citus coordinator (the citus extension installed in this database), gives the catalog
+     * its Citus kinds once ({@code shardq.citus_distribute()}, docs/design/citus.md); nothing
+     * elsewhere.
+     */
+    private static void distributeOnCitus(DataSource dataSource) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
+            boolean citus;
+            try (ResultSet rs = s.executeQuery("select exists (select 1 from pg_extension where extname = 'citus')")) {
+                rs.next();
+                citus = rs.getBoolean(1);
+            }
+            if (!citus) {
+                return;
+            }
+            boolean autoCommit = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try (ResultSet rs = s.executeQuery("select shardq.citus_distribute()")) {
+                rs.next();
+                String outcome = rs.getString(1);
+                c.commit();
+                if (!"already distributed".equals(outcome)) {
+                    LOG.info("shardq schema on Citus: {}", outcome);
+                }
+            } catch (SQLException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(autoCommit);
+            }
         }
     }
 

@@ -64,6 +64,7 @@ public final class Catalog {
         try (Connection c = dataSource.getConnection();
                 PreparedStatement ps = c.prepareStatement(Queries.get(Query.DESTINATION_SELECT_BY_NAME))) {
             ps.setString(1, name);
+            ps.setString(2, name);
             try (ResultSet rs = ps.executeQuery()) {
                 offer(new Snapshot(name, ticket, rs.next() ? read(rs) : null));
             }

@@ -47,6 +47,13 @@ public interface Engine {
 
     long instanceId();
 
+    /**
+     * Whether the schema is distributed over Citus (docs/design/citus.md): an enqueue then reserves
+     * and inserts in two statements that Citus routes to one worker each, where the one-statement
+     * form would be planned through the coordinator.
+     */
+    boolean onCitus();
+
     /** The runtime of a destination, creating the queue first if allowed. */
     DestinationRuntime runtime(String name, boolean createIfMissing);
 

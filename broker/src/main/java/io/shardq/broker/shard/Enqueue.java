@@ -105,7 +105,7 @@ final class Enqueue {
             return expected;
         }
         SliceMap.Slice slice = rt.slices.find(shard, expected);
-        if (slice == null || expected + n - 1 > slice.last() || n > FAST_MAX_ROWS) {
+        if (slice == null || expected + n - 1 > slice.last() || n > FAST_MAX_ROWS || engine.onCitus()) {
             return -1;
         }
         long notified;
@@ -212,7 +212,7 @@ final class Enqueue {
                 continue;
             }
             SliceMap.Slice slice = t.rt.slices.find(t.shard, expected);
-            if (slice == null || expected + n - 1 > slice.last() || n > FAST_MAX_ROWS) {
+            if (slice == null || expected + n - 1 > slice.last() || n > FAST_MAX_ROWS || engine.onCitus()) {
                 continue;
             }
             parts.add(t);

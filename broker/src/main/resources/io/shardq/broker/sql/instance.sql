@@ -8,7 +8,9 @@
 -- name fails compilation; QueriesTest PREPAREs every statement against the migrated schema.
 
 -- name: instance_insert
-INSERT INTO shardq.instance (name) VALUES (?) RETURNING id
+-- Registers an instance; also tells whether the schema is distributed over Citus (the enqueue then
+-- reserves and inserts in two router statements: docs/design/citus.md).
+INSERT INTO shardq.instance (name) VALUES (?) RETURNING id, shardq.on_citus()
 
 -- name: instance_heartbeat
 UPDATE shardq.instance SET heartbeat_at = now(), hungry_for = ?, produces = ? WHERE id = ?

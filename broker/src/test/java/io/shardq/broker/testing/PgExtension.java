@@ -20,7 +20,10 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * <p>The server, chosen once per test JVM: {@code SHARDQ_TEST_JDBC_URL} (with {@code
  * SHARDQ_TEST_USER}/{@code SHARDQ_TEST_PASSWORD}) if set; else a Testcontainers PostgreSQL if a
  * Docker engine answers; else the embedded PostgreSQL in a temporary directory, with the same
- * durable settings ShardQ uses by default. Never a mock.
+ * durable settings ShardQ uses by default. Never a mock. When {@code SHARDQ_TEST_JDBC_URL} names a
+ * Citus coordinator (the citus extension is installed in its database), each test database is
+ * made a Citus database over the coordinator's active workers, so the suite runs on Citus
+ * (docs/citus.md).
  *
  * <p>After the class (its own {@code @AfterAll} methods have run, before its database is
  * dropped) the database's invariants are checked ({@link InvariantChecker}, after Caffeine's
@@ -32,7 +35,7 @@ public final class PgExtension implements ParameterResolver, AfterAllCallback {
     private static Server server;
 
     /** Where test databases are created: admin URL template and credentials. */
-    record Server(String urlPrefix, String user, String password, String description) {
+    record Server(String urlPrefix, String user, String password, String description, boolean citus) {
         String url(String database) {
             return urlPrefix + database;
         }
@@ -98,11 +101,15 @@ public final class PgExtension implements ParameterResolver, AfterAllCallback {
         String url = System.getenv("SHARDQ_TEST_JDBC_URL");
         if (url != null && !url.isBlank()) {
             String prefix = url.substring(0, url.lastIndexOf('/') + 1);
+            String user = envOr("SHARDQ_TEST_USER", "postgres");
+            String password = envOr("SHARDQ_TEST_PASSWORD", "");
+            boolean citus = CitusDatabases.isCoordinator(prefix + "postgres", user, password);
             return new Server(
                     prefix,
-                    envOr("SHARDQ_TEST_USER", "postgres"),
-                    envOr("SHARDQ_TEST_PASSWORD", ""),
-                    "SHARDQ_TEST_JDBC_URL");
+                    user,
+                    password,
+                    citus ? "SHARDQ_TEST_JDBC_URL (a Citus coordinator)" : "SHARDQ_TEST_JDBC_URL",
+                    citus);
         }
         if (dockerAnswers()) {
             return Containers.start();
@@ -119,7 +126,7 @@ public final class PgExtension implements ParameterResolver, AfterAllCallback {
                     .setServerConfig("max_prepared_transactions", "100") // XA tests (issue 13)
                     .start();
             return new Server(
-                    "jdbc:postgresql://127.0.0.1:" + pg.getPort() + "/", "postgres", "", "embedded PostgreSQL");
+                    "jdbc:postgresql://127.0.0.1:" + pg.getPort() + "/", "postgres", "", "embedded PostgreSQL", false);
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the embedded PostgreSQL for tests: " + e, e);
         }
@@ -144,13 +151,25 @@ public final class PgExtension implements ParameterResolver, AfterAllCallback {
         if (name.length() > 60) {
             name = name.substring(name.length() - 60);
         }
-        execAdmin("create database " + name);
+        createOn(s, name);
         return new TestDatabase(s.url(name), s.user(), s.password(), name);
+    }
+
+    private static void createOn(Server s, String name) {
+        if (s.citus()) {
+            CitusDatabases.create(s.url("postgres"), s.user(), s.password(), name);
+        } else {
+            execAdmin("create database " + name);
+        }
     }
 
     static void dropDatabase(String name) {
         rollbackPrepared(name);
-        execAdmin("drop database if exists " + name + " with (force)");
+        if (server().citus()) {
+            CitusDatabases.drop(server().url("postgres"), server().user(), server().password(), name);
+        } else {
+            execAdmin("drop database if exists " + name + " with (force)");
+        }
     }
 
     /** A database with prepared transactions cannot be dropped: an XA test may leave some behind. */
@@ -177,7 +196,7 @@ public final class PgExtension implements ParameterResolver, AfterAllCallback {
         Server s = server();
         String name = (base.length() + suffix.length() + 1 > 60 ? base.substring(0, 59 - suffix.length()) : base) + "_"
                 + suffix;
-        execAdmin("create database " + name);
+        createOn(s, name);
         return new TestDatabase(s.url(name), s.user(), s.password(), name);
     }
 
@@ -213,7 +232,11 @@ public final class PgExtension implements ParameterResolver, AfterAllCallback {
             pg.start();
             String url = pg.getJdbcUrl();
             return new Server(
-                    url.substring(0, url.lastIndexOf('/') + 1), pg.getUsername(), pg.getPassword(), "Testcontainers");
+                    url.substring(0, url.lastIndexOf('/') + 1),
+                    pg.getUsername(),
+                    pg.getPassword(),
+                    "Testcontainers",
+                    false);
         }
     }
 }

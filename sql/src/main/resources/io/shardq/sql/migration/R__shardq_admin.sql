@@ -128,6 +128,22 @@ DECLARE
     v_mid text := 'm_' || p_destination || '_' || p_shard;
     v_leaf text;
 BEGIN
+    IF shardq.flat_layout(p_destination) THEN
+        -- one level (Citus): the leaf hangs from the destination's table, and slot creation is
+        -- serialised per destination instead of per shard. The primary key holds shard_no, the
+        -- distribution column, after seq, so a range of seq still reads the index.
+        EXECUTE format('LOCK TABLE shardq.%I IN SHARE UPDATE EXCLUSIVE MODE', 'm_' || p_destination);
+        SELECT coalesce(max(slot) + 1, 0) INTO v_slot
+          FROM shardq.slice WHERE destination_id = p_destination AND shard_no = p_shard;
+        v_leaf := v_mid || '_' || v_slot;
+        EXECUTE format('CREATE TABLE shardq.%I (LIKE shardq.%I, PRIMARY KEY (seq, shard_no), CHECK (shard_no = %s AND slot = %s))'
+                       ' WITH (autovacuum_enabled = false, toast.autovacuum_enabled = false)',
+                       v_leaf, 'm_' || p_destination, p_shard, v_slot);
+        EXECUTE format('ALTER TABLE shardq.%I ATTACH PARTITION shardq.%I FOR VALUES FROM (%s, %s) TO (%s, %s)',
+                       'm_' || p_destination, v_leaf, p_shard, v_slot, p_shard, v_slot + 1);
+        INSERT INTO shardq.slice (destination_id, shard_no, slot) VALUES (p_destination, p_shard, v_slot);
+        RETURN v_slot;
+    END IF;
     EXECUTE format('LOCK TABLE shardq.%I IN SHARE UPDATE EXCLUSIVE MODE', v_mid);
     SELECT coalesce(max(slot) + 1, 0) INTO v_slot
       FROM shardq.slice WHERE destination_id = p_destination AND shard_no = p_shard;
@@ -146,8 +162,10 @@ DECLARE
     v_sub record;
 BEGIN
     INSERT INTO shardq.shard (destination_id, shard_no) VALUES (p_destination, p_shard);
-    EXECUTE format('CREATE TABLE shardq.%I PARTITION OF shardq.%I FOR VALUES IN (%s) PARTITION BY LIST (slot)',
-                   'm_' || p_destination || '_' || p_shard, 'm_' || p_destination, p_shard);
+    IF NOT shardq.flat_layout(p_destination) THEN
+        EXECUTE format('CREATE TABLE shardq.%I PARTITION OF shardq.%I FOR VALUES IN (%s) PARTITION BY LIST (slot)',
+                       'm_' || p_destination || '_' || p_shard, 'm_' || p_destination, p_shard);
+    END IF;
     FOR i IN 1..p_slots LOOP
         PERFORM shardq.add_slot(p_destination, p_shard);
     END LOOP;
@@ -203,7 +221,12 @@ BEGIN
                    ' enqueued_at bigint NOT NULL, deliver_at bigint NOT NULL, expires_at bigint NOT NULL,'
                    ' priority smallint NOT NULL, subscribers bytea, header bytea NOT NULL, body bytea NOT NULL,'
                    ' properties jsonb)'
-                   ' PARTITION BY LIST (shard_no)', 'm_' || v_id);
+                   ' PARTITION BY %s', 'm_' || v_id, CASE WHEN shardq.on_citus() THEN 'RANGE (shard_no, slot)' ELSE 'LIST (shard_no)' END);
+    IF shardq.on_citus() THEN
+        -- one level, distributed by shard_no beside the shard's catalog rows (R__shardq_citus.sql)
+        EXECUTE 'SELECT create_distributed_table($1, ''shard_no'', colocate_with => ''shardq.shard'')' USING 'shardq.m_' || v_id;
+        PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
+    END IF;
     EXECUTE format('COMMENT ON TABLE shardq.%I IS %L', 'm_' || v_id, 'messages of ' || kind || ' ' || name);
     -- raw writes to the table are refused (V004): grants on it are the destination's privileges
     EXECUTE format('CREATE TRIGGER refuse_raw_write BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON shardq.%I'
@@ -322,6 +345,7 @@ RETURNS TABLE (event text, shard_no integer) LANGUAGE plpgsql AS $$
 DECLARE
     v_count integer;
     v_from integer;
+    v_leaf text;
 BEGIN
     IF shardq.shrink_lift(p_id) THEN
         event := 'lifted'; shard_no := NULL; RETURN NEXT;
@@ -342,7 +366,14 @@ BEGIN
             DELETE FROM shardq.delivery_attempt a USING shardq.subscription sub
              WHERE sub.destination_id = p_id AND a.subscription_id = sub.id AND a.shard_no = v_count - 1;
             DELETE FROM shardq.large_body b WHERE b.destination_id = p_id AND b.shard_no = v_count - 1;
-            EXECUTE format('DROP TABLE shardq.%I', 'm_' || p_id || '_' || (v_count - 1));
+            IF shardq.flat_layout(p_id) THEN
+                FOR v_leaf IN SELECT 'm_' || p_id || '_' || (v_count - 1) || '_' || sl.slot FROM shardq.slice sl
+                               WHERE sl.destination_id = p_id AND sl.shard_no = v_count - 1 LOOP
+                    EXECUTE format('DROP TABLE shardq.%I', v_leaf);
+                END LOOP;
+            ELSE
+                EXECUTE format('DROP TABLE shardq.%I', 'm_' || p_id || '_' || (v_count - 1));
+            END IF;
             DELETE FROM shardq.shard s WHERE s.destination_id = p_id AND s.shard_no = v_count - 1;
             UPDATE shardq.destination d
                SET shard_count = v_count - 1,

@@ -330,8 +330,13 @@ LANGUAGE plpgsql STABLE AS $$
 DECLARE
     v_at bigint;
 BEGIN
-    EXECUTE format('SELECT enqueued_at FROM shardq.%I WHERE seq = $1', 'm_' || p_destination || '_' || p_shard)
-       INTO v_at USING p_seq;
+    IF shardq.flat_layout(p_destination) THEN
+        EXECUTE format('SELECT enqueued_at FROM shardq.%I WHERE shard_no = $2 AND seq = $1', 'm_' || p_destination)
+           INTO v_at USING p_seq, p_shard;
+    ELSE
+        EXECUTE format('SELECT enqueued_at FROM shardq.%I WHERE seq = $1', 'm_' || p_destination || '_' || p_shard)
+           INTO v_at USING p_seq;
+    END IF;
     RETURN v_at;
 END $$;
 

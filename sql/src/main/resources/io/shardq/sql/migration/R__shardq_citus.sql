@@ -1,0 +1,143 @@
+-- ShardQ on a Citus coordinator (docs/design/citus.md). Nothing here runs on a single server:
+-- Migrations calls shardq.citus_distribute() after the migrations only where the citus extension
+-- is installed in the database.
+
+-- True when the catalog has been distributed over a Citus cluster (shardq.shard is a distributed
+-- table). Read by the DDL functions (create_queue, add_slot, ...), never by the hot path.
+CREATE OR REPLACE FUNCTION shardq.on_citus() RETURNS boolean
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    v_on boolean;
+BEGIN
+    IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+        RETURN false;
+    END IF;
+    EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = ''shardq.shard''::regclass)'
+       INTO v_on;
+    RETURN v_on;
+END $$;
+
+-- True when destination p_destination's messages use the one-level layout: shardq.m_<id>
+-- partitioned by RANGE (shard_no, slot), one leaf per (shard, slot) and no per-shard table in
+-- between. Citus cannot distribute a partitioned table of two levels, so destinations created on
+-- Citus use it; a single server keeps the two levels (m_<id> by shard, m_<id>_<shard> by slot).
+CREATE OR REPLACE FUNCTION shardq.flat_layout(p_destination integer) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+    SELECT coalesce((SELECT p.partnatts = 2 FROM pg_catalog.pg_partitioned_table p
+                      WHERE p.partrelid = pg_catalog.to_regclass(format('shardq.%I', 'm_' || p_destination))), false)
+$$;
+
+-- Whether a catalog trigger fired on table p_table should act here. On one server always. On Citus
+-- a reference table's triggers fire on each node's copy (p_table is then "<table>_<shard id>"):
+-- only the coordinator's copy acts, once, where the JVMs LISTEN (a NOTIFY on a worker would reach
+-- nobody, and Citus cannot PREPARE a transaction that notified).
+CREATE OR REPLACE FUNCTION shardq.catalog_trigger_here(p_table name) RETURNS boolean
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    v_group integer;
+BEGIN
+    IF p_table IN ('destination', 'subscription') OR pg_catalog.to_regclass('pg_catalog.pg_dist_local_group') IS NULL THEN
+        RETURN true;
+    END IF;
+    EXECUTE 'SELECT groupid FROM pg_catalog.pg_dist_local_group' INTO v_group;
+    RETURN v_group = 0;
+END $$;
+
+-- V002's trigger function, acting once on Citus (catalog_trigger_here)
+CREATE OR REPLACE FUNCTION shardq.destination_notify() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT shardq.catalog_trigger_here(TG_TABLE_NAME) THEN
+        RETURN NULL;
+    END IF;
+    IF TG_OP <> 'INSERT' THEN
+        PERFORM pg_notify('shardq_catalog', OLD.name);
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        PERFORM pg_notify('shardq_catalog', NEW.name);
+    END IF;
+    RETURN NULL;
+END $$;
+
+-- V005's trigger function, acting once on Citus (catalog_trigger_here)
+CREATE OR REPLACE FUNCTION shardq.subscription_deleted() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF shardq.catalog_trigger_here(TG_TABLE_NAME) THEN
+        DELETE FROM shardq.dequeue_range WHERE subscription_id = OLD.id;
+    END IF;
+    RETURN OLD;
+END $$;
+
+-- Gives the catalog its Citus kinds; run by `shardq migrate` on a Citus coordinator, again
+-- harmless (a table that has its kind is left alone).
+-- * distributed by shard_no, co-located with shardq.shard: shard, slice, cursor,
+--   delivery_attempt, dequeue_range, and each destination's message table (create_queue), so
+--   every row of one shard number lives on one worker;
+-- * reference tables (a copy on every node): destination, subscription, kv_cache;
+-- * the rest stays on the coordinator (Citus adds those with a foreign key to a reference table
+--   to its metadata as local tables).
+-- Citus keeps a foreign key only where it can check it where the rows live: every foreign key of
+-- the schema is dropped while the tables change kind and put back afterwards (each is one Citus
+-- accepts: distributed to reference, distributed to co-located distributed, local to reference).
+CREATE OR REPLACE FUNCTION shardq.citus_distribute(p_shard_count integer DEFAULT NULL) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_fk record;
+    v_fks text[] := '{}';
+    v_t text;
+    v_workers integer;
+    v_count integer;
+    v_done text[] := '{}';
+BEGIN
+    IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+        RAISE EXCEPTION 'the citus extension is not installed in database "%": shardq.citus_distribute() runs on a Citus coordinator',
+            current_database() USING ERRCODE = '0A000';
+    END IF;
+    IF shardq.on_citus() THEN
+        RETURN 'already distributed';
+    END IF;
+    EXECUTE 'SELECT count(*) FROM pg_catalog.pg_dist_node WHERE groupid = 0' INTO v_count;
+    IF v_count = 0 THEN
+        RAISE EXCEPTION 'the Citus coordinator is not in its own metadata: run SELECT citus_set_coordinator_host(<host>, <port>) first'
+            USING ERRCODE = '55000',
+                  HINT = 'ShardQ''s catalog tables join the coordinator''s own tables and its notifications come from the coordinator''s copy of the reference tables';
+    END IF;
+    EXECUTE 'SELECT count(*) FROM pg_catalog.pg_dist_node WHERE groupid <> 0 AND isactive AND noderole = ''primary'''
+       INTO v_workers;
+    IF EXISTS (SELECT 1 FROM shardq.destination) THEN
+        RAISE EXCEPTION 'shardq.citus_distribute() must run before any destination is created: % exist(s) in the single-server layout',
+            (SELECT count(*) FROM shardq.destination) USING ERRCODE = '55000',
+            HINT = 'run shardq migrate on the Citus coordinator before creating queues, topics or caches there';
+    END IF;
+    IF EXISTS (SELECT 1 FROM shardq.kv_cache) THEN
+        RAISE EXCEPTION 'shardq.citus_distribute() must run before any key/value cache is created' USING ERRCODE = '55000';
+    END IF;
+    -- one connection per worker for the whole transaction: the reference tables' foreign keys need it
+    PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+    -- the catalog's triggers (destination_notify, subscription_deleted) are kept
+    PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
+    FOR v_fk IN SELECT c.conname, c.conrelid::regclass AS tbl, pg_catalog.pg_get_constraintdef(c.oid) AS def
+                  FROM pg_catalog.pg_constraint c JOIN pg_catalog.pg_namespace n ON n.oid = c.connamespace
+                 WHERE n.nspname = 'shardq' AND c.contype = 'f' ORDER BY c.conname LOOP
+        v_fks := v_fks || format('ALTER TABLE %s ADD CONSTRAINT %I %s', v_fk.tbl, v_fk.conname, v_fk.def);
+        EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', v_fk.tbl, v_fk.conname);
+    END LOOP;
+    FOREACH v_t IN ARRAY ARRAY['destination', 'subscription', 'kv_cache'] LOOP
+        EXECUTE 'SELECT create_reference_table($1)' USING 'shardq.' || v_t;
+        v_done := v_done || (v_t || ' (reference)');
+    END LOOP;
+    -- shard numbers run 0..255: a few Citus shards per worker spread them, more only make empty tables
+    v_count := coalesce(p_shard_count, greatest(2, 2 * v_workers));
+    EXECUTE 'SELECT create_distributed_table(''shardq.shard'', ''shard_no'', colocate_with => ''none'', shard_count => $1)'
+      USING v_count;
+    v_done := v_done || format('shard (by shard_no, %s Citus shards)', v_count);
+    FOREACH v_t IN ARRAY ARRAY['slice', 'cursor', 'delivery_attempt', 'dequeue_range'] LOOP
+        EXECUTE 'SELECT create_distributed_table($1, ''shard_no'', colocate_with => ''shardq.shard'')' USING 'shardq.' || v_t;
+        v_done := v_done || (v_t || ' (by shard_no)');
+    END LOOP;
+    FOREACH v_t IN ARRAY v_fks LOOP
+        EXECUTE v_t;
+    END LOOP;
+    RETURN 'distributed over ' || v_workers || ' worker(s): ' || array_to_string(v_done, ', ');
+END $$;
