@@ -200,9 +200,9 @@ final class BrokerCore implements Engine {
             return; // another borrower handled it
         }
         try (java.sql.PreparedStatement ps = c.prepareStatement(
-                io.shardq.broker.internal.Queries.get(io.shardq.broker.internal.Query.CURSOR_LEASE_FENCE_ALL))) {
+                io.shardq.broker.internal.Queries.get(io.shardq.broker.internal.Query.CURSOR_LEASE_FENCE_ALL, citus))) {
             ps.setLong(1, instanceId);
-            int fenced = ps.executeUpdate();
+            int fenced = io.shardq.broker.internal.Queries.executeCount(ps);
             for (DestinationRuntime rt : destinations.all()) {
                 rt.serverChanged();
             }

@@ -14,11 +14,42 @@ import java.util.Map;
  */
 public final class Queries {
     private static final Map<Query, String> QUERIES = load();
+    /** Each statement that has a Citus form ({@code citus.sql}: its name with {@code _citus}), to that form. */
+    private static final Map<Query, Query> CITUS = citusForms();
 
     private Queries() {}
 
     public static String get(Query query) {
         return QUERIES.get(query);
+    }
+
+    /**
+     * {@code query}, or on a Citus coordinator its Citus form when it has one (the same parameters;
+     * a function call whose result is a count where {@code query} is an UPDATE: run it with {@link
+     * #executeCount}).
+     */
+    public static String get(Query query, boolean citus) {
+        return get(citus ? CITUS.getOrDefault(query, query) : query);
+    }
+
+    /** Runs an UPDATE, or its Citus form returning the count as one value; returns the rows changed. */
+    public static int executeCount(java.sql.PreparedStatement ps) throws java.sql.SQLException {
+        if (!ps.execute()) {
+            return ps.getUpdateCount();
+        }
+        try (java.sql.ResultSet rs = ps.getResultSet()) {
+            return rs.next() ? rs.getInt(1) : 0;
+        }
+    }
+
+    private static Map<Query, Query> citusForms() {
+        Map<Query, Query> forms = new java.util.EnumMap<>(Query.class);
+        for (Query q : Query.values()) {
+            if (q.name().endsWith("_CITUS")) {
+                forms.put(Query.valueOf(q.name().substring(0, q.name().length() - "_CITUS".length())), q);
+            }
+        }
+        return forms;
     }
 
     public static Map<Query, String> all() {

@@ -141,7 +141,8 @@ public final class Heartbeat extends BackgroundService {
             alive = live.length;
             otherProducers = producers;
             // the leases of instances whose connections closed (killed) expire now, not a TTL later
-            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_LEASE_EXPIRE_DEAD))) {
+            try (PreparedStatement ps =
+                    c.prepareStatement(Queries.get(Query.CURSOR_LEASE_EXPIRE_DEAD, engine.onCitus()))) {
                 ps.setLong(1, me);
                 ps.setDouble(2, ttl);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -160,7 +161,7 @@ public final class Heartbeat extends BackgroundService {
             // the database extends the leases to at least renewStart + ttl: so may the local lease clock
             long renewStart = System.nanoTime();
             Map<Long, Set<Integer>> extended = new HashMap<>();
-            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_LEASE_RENEW))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_LEASE_RENEW, engine.onCitus()))) {
                 ps.setDouble(1, ttl);
                 ps.setLong(2, me);
                 // renewed once less than this is left: half the TTL, but never less than two beats
@@ -255,13 +256,14 @@ public final class Heartbeat extends BackgroundService {
     public void deregister() {
         long me = engine.instanceId();
         try (Connection c = engine.dataSource().getConnection()) {
-            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_LEASE_RELEASE_ALL))) {
+            try (PreparedStatement ps =
+                    c.prepareStatement(Queries.get(Query.CURSOR_LEASE_RELEASE_ALL, engine.onCitus()))) {
                 ps.setLong(1, me);
-                ps.executeUpdate();
+                Queries.executeCount(ps);
             }
-            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHARD_RELEASE_OWNER))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SHARD_RELEASE_OWNER, engine.onCitus()))) {
                 ps.setLong(1, me);
-                ps.executeUpdate();
+                Queries.executeCount(ps);
             }
             try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.INSTANCE_STOP))) {
                 ps.setLong(1, me);

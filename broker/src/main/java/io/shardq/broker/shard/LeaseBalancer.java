@@ -269,11 +269,11 @@ public final class LeaseBalancer extends BackgroundService {
             return;
         }
         long me = engine.instanceId();
-        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_LEASE_RELEASE))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_LEASE_RELEASE, engine.onCitus()))) {
             ps.setLong(1, sub.id);
             ps.setArray(2, c.createArrayOf("integer", shards.toArray()));
             ps.setLong(3, me);
-            ps.executeUpdate();
+            Queries.executeCount(ps);
         }
         LOG.debug("{} - released leases {} of {} subscription {} ({})", me, shards, sub.destinationName(), sub.id, why);
     }

@@ -140,6 +140,15 @@ public final class PreparedTransactions {
 
     /** Throws {@code CONFIGURATION} naming the setting when the server refuses prepared transactions. */
     public void requireEnabled() {
+        if (engine.onCitus()) {
+            // Citus commits a transaction over several workers with its own two-phase commit and
+            // refuses a client's PREPARE TRANSACTION of such a transaction (docs/design/citus.md)
+            throw new ShardQException(
+                    ErrorKind.CONFIGURATION,
+                    "XA (two-phase commit) is not supported on a Citus cluster: Citus commits a transaction over"
+                            + " several workers with its own two-phase commit and refuses PREPARE TRANSACTION from"
+                            + " a client; use local (JMS transacted) sessions there");
+        }
         if (maxPreparedTransactions() <= 0) {
             throw disabled(null);
         }

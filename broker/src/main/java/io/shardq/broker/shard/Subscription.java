@@ -582,7 +582,7 @@ public final class Subscription {
             if (bounded) {
                 Queries.setLocalLockTimeout(c, ACQUIRE_LOCK_TIMEOUT_MS);
             }
-            try (PreparedStatement ps = c.prepareStatement(Queries.get(query))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(query, engine.onCitus()))) {
                 ps.setLong(1, id);
                 ps.setArray(2, c.createArrayOf("integer", wanted.toArray()));
                 ps.setLong(3, me);

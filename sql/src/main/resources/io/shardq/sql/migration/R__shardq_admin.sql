@@ -242,19 +242,28 @@ END $$;
 
 -- Messages waiting: per shard, committed sequence numbers beyond the slowest cursor, less those
 -- a consumer already took out of order (shardq.dequeue_range).
+-- PL/pgSQL, not SQL, and two statements, not one with a subquery in its select list: Citus plans
+-- neither a SQL function's parameters nor such a subquery in a statement over several shards.
 CREATE OR REPLACE FUNCTION shardq.backlog(p_name text) RETURNS bigint
-LANGUAGE sql STABLE AS $$
-    SELECT (coalesce(sum(s.next_seq - 1 - coalesce(c.min_position, s.next_seq - 1)), 0)
-            - (SELECT coalesce(sum(l.last_seq - greatest(l.first_seq, cu.position + 1) + 1), 0) FROM shardq.dequeue_range l
-                 JOIN shardq.subscription sub ON sub.id = l.subscription_id
-                 JOIN shardq.cursor cu ON cu.subscription_id = l.subscription_id AND cu.shard_no = l.shard_no
-                WHERE sub.destination_id = shardq.destination_id(p_name) AND l.last_seq > cu.position))::bigint
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    v_id integer := shardq.destination_id(p_name);
+    v_beyond bigint;
+    v_taken bigint;
+BEGIN
+    SELECT coalesce(sum(s.next_seq - 1 - coalesce(c.min_position, s.next_seq - 1)), 0) INTO v_beyond
       FROM shardq.shard s
-      LEFT JOIN (SELECT destination_id, shard_no, min(position) AS min_position
-                   FROM shardq.cursor GROUP BY destination_id, shard_no) c
+      LEFT JOIN (SELECT cu.destination_id, cu.shard_no, min(cu.position) AS min_position
+                   FROM shardq.cursor cu WHERE cu.destination_id = v_id GROUP BY cu.destination_id, cu.shard_no) c
              ON c.destination_id = s.destination_id AND c.shard_no = s.shard_no
-     WHERE s.destination_id = shardq.destination_id(p_name)
-$$;
+     WHERE s.destination_id = v_id;
+    SELECT coalesce(sum(l.last_seq - greatest(l.first_seq, cu.position + 1) + 1), 0) INTO v_taken
+      FROM shardq.dequeue_range l
+      JOIN shardq.subscription sub ON sub.id = l.subscription_id
+      JOIN shardq.cursor cu ON cu.subscription_id = l.subscription_id AND cu.shard_no = l.shard_no
+     WHERE sub.destination_id = v_id AND l.last_seq > cu.position;
+    RETURN (v_beyond - v_taken)::bigint;
+END $$;
 
 CREATE OR REPLACE FUNCTION shardq.drop_queue(name text, force boolean DEFAULT false) RETURNS void
 LANGUAGE plpgsql AS $$

@@ -141,3 +141,156 @@ BEGIN
     END LOOP;
     RETURN 'distributed over ' || v_workers || ' worker(s): ' || array_to_string(v_done, ', ');
 END $$;
+
+-- The lease statements on Citus. On one server each is one statement over every shard, its rows
+-- taken FOR UPDATE SKIP LOCKED (a row a commit or a prepared transaction holds is left for the next
+-- round, never waited for). Citus refuses a row lock in a statement over several of its shards,
+-- and a plain multi-shard UPDATE would wait, and deadlock with a consumer commit over two shards.
+-- So on Citus the JVM calls these functions instead (the broker's *_citus statements): one round
+-- trip, and in it one statement per shard number, each of which Citus routes to one worker with
+-- its SKIP LOCKED intact. Same parameters and results as the statement each replaces. They work on
+-- one server too, where QueriesTest and CitusFunctionsTest run them.
+
+-- cursor_lease_expire_dead
+CREATE OR REPLACE FUNCTION shardq.citus_lease_expire_dead(p_me bigint, p_ttl double precision)
+RETURNS TABLE (lease_instance bigint, subscription_id bigint, shard_no integer)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_dead bigint[];
+    v_shard integer;
+BEGIN
+    v_dead := ARRAY(SELECT i.id FROM shardq.instance i
+                     WHERE i.session_lock AND i.stopped_at IS NULL AND i.id <> p_me
+                       AND i.id NOT IN (SELECT shardq.live_instances(p_ttl)));
+    IF cardinality(v_dead) = 0 THEN
+        RETURN;
+    END IF;
+    FOR v_shard IN SELECT DISTINCT c.shard_no FROM shardq.cursor c
+                    WHERE c.lease_instance = ANY(v_dead) AND c.lease_until > now() ORDER BY 1 LOOP
+        RETURN QUERY
+        UPDATE shardq.cursor u SET lease_until = now()
+         WHERE u.shard_no = v_shard AND (u.subscription_id, u.shard_no) IN (
+               SELECT c.subscription_id, c.shard_no FROM shardq.cursor c
+                WHERE c.shard_no = v_shard AND c.lease_until > now() AND c.lease_instance = ANY(v_dead)
+                  FOR UPDATE SKIP LOCKED)
+        RETURNING u.lease_instance, u.subscription_id, u.shard_no;
+    END LOOP;
+END $$;
+
+-- cursor_lease_acquire (p_skip_locked false) and cursor_lease_acquire_skip_locked (true)
+CREATE OR REPLACE FUNCTION shardq.citus_lease_acquire(
+    p_subscription bigint, p_shards integer[], p_me bigint, p_holder bigint, p_ttl double precision,
+    p_me_again bigint, p_skip_locked boolean)
+RETURNS TABLE (shard_no integer, lease_position bigint, head bigint, lease_seq bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_shard integer;
+BEGIN
+    FOR v_shard IN SELECT DISTINCT s FROM unnest(p_shards) s ORDER BY 1 LOOP
+        IF p_skip_locked THEN
+            PERFORM 1 FROM shardq.cursor c
+             WHERE c.subscription_id = p_subscription AND c.shard_no = v_shard
+               AND (c.lease_instance IS NULL OR c.lease_instance = p_me OR c.lease_until < now())
+               FOR UPDATE SKIP LOCKED;
+        ELSE
+            PERFORM 1 FROM shardq.cursor c
+             WHERE c.subscription_id = p_subscription AND c.shard_no = v_shard
+               AND (c.lease_instance IS NULL OR c.lease_instance = p_me OR c.lease_until < now())
+               FOR UPDATE;
+        END IF;
+        CONTINUE WHEN NOT FOUND;
+        RETURN QUERY
+        UPDATE shardq.cursor c
+           SET lease_instance = p_holder, lease_until = now() + make_interval(secs => p_ttl), lease_seq = c.lease_seq + 1
+          FROM shardq.shard s
+         WHERE c.subscription_id = p_subscription AND c.shard_no = v_shard
+           AND s.destination_id = c.destination_id AND s.shard_no = v_shard
+           AND (c.lease_instance IS NULL OR c.lease_instance = p_me_again OR c.lease_until < now())
+        RETURNING c.shard_no, c.position, least(s.next_seq, s.fence), c.lease_seq;
+    END LOOP;
+END $$;
+
+-- cursor_lease_renew
+CREATE OR REPLACE FUNCTION shardq.citus_lease_renew(p_ttl double precision, p_me bigint, p_below double precision)
+RETURNS TABLE (subscription_id bigint, shard_no integer)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_shard integer;
+BEGIN
+    FOR v_shard IN SELECT DISTINCT c.shard_no FROM shardq.cursor c WHERE c.lease_instance = p_me ORDER BY 1 LOOP
+        RETURN QUERY
+        UPDATE shardq.cursor u SET lease_until = now() + make_interval(secs => p_ttl)
+         WHERE u.shard_no = v_shard AND (u.subscription_id, u.shard_no) IN (
+               SELECT c.subscription_id, c.shard_no FROM shardq.cursor c
+                WHERE c.shard_no = v_shard AND c.lease_instance = p_me
+                  AND c.lease_until < now() + make_interval(secs => p_below)
+                  FOR UPDATE SKIP LOCKED)
+        RETURNING u.subscription_id, u.shard_no;
+    END LOOP;
+END $$;
+
+-- cursor_lease_release (p_shards given) and cursor_lease_release_all (p_shards null); returns the
+-- rows released
+CREATE OR REPLACE FUNCTION shardq.citus_lease_release(p_subscription bigint, p_shards integer[], p_me bigint)
+RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_shard integer;
+    v_n integer;
+    v_total integer := 0;
+BEGIN
+    FOR v_shard IN SELECT DISTINCT c.shard_no FROM shardq.cursor c
+                    WHERE c.lease_instance = p_me
+                      AND (p_subscription IS NULL OR c.subscription_id = p_subscription)
+                      AND (p_shards IS NULL OR c.shard_no = ANY(p_shards)) ORDER BY 1 LOOP
+        UPDATE shardq.cursor u SET lease_instance = NULL, lease_until = NULL
+         WHERE u.shard_no = v_shard AND (u.subscription_id, u.shard_no) IN (
+               SELECT c.subscription_id, c.shard_no FROM shardq.cursor c
+                WHERE c.shard_no = v_shard AND c.lease_instance = p_me
+                  AND (p_subscription IS NULL OR c.subscription_id = p_subscription)
+                  FOR UPDATE SKIP LOCKED);
+        GET DIAGNOSTICS v_n = ROW_COUNT;
+        v_total := v_total + v_n;
+    END LOOP;
+    RETURN v_total;
+END $$;
+
+-- cursor_lease_fence_all; returns the rows fenced
+CREATE OR REPLACE FUNCTION shardq.citus_lease_fence_all(p_me bigint)
+RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_shard integer;
+    v_n integer;
+    v_total integer := 0;
+BEGIN
+    FOR v_shard IN SELECT DISTINCT c.shard_no FROM shardq.cursor c WHERE c.lease_instance = p_me ORDER BY 1 LOOP
+        UPDATE shardq.cursor u SET lease_seq = u.lease_seq + 1
+         WHERE u.shard_no = v_shard AND (u.subscription_id, u.shard_no) IN (
+               SELECT c.subscription_id, c.shard_no FROM shardq.cursor c
+                WHERE c.shard_no = v_shard AND c.lease_instance = p_me FOR UPDATE SKIP LOCKED);
+        GET DIAGNOSTICS v_n = ROW_COUNT;
+        v_total := v_total + v_n;
+    END LOOP;
+    RETURN v_total;
+END $$;
+
+-- shard_release_owner; returns the rows released
+CREATE OR REPLACE FUNCTION shardq.citus_release_owner(p_me bigint)
+RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_shard integer;
+    v_n integer;
+    v_total integer := 0;
+BEGIN
+    FOR v_shard IN SELECT DISTINCT s.shard_no FROM shardq.shard s WHERE s.owner_instance = p_me ORDER BY 1 LOOP
+        UPDATE shardq.shard u SET owner_instance = NULL
+         WHERE u.shard_no = v_shard AND (u.destination_id, u.shard_no) IN (
+               SELECT s.destination_id, s.shard_no FROM shardq.shard s
+                WHERE s.shard_no = v_shard AND s.owner_instance = p_me FOR UPDATE SKIP LOCKED);
+        GET DIAGNOSTICS v_n = ROW_COUNT;
+        v_total := v_total + v_n;
+    END LOOP;
+    RETURN v_total;
+END $$;
