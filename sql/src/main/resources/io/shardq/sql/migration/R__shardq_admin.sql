@@ -113,6 +113,19 @@ BEGIN
     END IF;
 END $$;
 
+-- Holds every shard row of destination p_destination until the transaction ends, in shard order
+-- (so two holders never deadlock), waiting for the enqueues in flight there. One statement per
+-- shard: Citus locks rows only in a statement that touches one of its shards.
+CREATE OR REPLACE FUNCTION shardq.lock_shards(p_destination integer) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_shard integer;
+BEGIN
+    FOR v_shard IN SELECT s.shard_no FROM shardq.shard s WHERE s.destination_id = p_destination ORDER BY 1 LOOP
+        PERFORM 1 FROM shardq.shard s WHERE s.destination_id = p_destination AND s.shard_no = v_shard FOR UPDATE;
+    END LOOP;
+END $$;
+
 -- Adds one leaf partition (slot) to a shard and returns its slot number. DDL: called at
 -- creation, by the background slice preparer, and by enqueue only when no free slot is left.
 -- Locking matters here: CREATE TABLE ... PARTITION OF would need ACCESS EXCLUSIVE on the shard's
@@ -298,7 +311,7 @@ DECLARE
     v_old integer;
 BEGIN
     SELECT shard_count INTO v_old FROM shardq.destination WHERE id = p_id;
-    PERFORM 1 FROM shardq.shard s WHERE s.destination_id = p_id ORDER BY s.shard_no FOR UPDATE;
+    PERFORM shardq.lock_shards(p_id);
     UPDATE shardq.shard s SET drain_head = s.next_seq - 1, owner_instance = NULL
      WHERE s.destination_id = p_id AND s.shard_no >= p_shards;
     UPDATE shardq.shard s SET fence = s.next_seq
@@ -490,7 +503,7 @@ DECLARE
     v_purged bigint;
     v_slice record;
 BEGIN
-    PERFORM 1 FROM shardq.shard WHERE destination_id = v_id ORDER BY shard_no FOR UPDATE;
+    PERFORM shardq.lock_shards(v_id);
     -- counted under the shard locks: no send lands between the count and the discard
     v_purged := shardq.backlog(purge_queue.name);
     INSERT INTO shardq.purge_count AS p (destination_id, purged, purges, last_purge_at)

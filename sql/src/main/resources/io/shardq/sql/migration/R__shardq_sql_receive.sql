@@ -233,6 +233,7 @@ DECLARE
     v_share integer;
     v_mine integer[];
     v_take integer[];
+    v_one integer;
     v_hungry boolean;
     v_asking boolean;
     v_give integer[];
@@ -269,21 +270,22 @@ BEGIN
     END IF;
     IF cardinality(v_take) > 0 THEN
         -- SKIP LOCKED: a row another transaction holds (a JVM's in-flight commit that logged under
-        -- FOR KEY SHARE, a prepared transaction) is taken at a later receive, once its log is complete
-        WITH locked AS (
-            SELECT c.subscription_id, c.shard_no FROM shardq.cursor c
-             WHERE c.subscription_id = p_sub AND c.shard_no = ANY(v_take)
-               AND (c.lease_instance IS NULL OR c.lease_until < now() OR c.lease_instance = p_me
-                    OR NOT (c.lease_instance = ANY(v_live)))
-             ORDER BY c.shard_no
-               FOR UPDATE OF c SKIP LOCKED),
-        taken AS (
-        UPDATE shardq.cursor c
-           SET lease_instance = p_me, lease_until = now() + make_interval(secs => p_ttl_secs), lease_seq = c.lease_seq + 1
-          FROM locked l
-         WHERE c.subscription_id = l.subscription_id AND c.shard_no = l.shard_no
-        RETURNING c.shard_no)
-        SELECT v_mine || coalesce(array_agg(t.shard_no), '{}') INTO v_mine FROM taken t;
+        -- FOR KEY SHARE, a prepared transaction) is taken at a later receive, once its log is complete.
+        -- One shard per statement: Citus locks rows only in a statement that touches one of its shards.
+        FOREACH v_one IN ARRAY ARRAY(SELECT x FROM unnest(v_take) x ORDER BY 1) LOOP
+            UPDATE shardq.cursor c
+               SET lease_instance = p_me, lease_until = now() + make_interval(secs => p_ttl_secs), lease_seq = c.lease_seq + 1
+             WHERE c.subscription_id = p_sub AND c.shard_no = v_one
+               AND (c.subscription_id, c.shard_no) IN (
+                   SELECT l.subscription_id, l.shard_no FROM shardq.cursor l
+                    WHERE l.subscription_id = p_sub AND l.shard_no = v_one
+                      AND (l.lease_instance IS NULL OR l.lease_until < now() OR l.lease_instance = p_me
+                           OR NOT (l.lease_instance = ANY(v_live)))
+                      FOR UPDATE SKIP LOCKED);
+            IF FOUND THEN
+                v_mine := v_mine || v_one;
+            END IF;
+        END LOOP;
     END IF;
     SELECT EXISTS (SELECT 1 FROM shardq.instance i
                     WHERE i.id = ANY(v_live) AND i.id <> p_me AND p_destination = ANY(i.hungry_for))

@@ -66,7 +66,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
     v_version bigint;
 BEGIN
-    PERFORM 1 FROM shardq.shard WHERE destination_id = p_topic ORDER BY shard_no FOR UPDATE;
+    PERFORM shardq.lock_shards(p_topic);
     UPDATE shardq.destination SET sub_version = sub_version + 1 WHERE id = p_topic RETURNING sub_version INTO v_version;
     UPDATE shardq.shard SET sub_version = v_version WHERE destination_id = p_topic;
     RETURN v_version;
