@@ -87,8 +87,9 @@ final class MessageReader {
                     engine.stats().dequeueSqlReads.increment();
                     try (PreparedStatement ps = c.prepareStatement(
                             Queries.withLeaf(Query.MESSAGE_SELECT_PRIORITIES, d.id(), shard, slice.slot()))) {
-                        ps.setLong(1, seq);
-                        ps.setLong(2, last);
+                        ps.setInt(1, shard);
+                        ps.setLong(2, seq);
+                        ps.setLong(3, last);
                         try (ResultSet rs = ps.executeQuery()) {
                             while (rs.next()) {
                                 noted.add(rs.getLong(1) * 16 + rs.getShort(2));
@@ -118,9 +119,10 @@ final class MessageReader {
         try (PreparedStatement ps =
                 c.prepareStatement(Queries.withLeaf(Query.MESSAGE_SELECT_RANGE, d.id(), shard, slice.slot()))) {
             ps.setInt(1, cache.largePayloadBytes());
-            ps.setLong(2, seq);
-            ps.setLong(3, to);
-            ps.setLong(4, Math.max(1, settings.readAheadMaxBytes()));
+            ps.setInt(2, shard);
+            ps.setLong(3, seq);
+            ps.setLong(4, to);
+            ps.setLong(5, Math.max(1, settings.readAheadMaxBytes()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     long rowSeq = rs.getLong(1);
@@ -170,7 +172,8 @@ final class MessageReader {
             engine.stats().dequeueSqlReads.increment();
             try (PreparedStatement ps =
                     c.prepareStatement(Queries.withLeaf(Query.MESSAGE_SELECT_BODY, d.id(), shard, slice.slot()))) {
-                ps.setLong(1, seq);
+                ps.setInt(1, shard);
+                ps.setLong(2, seq);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
                         throw new ShardQException(

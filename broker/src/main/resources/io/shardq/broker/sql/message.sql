@@ -47,7 +47,8 @@ i_N AS (
     RETURNING 1)
 
 -- name: message_select_range
--- Read-ahead on a cache miss: rows first..last of one slot, a body only when it is at most ?
+-- Read-ahead on a cache miss: rows first..last of one slot (its shard named too, which one server
+-- reads as a filter on a constant column and Citus as the route to the one worker holding it), a body only when it is at most ?
 -- bytes (octet_length reads the length, not the TOASTed value, so a large body is never read
 -- here), and no more rows once the headers and bodies before a row reach ? bytes (the first row
 -- always comes). A message sent from SQL (header version 3) has its properties only in the
@@ -57,18 +58,18 @@ SELECT seq, enqueued_at, deliver_at, expires_at, priority, header, body, body_si
           FROM (SELECT seq, enqueued_at, deliver_at, expires_at, priority, header, subscribers,
                        CASE WHEN get_byte(header, 0) = 3 THEN properties::text END AS sql_properties,
                        CASE WHEN octet_length(body) <= ? THEN body END AS body, octet_length(body) AS body_size
-                  FROM /* TEMPLATE: leaf */ WHERE seq BETWEEN ? AND ?) m) r
+                  FROM /* TEMPLATE: leaf */ WHERE shard_no = ? AND seq BETWEEN ? AND ?) m) r
  WHERE upto - octet_length(header) - coalesce(octet_length(body), 0) < ?
  ORDER BY seq
 
 -- name: message_select_priorities
 -- Priority ordering's look ahead on a cache miss: of the rows first..last of one slot, those whose
 -- priority is not the default (4). Nothing else is read: no header, no body.
-SELECT seq, priority FROM /* TEMPLATE: leaf */ WHERE seq BETWEEN ? AND ? AND priority <> 4 ORDER BY seq
+SELECT seq, priority FROM /* TEMPLATE: leaf */ WHERE shard_no = ? AND seq BETWEEN ? AND ? AND priority <> 4 ORDER BY seq
 
 -- name: message_select_body
 -- A large body, read when its message is delivered.
-SELECT body FROM /* TEMPLATE: leaf */ WHERE seq = ?
+SELECT body FROM /* TEMPLATE: leaf */ WHERE shard_no = ? AND seq = ?
 
 -- name: message_select_browse_page
 -- One page of a browse cursor on one shard (?): the rows after the page before (?) and after the

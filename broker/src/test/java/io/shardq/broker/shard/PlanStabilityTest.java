@@ -36,14 +36,14 @@ class PlanStabilityTest {
             String sql = PgSql.numbered(Queries.withLeaf(Query.MESSAGE_SELECT_RANGE, 1, 0, 0));
             try (Connection c = db.connect();
                     Statement st = c.createStatement()) {
-                st.execute("prepare dequeue_read(int, bigint, bigint, bigint) as " + sql);
+                st.execute("prepare dequeue_read(int, int, bigint, bigint, bigint) as " + sql);
                 for (int i = 0; i < 10; i++) { // past the 5 custom plans: PostgreSQL now caches a generic plan
-                    st.execute("execute dequeue_read(65536, 1, 500, 4194304)");
+                    st.execute("execute dequeue_read(65536, 0, 1, 500, 4194304)");
                 }
                 st.execute("insert into shardq.m_1_0_0 (shard_no, slot, seq, enqueued_at, deliver_at, expires_at,"
                         + " priority, header, body) select 0, 0, g, 0, 0, 0, 4, '\\x01'::bytea, '\\x00'::bytea"
                         + " from generate_series(2, 150000) g");
-                ResultSet rs = st.executeQuery("explain execute dequeue_read(65536, 70000, 70499, 4194304)");
+                ResultSet rs = st.executeQuery("explain execute dequeue_read(65536, 0, 70000, 70499, 4194304)");
                 StringBuilder plan = new StringBuilder();
                 while (rs.next()) {
                     plan.append(rs.getString(1)).append('\n');
