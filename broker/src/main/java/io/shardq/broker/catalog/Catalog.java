@@ -110,6 +110,7 @@ public final class Catalog {
         try (Connection c = dataSource.getConnection();
                 PreparedStatement ps = c.prepareStatement(Queries.get(Query.DESTINATION_SELECT_BY_ID))) {
             ps.setInt(1, id);
+            ps.setInt(2, id);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return Optional.empty();

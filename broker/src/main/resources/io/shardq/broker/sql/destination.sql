@@ -8,14 +8,16 @@
 -- name fails compilation; QueriesTest PREPAREs every statement against the migrated schema.
 
 -- name: destination_select_by_name
--- The destination named ? (given twice), with the fences of its active shards while it shrinks (a
--- join, not a subquery per row: Citus cannot correlate a distributed table with a reference one).
+-- The destination named ? (given twice), its queue subscription, and the fences of its active
+-- shards while it shrinks (joins, not subqueries per row: Citus correlates no subquery with a
+-- reference table's rows).
 SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead_letter_name,
        d.enqueue_enabled, d.dequeue_enabled,
-       (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription,
+       qs.id AS queue_subscription,
        d.sub_version, d.expiry_name, d.redelivery_delay_ms, d.redelivery_multiplier, d.message_groups,
        d.group_map, d.draining_from, f.fences
   FROM shardq.destination d
+  LEFT JOIN shardq.subscription qs ON qs.destination_id = d.id AND qs.name = ''
   LEFT JOIN (SELECT s.destination_id, array_agg(s.fence ORDER BY s.shard_no) AS fences
                FROM shardq.shard s JOIN shardq.destination dd ON dd.id = s.destination_id
               WHERE dd.draining_from IS NOT NULL AND s.shard_no < dd.draining_from AND dd.name = ?
@@ -25,10 +27,11 @@ SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead
 -- name: destination_select_all
 SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead_letter_name,
        d.enqueue_enabled, d.dequeue_enabled,
-       (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription,
+       qs.id AS queue_subscription,
        d.sub_version, d.expiry_name, d.redelivery_delay_ms, d.redelivery_multiplier, d.message_groups,
        d.group_map, d.draining_from, f.fences
   FROM shardq.destination d
+  LEFT JOIN shardq.subscription qs ON qs.destination_id = d.id AND qs.name = ''
   LEFT JOIN (SELECT s.destination_id, array_agg(s.fence ORDER BY s.shard_no) AS fences
                FROM shardq.shard s JOIN shardq.destination dd ON dd.id = s.destination_id
               WHERE dd.draining_from IS NOT NULL AND s.shard_no < dd.draining_from
@@ -90,15 +93,19 @@ UPDATE shardq.shard SET waiter = ?
 RETURNING shard_no, least(next_seq, fence)
 
 -- name: destination_select_by_id
+-- As destination_select_by_name, by id (given twice).
 SELECT d.id, d.name, d.kind, d.shard_count, d.slice_size, d.max_attempts, d.dead_letter_name,
        d.enqueue_enabled, d.dequeue_enabled,
-       (SELECT s.id FROM shardq.subscription s WHERE s.destination_id = d.id AND s.name = '') AS queue_subscription,
+       qs.id AS queue_subscription,
        d.sub_version, d.expiry_name, d.redelivery_delay_ms, d.redelivery_multiplier, d.message_groups,
-       d.group_map, d.draining_from,
-       CASE WHEN d.draining_from IS NOT NULL THEN
-           (SELECT array_agg(s.fence ORDER BY s.shard_no) FROM shardq.shard s
-             WHERE s.destination_id = d.id AND s.shard_no < d.draining_from) END AS fences
-  FROM shardq.destination d WHERE d.id = ?
+       d.group_map, d.draining_from, f.fences
+  FROM shardq.destination d
+  LEFT JOIN shardq.subscription qs ON qs.destination_id = d.id AND qs.name = ''
+  LEFT JOIN (SELECT s.destination_id, array_agg(s.fence ORDER BY s.shard_no) AS fences
+               FROM shardq.shard s JOIN shardq.destination dd ON dd.id = s.destination_id
+              WHERE dd.draining_from IS NOT NULL AND s.shard_no < dd.draining_from AND dd.id = ?
+              GROUP BY s.destination_id) f ON f.destination_id = d.id
+ WHERE d.id = ?
 
 -- name: destination_select_privileges
 -- What a role (?) may do with a destination (?), asked of PostgreSQL: shardq.has_privilege reads

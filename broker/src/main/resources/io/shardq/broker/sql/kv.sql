@@ -115,9 +115,10 @@ DO UPDATE SET k = excluded.k, attempt_at = excluded.attempt_at, error = excluded
 
 -- name: kv_load_failure_purge
 -- The maintenance leader's round: failures older than the given milliseconds (no waiter can
--- still read them) and those of dropped caches.
+-- still read them) and those of dropped caches. now(), the statement's start here: Citus refuses a
+-- volatile function (clock_timestamp) in a modification's WHERE.
 DELETE FROM shardq.kv_load_failure f
- WHERE f.attempt_at < clock_timestamp() - make_interval(secs => ? / 1000.0)
+ WHERE f.attempt_at < now() - make_interval(secs => ? / 1000.0)
     OR NOT EXISTS (SELECT 1 FROM shardq.kv_cache c WHERE c.id = f.cache_id)
 
 -- name: kv_load_failure_select

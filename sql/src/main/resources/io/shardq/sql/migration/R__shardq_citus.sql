@@ -139,6 +139,9 @@ BEGIN
     FOREACH v_t IN ARRAY v_fks LOOP
         EXECUTE v_t;
     END LOOP;
+    -- every session: a multi-shard statement over one connection per worker, as Citus requires in a
+    -- transaction that then writes a reference table (a topic's subscription change, alter_queue)
+    EXECUTE format('ALTER DATABASE %I SET citus.multi_shard_modify_mode = %L', current_database(), 'sequential');
     RETURN 'distributed over ' || v_workers || ' worker(s): ' || array_to_string(v_done, ', ');
 END $$;
 

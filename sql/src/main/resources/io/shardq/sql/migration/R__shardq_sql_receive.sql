@@ -115,10 +115,11 @@ BEGIN
          WHERE id = v_id AND heartbeat_at < now() - make_interval(secs => p_ttl_secs / 4);
         RETURN v_id;
     END IF;
-    -- SQL consumers whose sessions ended a day ago and hold nothing: their rows go
+    -- SQL consumers whose sessions ended a day ago and hold nothing: their rows go (the holders read
+    -- first: Citus modifies a coordinator table with no subquery over a distributed one)
     DELETE FROM shardq.instance i
      WHERE i.name LIKE 'sql %' AND i.heartbeat_at < now() - interval '1 day'
-       AND NOT EXISTS (SELECT 1 FROM shardq.cursor c WHERE c.lease_instance = i.id);
+       AND i.id <> ALL(ARRAY(SELECT DISTINCT c.lease_instance FROM shardq.cursor c WHERE c.lease_instance IS NOT NULL));
     INSERT INTO shardq.instance (name, session_lock)
     VALUES (left('sql ' || pg_backend_pid() || ' ' || coalesce(nullif(current_setting('application_name'), ''), session_user), 200), true)
     RETURNING id INTO v_id;
