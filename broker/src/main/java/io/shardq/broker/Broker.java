@@ -72,6 +72,11 @@ public final class Broker implements AutoCloseable {
             throw e;
         }
         this.instanceId = registered.id();
+        if (registered.citus()) {
+            // the connections opened before the migration lack the database settings it made
+            // (citus.multi_shard_modify_mode: R__shardq_citus.sql)
+            database.renewConnections();
+        }
         this.catalog = new Catalog(database.dataSource());
         // this instance's own changes apply at once; other instances' arrive by NOTIFY
         this.admin = new Admin(database.dataSource(), catalog, this::changed);

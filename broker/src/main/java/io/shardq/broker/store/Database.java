@@ -195,6 +195,17 @@ public final class Database implements AutoCloseable {
         return incarnation.current();
     }
 
+    /**
+     * Replaces every pooled connection (those in use when they come back), so that settings the
+     * migration gave the database (ALTER DATABASE ... SET, on Citus) apply to all of them.
+     */
+    public void renewConnections() {
+        var bean = pool.getHikariPoolMXBean();
+        if (bean != null) {
+            bean.softEvictConnections();
+        }
+    }
+
     public DataSource dataSource() {
         return pool;
     }

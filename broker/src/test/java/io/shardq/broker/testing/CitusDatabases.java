@@ -76,14 +76,47 @@ public final class CitusDatabases {
         }
     }
 
-    /** Drops database {@code name} from every node of the cluster. */
+    /**
+     * Drops database {@code name} from every node of the cluster. A worker may still hold a
+     * connection to it (the coordinator's cached connections, the worker's maintenance daemon):
+     * those are ended and the drop tried again.
+     */
     public static void drop(String adminUrl, String user, String password, String name) {
+        SQLException last = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            try (Connection c = DriverManager.getConnection(adminUrl, user, password);
+                    Statement s = c.createStatement()) {
+                s.execute("set citus.enable_create_database_propagation = on");
+                s.execute("drop database if exists " + name + " with (force)");
+                return;
+            } catch (SQLException e) {
+                last = e;
+                endSessions(adminUrl, user, password, name);
+            }
+        }
+        throw new IllegalStateException("dropping Citus database " + name + " failed: " + last.getMessage(), last);
+    }
+
+    private static void endSessions(String adminUrl, String user, String password, String name) {
+        List<String> workers = new ArrayList<>();
         try (Connection c = DriverManager.getConnection(adminUrl, user, password);
-                Statement s = c.createStatement()) {
-            s.execute("set citus.enable_create_database_propagation = on");
-            s.execute("drop database if exists " + name + " with (force)");
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("select node_name, node_port from citus_get_active_worker_nodes()")) {
+            while (rs.next()) {
+                workers.add("jdbc:postgresql://" + rs.getString(1) + ":" + rs.getInt(2) + "/postgres");
+            }
         } catch (SQLException e) {
-            throw new IllegalStateException("dropping Citus database " + name + " failed: " + e.getMessage(), e);
+            return; // the next drop reports what is wrong
+        }
+        for (String w : workers) {
+            try (Connection c = DriverManager.getConnection(w, user, password);
+                    PreparedStatement ps = c.prepareStatement(
+                            "select pg_terminate_backend(pid) from pg_stat_activity where datname = ?")) {
+                ps.setString(1, name);
+                ps.executeQuery().close();
+            } catch (SQLException e) {
+                // tried again with the drop
+            }
         }
     }
 

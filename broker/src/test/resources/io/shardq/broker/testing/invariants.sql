@@ -92,7 +92,8 @@ SELECT d.name AS destination, r.shard_no AS shard,
 -- Slices never overlap (shardq.slice's UNIQUE and assign_slice under the shard row lock), so
 -- the sum of their overlaps with the needed range is the number of needed sequence numbers
 -- they hold. The rows are counted through query_to_xml because the table name is dynamic
--- (shardq.m_<destination id>, built from the numeric id only).
+-- (shardq.m_<destination id>, built from the numeric id only). Joins, not correlated subqueries,
+-- so that it runs on a Citus coordinator too.
 -- requires: shardq.cursor
 WITH need AS (
     SELECT c.destination_id, c.shard_no, min(c.position) AS lowest, s.next_seq - 1 AS head
@@ -100,23 +101,32 @@ WITH need AS (
       JOIN shardq.shard s ON s.destination_id = c.destination_id AND s.shard_no = c.shard_no
      GROUP BY c.destination_id, c.shard_no, s.next_seq
     HAVING min(c.position) < s.next_seq - 1),
+in_slices AS (
+    SELECT n.destination_id, n.shard_no,
+           coalesce(sum(least(sl.last_seq, n.head) - greatest(sl.first_seq, n.lowest + 1) + 1), 0)::bigint AS in_slices
+      FROM need n
+      LEFT JOIN shardq.slice sl
+             ON sl.destination_id = n.destination_id AND sl.shard_no = n.shard_no
+            AND sl.first_seq IS NOT NULL AND sl.first_seq <= n.head AND sl.last_seq > n.lowest
+     GROUP BY n.destination_id, n.shard_no),
 counted AS (
-    SELECT n.*,
-           (SELECT coalesce(sum(least(sl.last_seq, n.head) - greatest(sl.first_seq, n.lowest + 1) + 1), 0)::bigint
-              FROM shardq.slice sl
-             WHERE sl.destination_id = n.destination_id AND sl.shard_no = n.shard_no
-               AND sl.first_seq IS NOT NULL AND sl.first_seq <= n.head AND sl.last_seq > n.lowest) AS in_slices,
+    SELECT n.*, i.in_slices,
            (xpath('/row/n/text()', query_to_xml(format(
                 'SELECT count(*) AS n FROM shardq.%I WHERE shard_no = %s AND seq > %s AND seq <= %s',
                 'm_' || n.destination_id, n.shard_no, n.lowest, n.head), false, true, '')))[1]::text::bigint AS rows_stored
-      FROM need n)
-SELECT d.name AS destination, x.shard_no AS shard,
-       (SELECT string_agg(CASE WHEN sub.name = '' THEN '(queue)' ELSE coalesce(sub.client_id || '/', '') || sub.name END, ', ')
-          FROM shardq.cursor c JOIN shardq.subscription sub ON sub.id = c.subscription_id
-         WHERE c.destination_id = x.destination_id AND c.shard_no = x.shard_no AND c.position = x.lowest) AS subscription,
+      FROM need n JOIN in_slices i ON i.destination_id = n.destination_id AND i.shard_no = n.shard_no),
+holders AS (
+    SELECT x.destination_id, x.shard_no,
+           string_agg(CASE WHEN sub.name = '' THEN '(queue)' ELSE coalesce(sub.client_id || '/', '') || sub.name END, ', ') AS subscription
+      FROM counted x
+      JOIN shardq.cursor c ON c.destination_id = x.destination_id AND c.shard_no = x.shard_no AND c.position = x.lowest
+      JOIN shardq.subscription sub ON sub.id = c.subscription_id
+     GROUP BY x.destination_id, x.shard_no)
+SELECT d.name AS destination, x.shard_no AS shard, h.subscription,
        x.lowest AS lowest_cursor, x.head, x.head - x.lowest AS needed, x.in_slices, x.rows_stored
   FROM counted x
   JOIN shardq.destination d ON d.id = x.destination_id
+  LEFT JOIN holders h ON h.destination_id = x.destination_id AND h.shard_no = x.shard_no
  WHERE x.in_slices < x.head - x.lowest OR x.rows_stored < x.head - x.lowest
  ORDER BY 1, 2
 
