@@ -359,7 +359,7 @@ final class CommitPlan {
             long me,
             long leaseSeq)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_COMMIT_MOVE))) {
+        try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.CURSOR_COMMIT_MOVE, sub.engine.onCitus()))) {
             ps.setLong(1, to);
             ps.setLong(2, sub.id());
             ps.setInt(3, shard);

@@ -30,3 +30,6 @@ SELECT shardq.citus_lease_fence_all(?)
 
 -- name: shard_release_owner_citus
 SELECT shardq.citus_release_owner(?)
+
+-- name: cursor_commit_move_citus
+SELECT moved, logged, cleared, attempts FROM shardq.citus_commit_move(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -151,6 +151,39 @@ class CitusFormsTest {
         assertThat(owners.citus()).isEqualTo(owners.single());
     }
 
+    @Test
+    void commitMove_movesTheCursor_logsAhead_andClears_orChangesNothingWhenItsGuardFails() throws Exception {
+        long leaseSeq;
+        try (Connection c = db.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "select lease_seq from shardq.cursor where subscription_id = " + sub + " and shard_no = 2")) {
+            rs.next();
+            leaseSeq = rs.getLong(1);
+        }
+        // consumed beyond the cursor before: a logged run and a failed delivery at or below 3
+        String before = "insert into shardq.dequeue_range values (" + sub + ", 2, 1, 1);"
+                + " insert into shardq.delivery_attempt values (" + sub + ", 2, 2, 1)";
+        for (long guard : new long[] {leaseSeq, leaseSeq + 1}) {
+            Outcome r = both(Query.CURSOR_COMMIT_MOVE, before, ps -> {
+                ps.setLong(1, 3);
+                ps.setLong(2, sub);
+                ps.setInt(3, 2);
+                ps.setLong(4, 0);
+                ps.setLong(5, dead);
+                ps.setLong(6, guard);
+                ps.setArray(7, ps.getConnection().createArrayOf("bigint", new Long[] {5L, 9L}));
+                ps.setArray(8, ps.getConnection().createArrayOf("bigint", new Long[] {6L, 9L}));
+                ps.setBoolean(9, true);
+                ps.setBoolean(10, true);
+            });
+            assertThat(r.citus()).as("lease_seq %d", guard).isEqualTo(r.single());
+            assertThat(r.single())
+                    .as("lease_seq %d", guard)
+                    .containsExactly(guard == leaseSeq ? List.of(1L, 2L, 1L, 1L) : List.of(0L, 0L, 0L, 0L));
+        }
+    }
+
     private void bindAcquire(PreparedStatement ps) throws SQLException {
         ps.setLong(1, sub);
         ps.setArray(2, ps.getConnection().createArrayOf("integer", new Integer[] {0, 1, 2, 3}));
@@ -168,12 +201,22 @@ class CitusFormsTest {
     record Outcome(List<List<Long>> single, List<List<Long>> citus) {}
 
     private Outcome both(Query q, Binder binder) throws SQLException {
-        return new Outcome(run(Queries.get(q, false), binder), run(Queries.get(q, true), binder));
+        return both(q, null, binder);
     }
 
-    private List<List<Long>> run(String sql, Binder binder) throws SQLException {
+    /** As above, {@code before} (SQL of the test's own) run first in each form's transaction. */
+    private Outcome both(Query q, String before, Binder binder) throws SQLException {
+        return new Outcome(run(Queries.get(q, false), before, binder), run(Queries.get(q, true), before, binder));
+    }
+
+    private List<List<Long>> run(String sql, String before, Binder binder) throws SQLException {
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
+            if (before != null) {
+                try (Statement s = c.createStatement()) {
+                    s.execute(before);
+                }
+            }
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 binder.bind(ps);
                 List<List<Long>> rows = new ArrayList<>();

@@ -297,3 +297,41 @@ BEGIN
     END LOOP;
     RETURN v_total;
 END $$;
+
+-- cursor_commit_move, the consumer commit: on Citus its data-modifying CTEs run as several steps
+-- through the coordinator, so here it is four statements, each routed to the shard's worker (the
+-- log's INSERT reads the cursor row, which co-locates it). Same parameters, same four counts.
+CREATE OR REPLACE FUNCTION shardq.citus_commit_move(
+    p_to bigint, p_subscription bigint, p_shard integer, p_from bigint, p_instance bigint, p_lease_seq bigint,
+    p_firsts bigint[], p_lasts bigint[], p_clear_log boolean, p_clear_attempts boolean)
+RETURNS TABLE (moved bigint, logged bigint, cleared bigint, attempts bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+    logged := 0; cleared := 0; attempts := 0;
+    UPDATE shardq.cursor c SET position = p_to
+     WHERE c.subscription_id = p_subscription AND c.shard_no = p_shard AND c.position = p_from
+       AND c.lease_instance = p_instance AND c.lease_seq = p_lease_seq;
+    GET DIAGNOSTICS moved = ROW_COUNT;
+    IF moved = 0 THEN
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    IF cardinality(p_firsts) > 0 THEN
+        INSERT INTO shardq.dequeue_range (subscription_id, shard_no, first_seq, last_seq)
+        SELECT c.subscription_id, c.shard_no, x.first_seq, x.last_seq
+          FROM shardq.cursor c, unnest(p_firsts, p_lasts) AS x (first_seq, last_seq)
+         WHERE c.subscription_id = p_subscription AND c.shard_no = p_shard;
+        GET DIAGNOSTICS logged = ROW_COUNT;
+    END IF;
+    IF p_clear_log THEN
+        DELETE FROM shardq.dequeue_range l
+         WHERE l.subscription_id = p_subscription AND l.shard_no = p_shard AND l.last_seq <= p_to;
+        GET DIAGNOSTICS cleared = ROW_COUNT;
+    END IF;
+    IF p_clear_attempts THEN
+        DELETE FROM shardq.delivery_attempt a
+         WHERE a.subscription_id = p_subscription AND a.shard_no = p_shard AND a.seq <= p_to;
+        GET DIAGNOSTICS attempts = ROW_COUNT;
+    END IF;
+    RETURN NEXT;
+END $$;
