@@ -268,6 +268,71 @@ class CitusClusterTest {
         }
     }
 
+    /**
+     * The statements the JVM sends on the hot path (send: reserve and insert; receive: read-ahead,
+     * a large body, priorities; commit: the log beyond the cursor, what a new lease reads) are each
+     * planned by Citus as one task on one worker: no subplan through the coordinator, no
+     * multi-shard fan-out. The lease and consumer-commit statements that run as functions on Citus
+     * (citus.sql) are one router statement per shard by construction and compared with their
+     * one-statement forms by CitusFormsTest.
+     */
+    @Test
+    void hotPathStatements_areEachOneTaskOnOneWorker() throws Exception {
+        try (Broker broker = Broker.start(config())) {
+            broker.admin().queues().create("citus.plans", QueueOptions.DEFAULTS.withShards(4));
+        }
+        try (Connection c = DriverManager.getConnection(url, USER, PASSWORD);
+                Statement s = c.createStatement()) {
+            int d = destinationId(c, "citus.plans");
+            long sub;
+            try (ResultSet rs = s.executeQuery("select id from shardq.subscription where destination_id = " + d)) {
+                rs.next();
+                sub = rs.getLong(1);
+            }
+            int shard = 3;
+            Map<io.shardq.broker.internal.Query, String[]> statements = new java.util.LinkedHashMap<>();
+            statements.put(
+                    io.shardq.broker.internal.Query.SHARD_RESERVE, new String[] {"10", "" + d, "" + shard, "10"});
+            statements.put(
+                    io.shardq.broker.internal.Query.MESSAGE_INSERT,
+                    new String[] {"" + shard, "0", "1", "0", "0", "0", "4", "null", "'\\x00'", "'\\x00'", "null"});
+            statements.put(
+                    io.shardq.broker.internal.Query.MESSAGE_SELECT_RANGE,
+                    new String[] {"65536", "" + shard, "1", "100", "4194304"});
+            statements.put(io.shardq.broker.internal.Query.MESSAGE_SELECT_BODY, new String[] {"" + shard, "1"});
+            statements.put(
+                    io.shardq.broker.internal.Query.MESSAGE_SELECT_PRIORITIES, new String[] {"" + shard, "1", "100"});
+            statements.put(
+                    io.shardq.broker.internal.Query.DEQUEUE_RANGE_INSERT,
+                    new String[] {"'{5}'", "'{6}'", "" + sub, "" + shard, "1", "1"});
+            statements.put(
+                    io.shardq.broker.internal.Query.DEQUEUE_RANGE_SELECT, new String[] {"" + sub, "" + shard, "0"});
+            statements.put(
+                    io.shardq.broker.internal.Query.DELIVERY_ATTEMPT_SELECT, new String[] {"" + sub, "" + shard, "0"});
+            List<String> notRouted = new ArrayList<>();
+            for (Map.Entry<io.shardq.broker.internal.Query, String[]> e : statements.entrySet()) {
+                String sql = io.shardq.broker.internal.Queries.withLeaf(e.getKey(), d, shard, 0);
+                s.execute("prepare hot as " + io.shardq.broker.testing.PgSql.numbered(sql));
+                StringBuilder plan = new StringBuilder();
+                try (ResultSet rs =
+                        s.executeQuery("explain (costs off) execute hot(" + String.join(", ", e.getValue()) + ")")) {
+                    while (rs.next()) {
+                        plan.append(rs.getString(1)).append('\n');
+                    }
+                }
+                s.execute("deallocate hot");
+                String p = plan.toString();
+                if (!p.contains("Task Count: 1\n")
+                        || p.contains("Distributed Subplan")
+                        || p.contains("pull to coordinator")
+                        || p.contains("repartition")) {
+                    notRouted.add(e.getKey() + ":\n" + p);
+                }
+            }
+            assertThat(notRouted).as("statements not routed to one worker").isEmpty();
+        }
+    }
+
     /** Takes one message from citus.src, sends it to citus.dst and records it in app_moves, in one transaction. */
     private static void move(Broker broker, boolean commit) throws SQLException {
         try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
