@@ -31,6 +31,9 @@ RETURNS TABLE (
     draining        boolean)
 LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column
+DECLARE
+    -- looked up first: a function call inside the query would be sent to the workers on Citus
+    v_id integer := shardq.destination_id(shard_stats.queue);
 BEGIN
     RETURN QUERY
     SELECT s.shard_no, s.next_seq, c.position,
@@ -42,7 +45,7 @@ BEGIN
       LEFT JOIN LATERAL (SELECT coalesce(sum(d.last_seq - greatest(d.first_seq, c.position + 1) + 1), 0) AS n FROM shardq.dequeue_range d
                           WHERE d.subscription_id = sub.id AND d.shard_no = s.shard_no
                             AND d.last_seq > c.position) l ON true
-     WHERE s.destination_id = shardq.destination_id(shard_stats.queue)
+     WHERE s.destination_id = v_id
      ORDER BY s.shard_no;
 END
 $$;
