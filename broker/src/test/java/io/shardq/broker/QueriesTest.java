@@ -78,6 +78,7 @@ class QueriesTest {
                 .replace("/* TEMPLATE: kv */", Queries.kvTable(1))
                 .replace("/* TEMPLATE: kv_partition */", "shardq.\"kv_1_forever\"")
                 .replace("/* TEMPLATE: condition */", "true")
+                .replace("/* TEMPLATE: full_rows */", Queries.FULL_ROW)
                 .replace(
                         "/* TEMPLATE: rows */",
                         "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea, ?::bytea, ?::jsonb)");

@@ -148,6 +148,21 @@ public final class Queries {
 
     private static final String ROW =
             "(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::smallint, ?::bytea, ?::bytea, ?::bytea, ?::jsonb)";
+    /** One row of {@code message_insert_rows}: every column of a message row. */
+    public static final String FULL_ROW = "(?::integer, ?::integer, ?::bigint, ?::bigint, ?::bigint, ?::bigint,"
+            + " ?::smallint, ?::bytea, ?::bytea, ?::bytea, ?::jsonb)";
+
+    private static final java.util.concurrent.ConcurrentHashMap<String, String> INSERT_ROWS =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** {@code message_insert_rows} for one leaf and {@code rows} rows (cached). */
+    public static String insertRows(int destinationId, int shardNo, int slot, int rows) {
+        return INSERT_ROWS.computeIfAbsent(destinationId + "/" + shardNo + "/" + slot + "/" + rows, k -> withLeaf(
+                        Query.MESSAGE_INSERT_ROWS, destinationId, shardNo, slot)
+                .replace(
+                        "/* TEMPLATE: full_rows */", String.join(", ", java.util.Collections.nCopies(rows, FULL_ROW))));
+    }
+
     private static final java.util.concurrent.ConcurrentHashMap<String, String> RESERVING =
             new java.util.concurrent.ConcurrentHashMap<>();
 

@@ -10,6 +10,13 @@
 INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body, properties)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)
 
+-- name: message_insert_rows
+-- Several rows of one leaf in one statement, each row all its columns (Queries.insertRows): the
+-- send on Citus after shard_reserve, which Citus routes whole to the shard's worker (the
+-- statement-per-row batch of message_insert was a remote statement per message there).
+INSERT INTO /* TEMPLATE: leaf */ (shard_no, slot, seq, enqueued_at, deliver_at, expires_at, priority, subscribers, header, body, properties)
+VALUES /* TEMPLATE: full_rows */
+
 -- name: message_insert_reserving
 -- The enqueue fast path, one statement: reserve the range starting at the expected next_seq
 -- and insert the rows; when another writer moved next_seq, or a topic's subscriptions changed

@@ -297,6 +297,9 @@ class CitusClusterTest {
                     io.shardq.broker.internal.Query.MESSAGE_INSERT,
                     new String[] {"" + shard, "0", "1", "0", "0", "0", "4", "null", "'\\x00'", "'\\x00'", "null"});
             statements.put(
+                    io.shardq.broker.internal.Query.MESSAGE_INSERT_ROWS,
+                    new String[] {"" + shard, "0", "1", "0", "0", "0", "4", "null", "'\\x00'", "'\\x00'", "null"});
+            statements.put(
                     io.shardq.broker.internal.Query.MESSAGE_SELECT_RANGE,
                     new String[] {"65536", "" + shard, "1", "100", "4194304"});
             statements.put(io.shardq.broker.internal.Query.MESSAGE_SELECT_BODY, new String[] {"" + shard, "1"});
@@ -311,7 +314,9 @@ class CitusClusterTest {
                     io.shardq.broker.internal.Query.DELIVERY_ATTEMPT_SELECT, new String[] {"" + sub, "" + shard, "0"});
             List<String> notRouted = new ArrayList<>();
             for (Map.Entry<io.shardq.broker.internal.Query, String[]> e : statements.entrySet()) {
-                String sql = io.shardq.broker.internal.Queries.withLeaf(e.getKey(), d, shard, 0);
+                String sql = e.getKey() == io.shardq.broker.internal.Query.MESSAGE_INSERT_ROWS
+                        ? io.shardq.broker.internal.Queries.insertRows(d, shard, 0, 1)
+                        : io.shardq.broker.internal.Queries.withLeaf(e.getKey(), d, shard, 0);
                 s.execute("prepare hot as " + io.shardq.broker.testing.PgSql.numbered(sql));
                 StringBuilder plan = new StringBuilder();
                 try (ResultSet rs =

@@ -365,6 +365,8 @@ DECLARE
     v_topic integer := shardq.topic_id(subscriptions.topic);
     v_now bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
     r record;
+    c record;
+    v_others bigint;
 BEGIN
     FOR r IN
         SELECT s.id, s.name, s.client_id, s.selector, s.bit, s.no_local, s.durable, s.shared, s.expired_seqs,
@@ -378,24 +380,31 @@ BEGIN
         "bit" := r.bit;
         no_local := r.no_local;
         consumers := shardq.active_consumers(r.id, alive_within_seconds);
-        SELECT coalesce(sum(sh.next_seq - 1 - c.position), 0)::bigint
-               - coalesce((SELECT sum(l.last_seq - greatest(l.first_seq, c2.position + 1) + 1)
-                             FROM shardq.dequeue_range l
-                             JOIN shardq.cursor c2 ON c2.subscription_id = l.subscription_id AND c2.shard_no = l.shard_no
-                            WHERE l.subscription_id = r.id AND l.last_seq > c2.position), 0)::bigint,
-               min(CASE WHEN sh.next_seq - 1 > c.position
-                        THEN v_now - shardq.enqueued_at(v_topic, c.shard_no, c.position + 1) END),
-               bool_or(EXISTS (
-                   SELECT 1 FROM shardq.slice sl
-                    WHERE sl.destination_id = v_topic AND sl.shard_no = c.shard_no AND sl.first_seq IS NOT NULL
-                      AND sl.last_seq > c.position AND sl.last_seq < sh.next_seq
-                      AND sl.last_seq <= coalesce((SELECT min(o.position) FROM shardq.cursor o
-                                                    WHERE o.destination_id = v_topic AND o.shard_no = c.shard_no
-                                                      AND o.subscription_id <> r.id), sh.next_seq - 1)))
-          INTO lag, oldest_age_ms, holds_retirement
-          FROM shardq.cursor c
-          JOIN shardq.shard sh ON sh.destination_id = c.destination_id AND sh.shard_no = c.shard_no
-         WHERE c.subscription_id = r.id;
+        -- shard by shard, each statement about one shard (Citus plans no subquery in the select
+        -- list of a statement over several shards)
+        lag := 0;
+        oldest_age_ms := NULL;
+        holds_retirement := false;
+        FOR c IN SELECT cu.shard_no, cu.position, sh.next_seq
+                   FROM shardq.cursor cu
+                   JOIN shardq.shard sh ON sh.destination_id = cu.destination_id AND sh.shard_no = cu.shard_no
+                  WHERE cu.subscription_id = r.id ORDER BY cu.shard_no LOOP
+            lag := lag + (c.next_seq - 1 - c.position)
+                   - coalesce((SELECT sum(l.last_seq - greatest(l.first_seq, c.position + 1) + 1)
+                                 FROM shardq.dequeue_range l
+                                WHERE l.subscription_id = r.id AND l.shard_no = c.shard_no
+                                  AND l.last_seq > c.position), 0)::bigint;
+            IF c.next_seq - 1 > c.position THEN
+                oldest_age_ms := least(oldest_age_ms, v_now - shardq.enqueued_at(v_topic, c.shard_no, c.position + 1));
+            END IF;
+            v_others := (SELECT min(o.position) FROM shardq.cursor o
+                          WHERE o.destination_id = v_topic AND o.shard_no = c.shard_no AND o.subscription_id <> r.id);
+            holds_retirement := holds_retirement OR EXISTS (
+                SELECT 1 FROM shardq.slice sl
+                 WHERE sl.destination_id = v_topic AND sl.shard_no = c.shard_no AND sl.first_seq IS NOT NULL
+                   AND sl.last_seq > c.position AND sl.last_seq < c.next_seq
+                   AND sl.last_seq <= coalesce(v_others, c.next_seq - 1));
+        END LOOP;
         holds_retirement := coalesce(holds_retirement, false);
         expired_seqs := r.expired_seqs;
         expired_at := r.expired_at;
