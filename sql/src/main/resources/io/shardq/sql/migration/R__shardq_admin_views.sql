@@ -61,16 +61,24 @@ RETURNS TABLE (
     heartbeat_age_ms bigint,
     shards_owned     bigint,
     leases_held      bigint)
-LANGUAGE sql STABLE AS $$
+LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+BEGIN
+    -- the counts as joins with grouped reads (Citus correlates no subquery over its shards with a
+    -- coordinator table's rows), in PL/pgSQL (Citus plans no SQL function's parameters there)
+    RETURN QUERY
     SELECT i.id, i.name, i.started_at, i.heartbeat_at,
            greatest(0, (extract(epoch FROM now() - i.heartbeat_at) * 1000)::bigint),
-           (SELECT count(*) FROM shardq.shard s WHERE s.owner_instance = i.id),
-           (SELECT count(*) FROM shardq.cursor c WHERE c.lease_instance = i.id AND c.lease_until > now())
+           coalesce(o.n, 0), coalesce(l.n, 0)
       FROM shardq.instance i
+      LEFT JOIN (SELECT s.owner_instance AS id, count(*) AS n FROM shardq.shard s
+                  WHERE s.owner_instance IS NOT NULL GROUP BY s.owner_instance) o ON o.id = i.id
+      LEFT JOIN (SELECT c.lease_instance AS id, count(*) AS n FROM shardq.cursor c
+                  WHERE c.lease_instance IS NOT NULL AND c.lease_until > now() GROUP BY c.lease_instance) l ON l.id = i.id
      WHERE i.stopped_at IS NULL
-       AND i.heartbeat_at > now() - make_interval(secs => alive_within_seconds)
-     ORDER BY i.id
-$$;
+       AND i.heartbeat_at > now() - make_interval(secs => instances.alive_within_seconds)
+     ORDER BY i.id;
+END $$;
 
 -- The dequeue leases of a destination's cursors: per subscription ('' for a queue) and shard,
 -- the holder, until when, and whether that is still in the future (an expired lease passes to
@@ -83,14 +91,21 @@ RETURNS TABLE (
     instance_name text,
     lease_until   timestamptz,
     live          boolean)
-LANGUAGE sql STABLE AS $$
+LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+DECLARE
+    -- PL/pgSQL and looked up first: Citus plans neither a SQL function's parameters nor a function
+    -- call inside a statement over several shards
+    v_id integer := shardq.destination_id(leases.queue);
+BEGIN
+    RETURN QUERY
     SELECT c.shard_no, sub.name, c.lease_instance, i.name, c.lease_until, c.lease_until > now()
       FROM shardq.cursor c
       JOIN shardq.subscription sub ON sub.id = c.subscription_id
       LEFT JOIN shardq.instance i ON i.id = c.lease_instance
-     WHERE c.destination_id = shardq.destination_id(queue) AND c.lease_instance IS NOT NULL
-     ORDER BY sub.name, c.shard_no
-$$;
+     WHERE c.destination_id = v_id AND c.lease_instance IS NOT NULL
+     ORDER BY sub.name, c.shard_no;
+END $$;
 
 -- Temporary destinations (V007) with their owners: the instance and JMS connection that created
 -- each, and whether that instance is alive (not stopped, heartbeat within alive_within_seconds).
