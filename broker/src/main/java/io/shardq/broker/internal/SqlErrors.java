@@ -61,7 +61,7 @@ public final class SqlErrors {
             kind = ErrorKind.UNKNOWN_DESTINATION;
             detail = "the destination no longer exists (it was dropped, or it was a temporary destination"
                     + " whose connection closed or deleted it)";
-        } else if (state.equals("23514") && "shard_draining_frozen".equals(f.constraint())) {
+        } else if (state.equals("23514") && isDrainingCheck(f.constraint(), server.getMessage())) {
             // V015: the transaction wrote a shard that began to drain (its destination shrinks)
             // after the instance chose it; nothing of the transaction was kept
             kind = ErrorKind.ROLLED_BACK;
@@ -92,6 +92,17 @@ public final class SqlErrors {
     }
 
     /**
+     * V015's CHECK on a shard row: named in the error's constraint field, or, on Citus, which
+     * relays a worker's error without that field, in its message.
+     */
+    private static boolean isDrainingCheck(String constraint, String message) {
+        return "shard_draining_frozen".equals(constraint)
+                || (constraint == null
+                        && message != null
+                        && message.contains("violates check constraint \"shard_draining_frozen\""));
+    }
+
+    /**
      * True when {@code failure} (or a cause) is V015's refusal of a transaction that wrote a shard
      * which began to drain after the instance chose it: the instance's snapshot of the destination
      * predates the shrink.
@@ -101,7 +112,7 @@ public final class SqlErrors {
             if (t instanceof SQLException se) {
                 SQLException server = serverError(se);
                 return "23514".equals(server.getSQLState())
-                        && "shard_draining_frozen".equals(Fields.of(server).constraint());
+                        && isDrainingCheck(Fields.of(server).constraint(), server.getMessage());
             }
         }
         return false;
