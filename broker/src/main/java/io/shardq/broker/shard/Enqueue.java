@@ -157,17 +157,24 @@ final class Enqueue {
         long seq = expected;
         for (Part p : parts) {
             for (BrokerMessage m : p.stored) {
-                ps.setLong(i++, seq++);
-                ps.setLong(i++, now);
-                ps.setLong(i++, m.deliverAt());
-                ps.setLong(i++, m.expiration());
-                ps.setShort(i++, (short) m.priority());
-                ps.setBytes(i++, view.topic ? m.subscribersBytes() : null);
-                ps.setBytes(i++, HeaderCodec.encode(m));
-                ps.setBytes(i++, m.body());
-                ps.setString(i++, PropertiesJson.encode(m));
+                i = bindRow(ps, i, m, seq++, now, view);
             }
         }
+        return i;
+    }
+
+    /** A message row's columns from {@code seq} on (seq .. properties) from parameter {@code i}; returns the next index. */
+    private static int bindRow(PreparedStatement ps, int i, BrokerMessage m, long seq, long now, TopicView view)
+            throws SQLException {
+        ps.setLong(i++, seq);
+        ps.setLong(i++, now);
+        ps.setLong(i++, m.deliverAt());
+        ps.setLong(i++, m.expiration());
+        ps.setShort(i++, (short) m.priority());
+        ps.setBytes(i++, view.topic ? m.subscribersBytes() : null);
+        ps.setBytes(i++, HeaderCodec.encode(m));
+        ps.setBytes(i++, m.body());
+        ps.setString(i++, PropertiesJson.encode(m));
         return i;
     }
 
@@ -429,15 +436,7 @@ final class Enqueue {
             for (BrokerMessage m : ms) {
                 ps.setInt(i++, shard);
                 ps.setInt(i++, slice.slot());
-                ps.setLong(i++, seq++);
-                ps.setLong(i++, now);
-                ps.setLong(i++, m.deliverAt());
-                ps.setLong(i++, m.expiration());
-                ps.setShort(i++, (short) m.priority());
-                ps.setBytes(i++, view.topic ? m.subscribersBytes() : null);
-                ps.setBytes(i++, HeaderCodec.encode(m));
-                ps.setBytes(i++, m.body());
-                ps.setString(i++, PropertiesJson.encode(m));
+                i = bindRow(ps, i, m, seq++, now, view);
             }
             ps.executeUpdate();
         }
