@@ -111,7 +111,12 @@ public final class ShardqCommand implements Runnable {
             c.getErr().flush();
             return c.getCommandSpec().exitCodeOnInvalidInput();
         });
-        return cli.execute(args);
+        int exit = cli.execute(args);
+        // a table ends in print(), not println(): a PrintWriter over System.out flushes only on
+        // println, and System.exit does not flush it
+        out.flush();
+        err.flush();
+        return exit;
     }
 
     /** One line: what is wrong with the command line, and where to read more. */
