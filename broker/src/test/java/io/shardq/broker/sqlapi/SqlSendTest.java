@@ -328,11 +328,6 @@ class SqlSendTest {
                                 .isEqualTo(k[1]))
                         .hasMessageContaining((String) k[2]);
             }
-            int id = broker.admin().require("sql.bad").id();
-            assertThatThrownBy(() -> s.execute("DELETE FROM shardq.m_" + id))
-                    .isInstanceOfSatisfying(
-                            SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42501"))
-                    .hasMessageContaining("sent with JMS or shardq.send");
             s.execute("SELECT shardq.stop_queue('sql.bad', enqueue => true, dequeue => false)");
             assertThatThrownBy(() -> s.execute("SELECT shardq.send('sql.bad', 'x')"))
                     .isInstanceOfSatisfying(
@@ -340,5 +335,56 @@ class SqlSendTest {
                     .hasMessageContaining("stopped for sending");
         }
         assertThat(broker.admin().queues().backlog("sql.bad")).isZero();
+    }
+
+    @Test
+    void aRawWriteToAMessageTable_byARoleGrantedSendAndReceive_changesNoMessage() throws Exception {
+        broker.admin().queues().create("sql.raw", QueueOptions.DEFAULTS.withShards(1));
+        int id = broker.admin().require("sql.raw").id();
+        String role = "sqlraw_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        String insert = "INSERT INTO shardq.m_" + id + " SELECT * FROM shardq.m_" + id;
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute("SELECT shardq.send('sql.raw', 'kept')");
+            s.execute("CREATE ROLE " + role + " LOGIN"); // Citus reaches the workers as the role
+            s.execute("SELECT shardq.grant('sql.raw', '" + role + "', 'send')");
+            s.execute("SELECT shardq.grant('sql.raw', '" + role + "', 'receive')");
+            boolean citus;
+            try (ResultSet rs = s.executeQuery("SELECT shardq.on_citus()")) {
+                rs.next();
+                citus = rs.getBoolean(1);
+            }
+            s.execute("SET ROLE " + role);
+            try {
+                if (citus) {
+                    // no statement trigger fires on Citus: row-level security lets the role write no row
+                    assertThat(s.executeUpdate("DELETE FROM shardq.m_" + id)).isZero();
+                    assertThatThrownBy(() -> s.execute(insert))
+                            .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState())
+                                    .isEqualTo("42501"))
+                            .hasMessageContaining("row-level security");
+                } else {
+                    for (String write : List.of("DELETE FROM shardq.m_" + id, insert)) {
+                        assertThatThrownBy(() -> s.execute(write))
+                                .as(write)
+                                .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState())
+                                        .isEqualTo("42501"))
+                                .hasMessageContaining("sent with JMS or shardq.send");
+                    }
+                }
+            } finally {
+                s.execute("RESET ROLE");
+            }
+            if (!citus) { // the trigger refuses the table's owner too
+                assertThatThrownBy(() -> s.execute("DELETE FROM shardq.m_" + id))
+                        .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState())
+                                .isEqualTo("42501"))
+                        .hasMessageContaining("sent with JMS or shardq.send");
+            }
+            s.execute("DROP OWNED BY " + role);
+            s.execute("DROP ROLE " + role);
+        }
+        assertThat(rows("sql.raw")).isEqualTo(1);
+        assertThat(broker.admin().queues().backlog("sql.raw")).isEqualTo(1);
     }
 }

@@ -244,6 +244,15 @@ BEGIN
     -- raw writes to the table are refused (V004): grants on it are the destination's privileges
     EXECUTE format('CREATE TRIGGER refuse_raw_write BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON shardq.%I'
                    ' FOR EACH STATEMENT EXECUTE FUNCTION shardq.refuse_raw_write()', 'm_' || v_id);
+    IF shardq.on_citus() THEN
+        -- Citus fires no statement trigger of a distributed table: there row-level security,
+        -- forced on the owner too, lets every role read what its grants allow and write nothing
+        -- through this table (an INSERT is refused, 42501; an UPDATE or DELETE changes no row).
+        -- The engine and the SQL API write the leaves by name, which have no policy.
+        EXECUTE format('ALTER TABLE shardq.%I ENABLE ROW LEVEL SECURITY', 'm_' || v_id);
+        EXECUTE format('ALTER TABLE shardq.%I FORCE ROW LEVEL SECURITY', 'm_' || v_id);
+        EXECUTE format('CREATE POLICY read_only ON shardq.%I FOR SELECT USING (true)', 'm_' || v_id);
+    END IF;
     IF kind = 'queue' THEN
         INSERT INTO shardq.subscription (destination_id, name, bit) VALUES (v_id, '', 0) RETURNING id INTO v_sub;
     END IF;
@@ -293,6 +302,7 @@ BEGIN
             (SELECT d.kind FROM shardq.destination d WHERE d.id = v_id), name, v_backlog
             USING ERRCODE = '55000';
     END IF;
+    PERFORM shardq.citus_sequential();
     EXECUTE format('DROP TABLE shardq.%I CASCADE', 'm_' || v_id);
     DELETE FROM shardq.destination WHERE id = v_id;
 END $$;
@@ -503,6 +513,7 @@ DECLARE
     v_purged bigint;
     v_slice record;
 BEGIN
+    PERFORM shardq.citus_sequential();
     PERFORM shardq.lock_shards(v_id);
     -- counted under the shard locks: no send lands between the count and the discard
     v_purged := shardq.backlog(purge_queue.name);

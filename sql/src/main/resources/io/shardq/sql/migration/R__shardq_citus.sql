@@ -69,6 +69,41 @@ BEGIN
     RETURN OLD;
 END $$;
 
+-- On Citus, makes the calling transaction run its multi-shard statements over one connection per
+-- worker, as Citus requires of a transaction that then writes a reference or coordinator table
+-- (a purge truncates leaves, then deletes streamed bodies). citus_distribute sets it for every new
+-- session of the database; this covers sessions opened before that (a pool from before the
+-- migration). Nothing on one server.
+CREATE OR REPLACE FUNCTION shardq.citus_sequential() RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF shardq.on_citus() THEN
+        PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+    END IF;
+END $$;
+
+-- The coordinator's own tables that ShardQ's statements join with a reference table: Citus plans
+-- such a join on the coordinator only when the table is in its metadata (a "Citus local table");
+-- a plain table is unknown to the workers Citus would route the join to. Tables with a foreign key
+-- to a reference table became Citus local tables by it; these have none.
+CREATE OR REPLACE FUNCTION shardq.citus_local_tables() RETURNS text[]
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_t text;
+    v_added text[] := '{}';
+    v_known boolean;
+BEGIN
+    FOREACH v_t IN ARRAY ARRAY['kv_load_failure'] LOOP
+        EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::regclass)'
+           INTO v_known USING 'shardq.' || v_t;
+        IF NOT v_known THEN
+            EXECUTE 'SELECT citus_add_local_table_to_metadata($1)' USING 'shardq.' || v_t;
+            v_added := v_added || (v_t || ' (coordinator, in Citus''s metadata)');
+        END IF;
+    END LOOP;
+    RETURN v_added;
+END $$;
+
 -- Gives the catalog its Citus kinds; run by `shardq migrate` on a Citus coordinator, again
 -- harmless (a table that has its kind is left alone).
 -- * distributed by shard_no, co-located with shardq.shard: shard, slice, cursor,
@@ -95,7 +130,9 @@ BEGIN
             current_database() USING ERRCODE = '0A000';
     END IF;
     IF shardq.on_citus() THEN
-        RETURN 'already distributed';
+        v_done := shardq.citus_local_tables();  -- a database distributed before it was added
+        RETURN CASE WHEN cardinality(v_done) = 0 THEN 'already distributed'
+                    ELSE 'already distributed; now ' || array_to_string(v_done, ', ') END;
     END IF;
     EXECUTE 'SELECT count(*) FROM pg_catalog.pg_dist_node WHERE groupid = 0' INTO v_count;
     IF v_count = 0 THEN
@@ -139,6 +176,7 @@ BEGIN
     FOREACH v_t IN ARRAY v_fks LOOP
         EXECUTE v_t;
     END LOOP;
+    v_done := v_done || shardq.citus_local_tables();
     -- every session: a multi-shard statement over one connection per worker, as Citus requires in a
     -- transaction that then writes a reference table (a topic's subscription change, alter_queue)
     EXECUTE format('ALTER DATABASE %I SET citus.multi_shard_modify_mode = %L', current_database(), 'sequential');
