@@ -1,11 +1,14 @@
 package io.shardq.broker.citus;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shardq.broker.Broker;
 import io.shardq.broker.BrokerConfig;
 import io.shardq.broker.BrokerProperty;
+import io.shardq.broker.ErrorKind;
 import io.shardq.broker.QueueOptions;
+import io.shardq.broker.ShardQException;
 import io.shardq.broker.shard.BrokerSession;
 import io.shardq.broker.shard.Delivery;
 import io.shardq.broker.testing.CitusDatabases;
@@ -110,6 +113,16 @@ class CitusClusterTest {
                 assertThat(rs.getInt(2)).isEqualTo(8 * 3);
             }
             assertThat(workersOf(c, List.of(0, 1, 2, 3, 4, 5, 6, 7))).hasSizeGreaterThanOrEqualTo(2);
+        }
+    }
+
+    @Test
+    void anXaSession_isRefusedWithAClearError() {
+        try (Broker broker = Broker.start(config())) {
+            assertThatThrownBy(() -> broker.xa().openSession())
+                    .isInstanceOf(ShardQException.class)
+                    .satisfies(e -> assertThat(((ShardQException) e).kind()).isEqualTo(ErrorKind.CONFIGURATION))
+                    .hasMessageContaining("not supported on a Citus cluster");
         }
     }
 

@@ -190,6 +190,7 @@ class KvSessionPutsTest {
 
     @Test
     void anXaBranchOfPutsOnly_isPrepared_notVotedReadOnly(TestDatabase db) throws Exception {
+        db.assumeNotCitus("XA is refused there (CitusClusterTest.anXaSession_isRefusedWithAClearError)");
         try (Broker broker = start(db, true)) {
             org.junit.jupiter.api.Assumptions.assumeTrue(
                     broker.xa().maxPreparedTransactions() > 0,

@@ -33,6 +33,7 @@ class LostCommitReplyTest {
     @EnumSource(FaultProxy.Fault.class)
     void aBrokenConsumerCommit_losesNothing_duplicatesNothing_andTheShardKeepsWorking(
             FaultProxy.Fault fault, TestDatabase db) throws Exception {
+        db.assumeNotCitus("the fault proxy's cut of the commit does not take there (open: docs/design/citus.md)");
         try (FaultProxy proxy = FaultProxy.in(db.jdbcUrl());
                 Broker broker = Broker.start(db.brokerConfig()
                         .set(BrokerProperty.JDBC_URL, proxy.url(db.jdbcUrl()))

@@ -63,6 +63,19 @@ public final class TestDatabase implements ExtensionContext.Store.CloseableResou
         return dataSource;
     }
 
+    /** Whether this database is on a Citus coordinator (the citus extension is installed in it). */
+    public boolean citus() {
+        return CitusDatabases.isCoordinator(jdbcUrl, user, password);
+    }
+
+    /**
+     * Skips the calling test, saying why, when this database is on Citus: for a test of something
+     * Citus refuses or ShardQ does differently there (docs/design/citus.md).
+     */
+    public void assumeNotCitus(String why) {
+        org.junit.jupiter.api.Assumptions.assumeFalse(citus(), () -> "skipped on Citus: " + why);
+    }
+
     /** A plain connection outside any pool. */
     public Connection connect() throws SQLException {
         return DriverManager.getConnection(jdbcUrl, user, password);
