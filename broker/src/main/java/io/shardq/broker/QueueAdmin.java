@@ -119,7 +119,7 @@ public final class QueueAdmin {
             long bytes = 0;
             long dead = 0;
             try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.ADMIN_SELECT_TABLE_SIZE))) {
-                ps.setString(1, Queries.parentTable(d.id()));
+                ps.setInt(1, d.id());
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     bytes = rs.getLong(1);

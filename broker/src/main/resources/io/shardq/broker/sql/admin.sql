@@ -69,11 +69,8 @@ SELECT count(*) FILTER (WHERE first_seq IS NOT NULL), count(*) FILTER (WHERE fir
   FROM shardq.slice WHERE destination_id = ?
 
 -- name: admin_select_table_size
--- Bytes and dead tuples of a destination's leaves; the parameter is its parent table's name.
-SELECT coalesce(sum(pg_total_relation_size(t.relid)), 0), coalesce(sum(s.n_dead_tup), 0)
-  FROM pg_partition_tree(?::regclass) t
-  LEFT JOIN pg_stat_user_tables s ON s.relid = t.relid
- WHERE t.isleaf
+-- Bytes and dead tuples of a destination's leaves (on Citus: of their placements on the workers)
+SELECT bytes, dead_tuples FROM shardq.leaf_stats(?)
 
 -- name: admin_count_scheduled
 SELECT count(*) FROM shardq.scheduled_message WHERE destination_id = ?

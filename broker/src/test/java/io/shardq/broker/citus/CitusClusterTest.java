@@ -86,6 +86,18 @@ class CitusClusterTest {
     void migrate_distributesTheCatalog_andAQueuesShardsOverBothWorkers() throws Exception {
         try (Broker broker = Broker.start(config())) {
             broker.admin().queues().create("citus.layout", QueueOptions.DEFAULTS.withShards(8));
+            long empty = broker.admin().queues().stats("citus.layout").tableBytes();
+            try (BrokerSession s = broker.openSession(BrokerSession.Mode.TRANSACTED)) {
+                for (int i = 0; i < 2_000; i++) {
+                    s.send("citus.layout", Messages.text("x".repeat(1_000)));
+                }
+                s.commit();
+            }
+            // what queue stats shows is read on the workers, where the rows are (the
+            // coordinator's leaves stay empty shells)
+            assertThat(broker.admin().queues().stats("citus.layout").tableBytes() - empty)
+                    .isGreaterThanOrEqualTo(2_000L * 1_000);
+            broker.admin().queues().purge("citus.layout");
         }
         try (Connection c = DriverManager.getConnection(url, USER, PASSWORD);
                 Statement s = c.createStatement()) {

@@ -104,6 +104,41 @@ BEGIN
     RETURN v_added;
 END $$;
 
+-- Bytes (with indexes and TOAST) and dead tuples of destination p_destination's message tables,
+-- of shard p_shard only when given: what `queue stats`, `topic stats` and the console show. On
+-- one server from the leaves' own statistics; on Citus from the workers, where the rows are (the
+-- coordinator's leaves are empty shells): one command per worker over its placements, named
+-- <leaf>_<Citus shard id>.
+CREATE OR REPLACE FUNCTION shardq.leaf_stats(p_destination integer, p_shard integer DEFAULT NULL)
+RETURNS TABLE (bytes bigint, dead_tuples bigint)
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    v_parent text := 'm_' || p_destination || CASE WHEN p_shard IS NULL OR shardq.flat_layout(p_destination) THEN ''
+                                                   ELSE '_' || p_shard END;
+    v_pattern text;
+BEGIN
+    IF NOT shardq.on_citus() THEN
+        RETURN QUERY
+        SELECT coalesce(sum(pg_catalog.pg_total_relation_size(t.relid)), 0)::bigint,
+               coalesce(sum(s.n_dead_tup), 0)::bigint
+          FROM pg_catalog.pg_partition_tree(format('shardq.%I', v_parent)::regclass) t
+          LEFT JOIN pg_catalog.pg_stat_user_tables s ON s.relid = t.relid
+         WHERE t.isleaf;
+        RETURN;
+    END IF;
+    v_pattern := format('^m_%s_%s_[0-9]+_[0-9]+$', p_destination, coalesce(p_shard::text, '[0-9]+'));
+    EXECUTE $q$
+        SELECT coalesce(sum(split_part(r.result, ',', 1)::bigint), 0), coalesce(sum(split_part(r.result, ',', 2)::bigint), 0)
+          FROM run_command_on_workers(format(
+               'SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) || '','' || coalesce(sum(s.n_dead_tup), 0)'
+               ' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace'
+               ' LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid'
+               ' WHERE n.nspname = %L AND c.relkind = %L AND c.relname ~ %L', 'shardq', 'r', $1)) r
+         WHERE r.success
+    $q$ INTO bytes, dead_tuples USING v_pattern;
+    RETURN NEXT;
+END $$;
+
 -- Gives the catalog its Citus kinds; run by `shardq migrate` on a Citus coordinator, again
 -- harmless (a table that has its kind is left alone).
 -- * distributed by shard_no, co-located with shardq.shard: shard, slice, cursor,

@@ -83,13 +83,7 @@ BEGIN
         SELECT count(*) FILTER (WHERE sl.first_seq IS NOT NULL), count(*) FILTER (WHERE sl.first_seq IS NULL)
           INTO slices_in_use, slices_free
           FROM shardq.slice sl WHERE sl.destination_id = v_topic AND sl.shard_no = r.shard_no;
-        SELECT coalesce(sum(pg_total_relation_size(t.relid)), 0)::bigint, coalesce(sum(st.n_dead_tup), 0)::bigint
-          INTO table_bytes, dead_tuples
-          FROM pg_partition_tree(format('shardq.%I', CASE WHEN shardq.flat_layout(v_topic) THEN 'm_' || v_topic
-                                                             ELSE 'm_' || v_topic || '_' || r.shard_no END)::regclass) t
-          LEFT JOIN pg_stat_user_tables st ON st.relid = t.relid
-         WHERE t.isleaf AND (NOT shardq.flat_layout(v_topic)
-                             OR t.relid::regclass::text LIKE format('shardq.m\_%s\_%s\_%%', v_topic, r.shard_no));
+        SELECT l.bytes, l.dead_tuples INTO table_bytes, dead_tuples FROM shardq.leaf_stats(v_topic, r.shard_no) l;
         RETURN NEXT;
     END LOOP;
 END $$;
