@@ -305,12 +305,19 @@ class DestinationGrantsTest {
                 for (Privilege p : Privilege.values()) {
                     admin.grants().grant("g.sql", role, p);
                 }
-                assertThatThrownBy(() -> st.executeUpdate(
-                                "insert into " + table + " values (0, 0, 99, 0, 0, 0, 4, null, '\\x', '\\x')"))
-                        .hasMessageContaining("is refused");
-                assertThatThrownBy(() -> st.executeUpdate("delete from " + table))
-                        .hasMessageContaining("is refused");
-                assertThatThrownBy(() -> st.executeUpdate("truncate " + table)).hasMessageContaining("is refused");
+                String insert = "insert into " + table + " values (0, 0, 99, 0, 0, 0, 4, null, '\\x', '\\x')";
+                if (db.citus()) {
+                    // no statement trigger fires on Citus: row-level security keeps the role's
+                    // writes out (docs/design/citus.md, "Who may write a message table")
+                    assertThatThrownBy(() -> st.executeUpdate(insert)).hasMessageContaining("row-level security");
+                    assertThat(st.executeUpdate("delete from " + table)).isZero();
+                } else {
+                    assertThatThrownBy(() -> st.executeUpdate(insert)).hasMessageContaining("is refused");
+                    assertThatThrownBy(() -> st.executeUpdate("delete from " + table))
+                            .hasMessageContaining("is refused");
+                    assertThatThrownBy(() -> st.executeUpdate("truncate " + table))
+                            .hasMessageContaining("is refused");
+                }
                 admin.grants().revoke("g.sql", role, Privilege.BROWSE);
                 assertThatThrownBy(() -> st.executeQuery("select count(*) from " + table))
                         .hasMessageContaining("permission denied");

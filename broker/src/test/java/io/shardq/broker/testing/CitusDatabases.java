@@ -86,18 +86,27 @@ public final class CitusDatabases {
         for (int attempt = 0; attempt < 5; attempt++) {
             try (Connection c = DriverManager.getConnection(adminUrl, user, password);
                     Statement s = c.createStatement()) {
-                s.execute("set citus.enable_create_database_propagation = on");
+                if (attempt == 0) {
+                    s.execute("set citus.enable_create_database_propagation = on");
+                } else {
+                    // a propagated drop that failed may have dropped it on some workers already:
+                    // node by node from now on, each "if exists"
+                    for (String w : workerUrls(adminUrl, user, password)) {
+                        exec(w, user, password, "drop database if exists " + name + " with (force)");
+                    }
+                }
                 s.execute("drop database if exists " + name + " with (force)");
                 return;
-            } catch (SQLException e) {
-                last = e;
+            } catch (SQLException | IllegalStateException e) {
+                last = e instanceof SQLException q ? q : new SQLException(e.getMessage(), e);
                 endSessions(adminUrl, user, password, name);
             }
         }
         throw new IllegalStateException("dropping Citus database " + name + " failed: " + last.getMessage(), last);
     }
 
-    private static void endSessions(String adminUrl, String user, String password, String name) {
+    /** The workers' maintenance databases, as JDBC URLs. */
+    private static List<String> workerUrls(String adminUrl, String user, String password) throws SQLException {
         List<String> workers = new ArrayList<>();
         try (Connection c = DriverManager.getConnection(adminUrl, user, password);
                 Statement s = c.createStatement();
@@ -105,6 +114,14 @@ public final class CitusDatabases {
             while (rs.next()) {
                 workers.add("jdbc:postgresql://" + rs.getString(1) + ":" + rs.getInt(2) + "/postgres");
             }
+        }
+        return workers;
+    }
+
+    private static void endSessions(String adminUrl, String user, String password, String name) {
+        List<String> workers;
+        try {
+            workers = workerUrls(adminUrl, user, password);
         } catch (SQLException e) {
             return; // the next drop reports what is wrong
         }
