@@ -77,23 +77,28 @@ final class Subscriptions {
         String clientId = spec.kind() == SubscriptionSpec.Kind.NON_DURABLE ? null : spec.clientId();
         long id;
         int bit;
-        recordCloses(); // a close that failed earlier may be what would refuse this subscribe
-        try (Connection c = engine.borrowConnection();
-                PreparedStatement ps = c.prepareStatement(Queries.get(Query.SUBSCRIPTION_SUBSCRIBE))) {
-            ps.setString(1, topic.info().name());
-            ps.setString(2, name);
-            ps.setString(3, clientId);
-            ps.setString(4, selector);
-            ps.setBoolean(5, spec.kind().shared());
-            ps.setBoolean(6, spec.kind().durable());
-            ps.setBoolean(7, spec.noLocal());
-            ps.setLong(8, instanceId);
-            ps.setString(9, spec.connectionId());
-            ps.setInt(10, aliveSeconds());
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                id = rs.getLong(1);
-                bit = rs.getInt(2);
+        try (Connection c = engine.borrowConnection()) {
+            // a close that failed earlier may be what would refuse this subscribe ("has an active
+            // consumer already"): recorded first on the same connection, and while it cannot be,
+            // the subscribe fails as the database does (a connection error, retried by the caller)
+            // instead of being refused for a consumer that is closed. (TopicFailoverTest.)
+            recordCloses(c);
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SUBSCRIPTION_SUBSCRIBE))) {
+                ps.setString(1, topic.info().name());
+                ps.setString(2, name);
+                ps.setString(3, clientId);
+                ps.setString(4, selector);
+                ps.setBoolean(5, spec.kind().shared());
+                ps.setBoolean(6, spec.kind().durable());
+                ps.setBoolean(7, spec.noLocal());
+                ps.setLong(8, instanceId);
+                ps.setString(9, spec.connectionId());
+                ps.setInt(10, aliveSeconds());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    id = rs.getLong(1);
+                    bit = rs.getInt(2);
+                }
             }
         } catch (SQLException e) {
             throw SqlErrors.translate(e, "subscribing to " + topic.info().name());
@@ -120,11 +125,26 @@ final class Subscriptions {
      * the failover could never subscribe again.)
      */
     private void recordCloses() {
+        if (closesToRecord.isEmpty()) {
+            return;
+        }
+        try (Connection c = engine.borrowConnection()) {
+            recordCloses(c);
+        } catch (SQLException | RuntimeException e) {
+            LOG.warn(
+                    "{} - could not record a closed consumer (recorded at this instance's next close or"
+                            + " subscribe): {}",
+                    instanceId,
+                    e.getMessage());
+        }
+    }
+
+    /** As {@link #recordCloses()} on {@code c}; the first failure is thrown, its close queued again. */
+    private void recordCloses(Connection c) throws SQLException {
         io.shardq.broker.shard.Subscription sub;
         while ((sub = closesToRecord.pollFirst()) != null) {
             boolean deleted;
-            try (Connection c = engine.borrowConnection();
-                    PreparedStatement ps = c.prepareStatement(Queries.get(Query.SUBSCRIPTION_CONSUMER_CLOSED))) {
+            try (PreparedStatement ps = c.prepareStatement(Queries.get(Query.SUBSCRIPTION_CONSUMER_CLOSED))) {
                 ps.setLong(1, sub.id());
                 ps.setLong(2, instanceId);
                 ps.setInt(3, aliveSeconds());
@@ -133,13 +153,7 @@ final class Subscriptions {
                 }
             } catch (SQLException | RuntimeException e) {
                 closesToRecord.addFirst(sub);
-                LOG.warn(
-                        "{} - could not record a closed consumer of subscription {} (recorded at this instance's"
-                                + " next close or subscribe): {}",
-                        instanceId,
-                        sub.id(),
-                        e.getMessage());
-                return;
+                throw e;
             }
             if (deleted) {
                 String name = sub.destinationName();
