@@ -89,19 +89,15 @@ END $$;
 CREATE OR REPLACE FUNCTION shardq.citus_local_tables() RETURNS text[]
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_t text;
-    v_added text[] := '{}';
     v_known boolean;
 BEGIN
-    FOREACH v_t IN ARRAY ARRAY['kv_load_failure'] LOOP
-        EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::regclass)'
-           INTO v_known USING 'shardq.' || v_t;
-        IF NOT v_known THEN
-            EXECUTE 'SELECT citus_add_local_table_to_metadata($1)' USING 'shardq.' || v_t;
-            v_added := v_added || (v_t || ' (coordinator, in Citus''s metadata)');
-        END IF;
-    END LOOP;
-    RETURN v_added;
+    EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = ''shardq.kv_load_failure''::regclass)'
+       INTO v_known;
+    IF v_known THEN
+        RETURN '{}';
+    END IF;
+    PERFORM citus_add_local_table_to_metadata('shardq.kv_load_failure');
+    RETURN ARRAY['kv_load_failure (coordinator, in Citus''s metadata)'];
 END $$;
 
 -- Bytes (with indexes and TOAST) and dead tuples of destination p_destination's message tables,
@@ -113,15 +109,13 @@ CREATE OR REPLACE FUNCTION shardq.leaf_stats(p_destination integer, p_shard inte
 RETURNS TABLE (bytes bigint, dead_tuples bigint)
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-    v_parent text := 'm_' || p_destination || CASE WHEN p_shard IS NULL OR shardq.flat_layout(p_destination) THEN ''
-                                                   ELSE '_' || p_shard END;
     v_pattern text;
 BEGIN
-    IF NOT shardq.on_citus() THEN
+    IF NOT shardq.on_citus() THEN  -- two levels: m_<id>, then m_<id>_<shard> by slot
         RETURN QUERY
         SELECT coalesce(sum(pg_catalog.pg_total_relation_size(t.relid)), 0)::bigint,
                coalesce(sum(s.n_dead_tup), 0)::bigint
-          FROM pg_catalog.pg_partition_tree(format('shardq.%I', v_parent)::regclass) t
+          FROM pg_catalog.pg_partition_tree(format('shardq.%I', 'm_' || p_destination || coalesce('_' || p_shard, ''))::regclass) t
           LEFT JOIN pg_catalog.pg_stat_user_tables s ON s.relid = t.relid
          WHERE t.isleaf;
         RETURN;
